@@ -1,0 +1,277 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads the binary `bplist00` format.
+///
+/// Nothing in the file is trusted before it is checked: the trailer's sizes
+/// and counts are checked against the file's length before anything is
+/// allocated, every offset and object reference against the object area,
+/// every length against the bytes that remain. Cycles are rejected, shared
+/// objects are decoded once, and nesting is limited to 512 levels, so any
+/// input finishes quickly in memory proportional to its size.
+struct BinaryReader {
+    static let maxDepth = 512
+
+    private let b: UnsafeRawBufferPointer
+    private let offsetSize: Int
+    private let refSize: Int
+    private let objectCount: Int
+    private let tableOffset: Int
+    /// Decoded objects, by object number (objects may be shared).
+    private var cache: [PropertyList?]
+    /// 1 while an object is being decoded (for cycle detection), 2 when done.
+    private var state: [UInt8]
+
+    static func read(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
+        var reader = try BinaryReader(bytes)
+        let top = try reader.topObject()
+        return try reader.object(top, depth: 0)
+    }
+
+    private static func fail(_ offset: Int, _ reason: String) -> PropertyListError {
+        PropertyListError(format: .binary, location: .byteOffset(offset), reason: reason)
+    }
+
+    private var topIndex = 0
+
+    private init(_ b: UnsafeRawBufferPointer) throws(PropertyListError) {
+        self.b = b
+        let n = b.count
+        guard n >= 8 + 1 + 32 else {
+            throw Self.fail(0, "expected at least 41 bytes (header, one object, trailer), found \(n)")
+        }
+        guard b.starts(with: "bplist0".utf8) else {
+            throw Self.fail(0, "expected the 'bplist0' header")
+        }
+        let t = n - 32
+        let offsetSize = Int(b[t + 6]), refSize = Int(b[t + 7])
+        let count = Self.bigEndian(b, t + 8, 8)
+        let top = Self.bigEndian(b, t + 16, 8)
+        let table = Self.bigEndian(b, t + 24, 8)
+        guard (1...8).contains(offsetSize), (1...8).contains(refSize) else {
+            throw Self.fail(t + 6, "expected offset and reference sizes of 1 to 8 bytes, found \(offsetSize) and \(refSize)")
+        }
+        guard count >= 1, count <= UInt64(n) else {
+            throw Self.fail(t + 8, "object count \(count) is impossible in a file of \(n) bytes")
+        }
+        guard top < count else {
+            throw Self.fail(t + 16, "top object \(top) is not below the object count \(count)")
+        }
+        guard table >= 9, table < UInt64(t) else {
+            throw Self.fail(t + 24, "offset table offset \(table) lies outside the object area 9..<\(t)")
+        }
+        let tableSize = Int(count) * offsetSize
+        guard Int(table) + tableSize == t else {
+            throw Self.fail(t + 24, "expected the offset table (\(count) × \(offsetSize) bytes at \(table)) to end where the trailer starts (\(t))")
+        }
+        if refSize < 8, UInt64(1) << UInt64(8 * refSize) <= count {
+            throw Self.fail(t + 7, "object references of \(refSize) bytes cannot address \(count) objects")
+        }
+        self.offsetSize = offsetSize
+        self.refSize = refSize
+        self.objectCount = Int(count)
+        self.tableOffset = Int(table)
+        self.topIndex = Int(top)
+        for k in 0..<objectCount {
+            let o = Self.bigEndian(b, tableOffset + k * offsetSize, offsetSize)
+            guard o >= 8, o < table else {
+                throw Self.fail(tableOffset + k * offsetSize, "offset \(o) of object \(k) lies outside the object area 8..<\(table)")
+            }
+        }
+        cache = [PropertyList?](repeating: nil, count: objectCount)
+        state = [UInt8](repeating: 0, count: objectCount)
+    }
+
+    private func topObject() throws(PropertyListError) -> Int { topIndex }
+
+    @inline(__always)
+    private static func bigEndian(_ b: UnsafeRawBufferPointer, _ at: Int, _ size: Int) -> UInt64 {
+        var v: UInt64 = 0
+        for k in 0..<size { v = v << 8 | UInt64(b[at + k]) }
+        return v
+    }
+
+    @inline(__always) private func offset(of object: Int) -> Int {
+        Int(Self.bigEndian(b, tableOffset + object * offsetSize, offsetSize))
+    }
+
+    /// Reads the length that follows a marker whose low nibble is 0xF.
+    private func count(_ marker: UInt8, at p: inout Int) throws(PropertyListError) -> Int {
+        let low = Int(marker & 0x0F)
+        if low != 0x0F { return low }
+        guard p < tableOffset else { throw Self.fail(p, "expected a length, found the end of the object area") }
+        let m = b[p]
+        guard m & 0xF0 == 0x10, m & 0x0F <= 3 else {
+            throw Self.fail(p, "expected an integer length (marker 0x10-0x13), found marker 0x\(String(m, radix: 16))")
+        }
+        let size = 1 << Int(m & 0x0F)
+        guard p + 1 + size <= tableOffset else { throw Self.fail(p, "length runs past the object area") }
+        let v = Self.bigEndian(b, p + 1, size)
+        guard v <= UInt64(tableOffset) else {
+            throw Self.fail(p, "length \(v) is larger than the file")
+        }
+        p += 1 + size
+        return Int(v)
+    }
+
+    private mutating func object(_ index: Int, depth: Int) throws(PropertyListError) -> PropertyList {
+        if let cached = cache[index] { return cached }
+        let start = offset(of: index)
+        if state[index] == 1 { throw Self.fail(start, "object \(index) contains itself (a reference cycle)") }
+        guard depth <= Self.maxDepth else {
+            throw Self.fail(start, "nesting is deeper than \(Self.maxDepth) levels")
+        }
+        let marker = b[start]
+        var p = start + 1
+        let end = tableOffset
+        let value: PropertyList
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x08: value = .boolean(false)
+            case 0x09: value = .boolean(true)
+            case 0x00: throw Self.fail(start, "null objects (marker 0x00) are not property-list values")
+            default: throw Self.fail(start, "unknown object marker 0x\(String(marker, radix: 16, uppercase: false))")
+            }
+        case 0x1:
+            let size = 1 << Int(marker & 0x0F)
+            guard size <= 16, p + size <= end else {
+                throw Self.fail(start, size > 16 ? "integers of \(size) bytes are not supported" : "integer runs past the object area")
+            }
+            let v = Self.bigEndian(b, p + (size == 16 ? 8 : 0), min(size, 8))
+            switch size {
+            case 1, 2, 4: value = .integer(.init(v))
+            case 8: value = .integer(.init(Int64(bitPattern: v)))
+            default:
+                let high = Self.bigEndian(b, p, 8)
+                if high == 0 {
+                    value = .integer(.init(v))
+                } else if high == UInt64.max, v >= 1 << 63 {
+                    value = .integer(.init(Int64(bitPattern: v)))
+                } else {
+                    throw Self.fail(start, "128-bit integer does not fit in 64 bits")
+                }
+            }
+        case 0x2:
+            switch marker & 0x0F {
+            case 2:
+                guard p + 4 <= end else { throw Self.fail(start, "real runs past the object area") }
+                value = .real(Double(Float(bitPattern: UInt32(Self.bigEndian(b, p, 4)))))
+            case 3:
+                guard p + 8 <= end else { throw Self.fail(start, "real runs past the object area") }
+                value = .real(Double(bitPattern: Self.bigEndian(b, p, 8)))
+            default:
+                throw Self.fail(start, "expected a 4- or 8-byte real (marker 0x22 or 0x23), found 0x\(String(marker, radix: 16))")
+            }
+        case 0x3:
+            guard marker == 0x33 else { throw Self.fail(start, "expected date marker 0x33, found 0x\(String(marker, radix: 16))") }
+            guard p + 8 <= end else { throw Self.fail(start, "date runs past the object area") }
+            let t = Double(bitPattern: Self.bigEndian(b, p, 8))
+            guard t.isFinite else { throw Self.fail(start, "date is not a finite number of seconds") }
+            value = .date(Date(timeIntervalSinceReferenceDate: t))
+        case 0x4:
+            let n = try count(marker, at: &p)
+            guard p + n <= end else { throw Self.fail(start, "data of \(n) bytes runs past the object area") }
+            value = .data(Data(UnsafeRawBufferPointer(rebasing: b[p..<(p + n)])))
+        case 0x5:
+            let n = try count(marker, at: &p)
+            guard p + n <= end else { throw Self.fail(start, "string of \(n) bytes runs past the object area") }
+            value = .string(Self.asciiString(UnsafeRawBufferPointer(rebasing: b[p..<(p + n)])))
+        case 0x6:
+            let n = try count(marker, at: &p)
+            guard p + 2 * n <= end else { throw Self.fail(start, "string of \(n) UTF-16 units runs past the object area") }
+            value = .string(Self.utf16String(UnsafeRawBufferPointer(rebasing: b[p..<(p + 2 * n)])))
+        case 0x8:
+            let size = Int(marker & 0x0F) + 1
+            guard p + size <= end else { throw Self.fail(start, "UID runs past the object area") }
+            guard size <= 8 else { throw Self.fail(start, "UIDs of \(size) bytes are not supported") }
+            let v = Self.bigEndian(b, p, size)
+            guard v <= UInt64(UInt32.max) else { throw Self.fail(start, "UID \(v) is larger than 2^32-1") }
+            value = .uid(v)
+        case 0xA, 0xC:
+            let n = try count(marker, at: &p)
+            guard n <= (end - p) / refSize else { throw Self.fail(start, "array of \(n) references runs past the object area") }
+            state[index] = 1
+            var elements: [PropertyList] = []
+            elements.reserveCapacity(n)
+            for k in 0..<n {
+                let ref = try reference(at: p + k * refSize)
+                elements.append(try object(ref, depth: depth + 1))
+            }
+            value = .array(elements)
+        case 0xD:
+            let n = try count(marker, at: &p)
+            guard n <= (end - p) / refSize / 2 else {
+                throw Self.fail(start, "dictionary of \(n) entries runs past the object area")
+            }
+            state[index] = 1
+            var entries: [String: PropertyList] = [:]
+            entries.reserveCapacity(n)
+            for k in 0..<n {
+                let keyRef = try reference(at: p + k * refSize)
+                guard case .string(let key) = try object(keyRef, depth: depth + 1) else {
+                    throw Self.fail(offset(of: keyRef), "expected a string as dictionary key, found another kind of object")
+                }
+                let valueRef = try reference(at: p + (n + k) * refSize)
+                entries[key] = try object(valueRef, depth: depth + 1)
+            }
+            value = .dictionary(entries)
+        default:
+            throw Self.fail(start, "unknown object marker 0x\(String(marker, radix: 16))")
+        }
+        state[index] = 2
+        cache[index] = value
+        return value
+    }
+
+    @inline(__always) private func reference(at p: Int) throws(PropertyListError) -> Int {
+        let r = Self.bigEndian(b, p, refSize)
+        guard r < UInt64(objectCount) else {
+            throw Self.fail(p, "object reference \(r) is not below the object count \(objectCount)")
+        }
+        return Int(r)
+    }
+
+    /// An ASCII string object; bytes above 0x7F are read as ISO-8859-1.
+    static func asciiString(_ s: UnsafeRawBufferPointer) -> String {
+        var ascii = true
+        for c in s where c >= 0x80 { ascii = false; break }
+        if ascii { return String(decoding: s, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(s.count * 2)
+        for c in s { UTF8.encode(Unicode.Scalar(c)) { out.append($0) } }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A big-endian UTF-16 string object; a lone surrogate becomes U+FFFD.
+    static func utf16String(_ s: UnsafeRawBufferPointer) -> String {
+        let units = s.count / 2
+        return String(unsafeUninitializedCapacity: units * 3) { out in
+            var w = 0
+            var k = 0
+            while k < units {
+                var u = UInt32(s[2 * k]) << 8 | UInt32(s[2 * k + 1])
+                k += 1
+                if u < 0x80 {
+                    out[w] = UInt8(u); w += 1; continue
+                }
+                if u & 0xFC00 == 0xD800, k < units {
+                    let lo = UInt32(s[2 * k]) << 8 | UInt32(s[2 * k + 1])
+                    if lo & 0xFC00 == 0xDC00 {
+                        u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)
+                        k += 1
+                    } else {
+                        u = 0xFFFD
+                    }
+                } else if u & 0xF800 == 0xD800 {
+                    u = 0xFFFD
+                }
+                UTF8.encode(Unicode.Scalar(u)!) { out[w] = $0; w += 1 }
+            }
+            return w
+        }
+    }
+}

@@ -1,0 +1,189 @@
+/// Reads JSON (RFC 8259) into a property list: objects become dictionaries,
+/// numbers without a fraction or exponent that fit 64 bits become integers,
+/// other numbers reals. `null` has no property-list form and is an error.
+struct JSONReader {
+    static let maxDepth = 512
+
+    private let bytes: UnsafeRawBufferPointer
+    private var i = 0
+
+    private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    static func read(_ raw: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
+        try TextDecoding.withUTF8(raw, format: .json) { (text) throws(PropertyListError) in
+            var reader = JSONReader(text)
+            reader.skipSpace()
+            let v = try reader.value(depth: 0)
+            reader.skipSpace()
+            if reader.i < text.count { throw reader.fail("expected the end of the JSON document") }
+            return v
+        }
+    }
+
+    /// How far the reader got before failing, for format guessing.
+    static func progress(of error: PropertyListError) -> Int {
+        if case .lineColumn(let l, let c) = error.location { return l * 1_000_000 + c }
+        return 0
+    }
+
+    private func fail(_ reason: String, at offset: Int? = nil) -> PropertyListError {
+        .text(.json, bytes, offset: offset ?? i, reason)
+    }
+
+    private mutating func skipSpace() {
+        while i < bytes.count {
+            let c = bytes[i]
+            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
+            i += 1
+        }
+    }
+
+    private mutating func value(depth: Int) throws(PropertyListError) -> PropertyList {
+        guard depth <= Self.maxDepth else { throw fail("nesting is deeper than \(Self.maxDepth) levels") }
+        guard i < bytes.count else { throw fail("expected a JSON value, found the end of the document") }
+        switch bytes[i] {
+        case UInt8(ascii: "{"):
+            i += 1
+            var entries: [String: PropertyList] = [:]
+            skipSpace()
+            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .dictionary(entries) }
+            while true {
+                skipSpace()
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a quoted key") }
+                let key = try string()
+                skipSpace()
+                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':' after the key") }
+                i += 1
+                skipSpace()
+                entries[key] = try value(depth: depth + 1)
+                skipSpace()
+                guard i < bytes.count else { throw fail("expected ',' or '}', found the end of the document") }
+                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                if bytes[i] == UInt8(ascii: "}") { i += 1; return .dictionary(entries) }
+                throw fail("expected ',' or '}' in the object")
+            }
+        case UInt8(ascii: "["):
+            i += 1
+            var elements: [PropertyList] = []
+            skipSpace()
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
+            while true {
+                skipSpace()
+                elements.append(try value(depth: depth + 1))
+                skipSpace()
+                guard i < bytes.count else { throw fail("expected ',' or ']', found the end of the document") }
+                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
+                throw fail("expected ',' or ']' in the array")
+            }
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .boolean(true)
+        case UInt8(ascii: "f"): try literal("false"); return .boolean(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            throw fail("null has no property-list form", at: i - 4)
+        default: return try number()
+        }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(PropertyListError) {
+        let n = word.utf8CodeUnitCount
+        guard i + n <= bytes.count, (0..<n).allSatisfy({ bytes[i + $0] == word.utf8Start[$0] }) else {
+            throw fail("expected '\(word)'")
+        }
+        i += n
+    }
+
+    private mutating func number() throws(PropertyListError) -> PropertyList {
+        let start = i
+        if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+        let intStart = i
+        while i < bytes.count, ASCII.isDigit(bytes[i]) { i += 1 }
+        guard i > intStart else { throw fail("expected a JSON value", at: start) }
+        if i - intStart > 1, bytes[intStart] == UInt8(ascii: "0") { throw fail("numbers may not have leading zeros", at: start) }
+        var isInteger = true
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            isInteger = false
+            i += 1
+            let f = i
+            while i < bytes.count, ASCII.isDigit(bytes[i]) { i += 1 }
+            guard i > f else { throw fail("expected digits after '.'") }
+        }
+        if i < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "e") {
+            isInteger = false
+            i += 1
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            let e = i
+            while i < bytes.count, ASCII.isDigit(bytes[i]) { i += 1 }
+            guard i > e else { throw fail("expected digits in the exponent") }
+        }
+        let text = UnsafeRawBufferPointer(rebasing: bytes[start..<i])
+        if isInteger, let n = NumberParsing.integer(text) { return .integer(n) }
+        guard let d = Double(String(decoding: text, as: UTF8.self)) else { throw fail("invalid number", at: start) }
+        return .real(d)
+    }
+
+    private mutating func string() throws(PropertyListError) -> String {
+        let start = i
+        i += 1
+        let contentStart = i
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+        guard i < bytes.count else { throw fail("expected '\"' to end the string", at: start) }
+        if bytes[i] == UInt8(ascii: "\"") {
+            guard let s = String(validating: UnsafeRawBufferPointer(rebasing: bytes[contentStart..<i]), as: UTF8.self) else {
+                throw fail("expected UTF-8 text, found invalid bytes", at: contentStart)
+            }
+            i += 1
+            return s
+        }
+        var out = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[contentStart..<i]))
+        while true {
+            guard i < bytes.count else { throw fail("expected '\"' to end the string", at: start) }
+            let c = bytes[i]
+            if c == UInt8(ascii: "\"") { i += 1; break }
+            if c < 0x20 { throw fail("control characters must be escaped in JSON strings") }
+            if c != UInt8(ascii: "\\") { out.append(c); i += 1; continue }
+            i += 1
+            guard i < bytes.count else { throw fail("expected an escape after '\\'") }
+            let e = bytes[i]
+            i += 1
+            switch e {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+            case UInt8(ascii: "b"): out.append(8)
+            case UInt8(ascii: "f"): out.append(12)
+            case UInt8(ascii: "n"): out.append(10)
+            case UInt8(ascii: "r"): out.append(13)
+            case UInt8(ascii: "t"): out.append(9)
+            case UInt8(ascii: "u"):
+                var unit = try hex4()
+                var scalar: Unicode.Scalar? = Unicode.Scalar(unit)
+                if unit & 0xFC00 == 0xD800, i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                    i += 2
+                    let low = try hex4()
+                    if low & 0xFC00 == 0xDC00 {
+                        unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                        scalar = Unicode.Scalar(unit)
+                    } else {
+                        throw fail("expected a low surrogate after a high surrogate escape")
+                    }
+                }
+                guard let s = scalar else { throw fail("\\u escape names a lone surrogate") }
+                UTF8.encode(s) { out.append($0) }
+            default: throw fail("invalid escape '\\\(Character(Unicode.Scalar(e)))'")
+            }
+        }
+        guard let s = String(validating: out, as: UTF8.self) else { throw fail("expected UTF-8 text, found invalid bytes", at: contentStart) }
+        return s
+    }
+
+    private mutating func hex4() throws(PropertyListError) -> UInt32 {
+        guard i + 4 <= bytes.count else { throw fail("expected four hexadecimal digits after \\u") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            guard let d = ASCII.hexValue(bytes[i]) else { throw fail("expected four hexadecimal digits after \\u") }
+            v = v << 4 | UInt32(d)
+            i += 1
+        }
+        return v
+    }
+}

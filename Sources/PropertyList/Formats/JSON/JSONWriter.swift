@@ -1,0 +1,86 @@
+/// Writes JSON, compact or indented (two spaces, `"key" : value`, as
+/// `plutil -convert json -r` does), keys sorted, `/` escaped as `\/` as
+/// Foundation's JSON writer does. Dates, data, UIDs and non-finite reals
+/// have no JSON form and are errors that name their key path.
+struct JSONWriter {
+    private var out: [UInt8] = []
+    private let pretty: Bool
+
+    private init(pretty: Bool) { self.pretty = pretty }
+
+    static func write(_ value: PropertyList, pretty: Bool) throws(PropertyListError) -> [UInt8] {
+        var w = JSONWriter(pretty: pretty)
+        try w.value(value, level: 0, path: "")
+        if pretty { w.out.append(0x0A) }
+        return w.out
+    }
+
+    private func invalid(_ what: String, _ path: String) -> PropertyListError {
+        PropertyListError(format: .json, location: .keyPath(path), reason: "\(what) cannot be represented in JSON")
+    }
+
+    private mutating func newline(_ level: Int) {
+        guard pretty else { return }
+        out.append(0x0A)
+        out.append(spaces: 2 * level)
+    }
+
+    private mutating func value(_ v: PropertyList, level: Int, path: String) throws(PropertyListError) {
+        switch v {
+        case .string(let s): string(s)
+        case .integer(let n): out.append(string: n.description)
+        case .real(let d):
+            guard d.isFinite else { throw invalid("a non-finite real (\(d))", path) }
+            out.append(string: "\(d)")
+        case .boolean(let b): out.append(ascii: b ? "true" : "false")
+        case .date: throw invalid("a date", path)
+        case .data: throw invalid("data", path)
+        case .uid: throw invalid("a keyed-archive UID", path)
+        case .array(let a):
+            out.append(UInt8(ascii: "["))
+            for (k, e) in a.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                newline(level + 1)
+                try value(e, level: level + 1, path: path.isEmpty ? "\(k)" : "\(path).\(k)")
+            }
+            if !a.isEmpty { newline(level) }
+            out.append(UInt8(ascii: "]"))
+        case .dictionary(let d):
+            out.append(UInt8(ascii: "{"))
+            for (k, key) in d.keys.sorted().enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                newline(level + 1)
+                string(key)
+                out.append(ascii: pretty ? " : " : ":")
+                try value(d[key]!, level: level + 1, path: path.isEmpty ? key : "\(path).\(key)")
+            }
+            if !d.isEmpty { newline(level) }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private mutating func string(_ s: String) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { b in
+            for c in b {
+                switch c {
+                case 0x22: out.append(ascii: "\\\"")
+                case 0x5C: out.append(ascii: "\\\\")
+                case 0x2F: out.append(ascii: "\\/")
+                case 0x0A: out.append(ascii: "\\n")
+                case 0x0D: out.append(ascii: "\\r")
+                case 0x09: out.append(ascii: "\\t")
+                case 0x08: out.append(ascii: "\\b")
+                case 0x0C: out.append(ascii: "\\f")
+                case 0..<0x20:
+                    out.append(ascii: "\\u00")
+                    out.append(ASCII.hexDigits[Int(c >> 4)])
+                    out.append(ASCII.hexDigits[Int(c & 0xF)])
+                default: out.append(c)
+                }
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

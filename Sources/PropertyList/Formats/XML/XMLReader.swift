@@ -1,0 +1,420 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads Apple's XML property-list format, scanning the UTF-8 bytes in place.
+///
+/// Accepts what CoreFoundation accepts: an optional `<?xml?>` declaration,
+/// comments, processing instructions and a `<!DOCTYPE>`; the five predefined
+/// entities and character references; CDATA sections; `<integer>` with
+/// surrounding whitespace, a sign and `0x` hexadecimal; `<real>` with `nan`
+/// and `inf` forms; `<date>` as `YYYY-MM-DDTHH:MM:SSZ`; base64 `<data>` with
+/// whitespace; `CF$UID` dictionaries as UIDs. Nesting is limited to 512 levels.
+struct XMLReader {
+    static let maxDepth = 512
+
+    private let bytes: UnsafeRawBufferPointer
+    private var i = 0
+    private var depth = 0
+
+    private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// Reads a whole document (any supported encoding).
+    static func read(_ raw: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
+        try TextDecoding.withUTF8(raw, format: .xml) { (text) throws(PropertyListError) in
+            var reader = XMLReader(text)
+            return try reader.document()
+        }
+    }
+
+    // MARK: - Errors
+
+    private func fail(_ reason: String, at offset: Int? = nil) -> PropertyListError {
+        .text(.xml, bytes, offset: offset ?? i, reason)
+    }
+
+    // MARK: - Document structure
+
+    private mutating func document() throws(PropertyListError) -> PropertyList {
+        try skipMisc(allowDoctype: true)
+        guard i < bytes.count else { throw fail("expected a <plist> element, found the end of the document") }
+        let start = i
+        let (tag, selfClosing) = try openTag()
+        let result: PropertyList
+        if tag == .plist {
+            if selfClosing { throw fail("expected an object inside <plist>, found an empty <plist/>", at: start) }
+            try skipMisc(allowDoctype: false)
+            if peekClose() { throw fail("expected an object inside <plist>, found an empty <plist>") }
+            result = try object()
+            try skipMisc(allowDoctype: false)
+            guard peekClose() else {
+                throw fail("expected '</plist>' after the top-level object, found more content (a plist holds one object)")
+            }
+            try closeTag(.plist)
+        } else {
+            i = start
+            result = try object()
+        }
+        try skipMisc(allowDoctype: false)
+        if i < bytes.count { throw fail("expected the end of the document after the top-level element") }
+        return result
+    }
+
+    /// Skips whitespace, comments and processing instructions (and one DOCTYPE when allowed).
+    private mutating func skipMisc(allowDoctype: Bool) throws(PropertyListError) {
+        while true {
+            while i < bytes.count, ASCII.isSpace(bytes[i]) { i += 1 }
+            guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "<") else { return }
+            let c = bytes[i + 1]
+            if c == UInt8(ascii: "?") {
+                try skip(past: "?>", what: "processing instruction")
+            } else if c == UInt8(ascii: "!") {
+                if has("<!--") {
+                    try skip(past: "-->", what: "comment")
+                } else if allowDoctype, has("<!DOCTYPE") {
+                    try skipDoctype()
+                } else {
+                    throw fail("expected an element, found an unexpected '<!' declaration")
+                }
+            } else {
+                return
+            }
+        }
+    }
+
+    private mutating func skipDoctype() throws(PropertyListError) {
+        let start = i
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: "[") {
+                throw fail("internal DTD subsets are not supported in property lists", at: i)
+            }
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+                i += 1
+                while i < bytes.count, bytes[i] != c { i += 1 }
+            }
+            if i < bytes.count, bytes[i] == UInt8(ascii: ">") { i += 1; return }
+            i += 1
+        }
+        throw fail("expected '>' to end the DOCTYPE declaration", at: start)
+    }
+
+    private func has(_ s: StaticString) -> Bool {
+        let n = s.utf8CodeUnitCount
+        guard i + n <= bytes.count else { return false }
+        let p = s.utf8Start
+        for k in 0..<n where bytes[i + k] != p[k] { return false }
+        return true
+    }
+
+    private mutating func skip(past terminator: StaticString, what: String) throws(PropertyListError) {
+        let start = i
+        let n = terminator.utf8CodeUnitCount
+        let p = terminator.utf8Start
+        i += 2
+        while i + n <= bytes.count {
+            if bytes[i] == p[0] {
+                var match = true
+                for k in 1..<n where bytes[i + k] != p[k] { match = false; break }
+                if match { i += n; return }
+            }
+            i += 1
+        }
+        throw fail("expected '\(terminator)' to end this \(what)", at: start)
+    }
+
+    /// True when the next thing is a closing tag `</`.
+    private func peekClose() -> Bool {
+        i + 1 < bytes.count && bytes[i] == UInt8(ascii: "<") && bytes[i + 1] == UInt8(ascii: "/")
+    }
+
+    /// Reads `<name attrs…>` or `<name …/>`.
+    private mutating func openTag() throws(PropertyListError) -> (XMLTag, Bool) {
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "<") else {
+            throw fail("expected an element such as <dict>, <array> or <string>, found text")
+        }
+        let start = i
+        i += 1
+        let nameStart = i
+        while i < bytes.count {
+            let c = bytes[i]
+            if ASCII.isSpace(c) || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") { break }
+            i += 1
+        }
+        let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<i])
+        guard let tag = XMLTag(name) else {
+            let shown = String(decoding: name.prefix(40), as: UTF8.self)
+            throw fail("unknown element <\(shown)> (expected one of plist, dict, key, array, string, integer, real, true, false, date, data)", at: start)
+        }
+        // Attributes are skipped.
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: ">") { i += 1; return (tag, false) }
+            if c == UInt8(ascii: "/") {
+                guard i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: ">") else {
+                    throw fail("expected '>' after '/' in <\(tag.name)/>")
+                }
+                i += 2
+                return (tag, true)
+            }
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+                i += 1
+                while i < bytes.count, bytes[i] != c { i += 1 }
+            }
+            i += 1
+        }
+        throw fail("expected '>' to end the <\(tag.name)> tag", at: start)
+    }
+
+    /// Reads `</name>` for the given tag.
+    private mutating func closeTag(_ tag: XMLTag) throws(PropertyListError) {
+        let start = i
+        guard peekClose() else { throw fail("expected '</\(tag.name)>'") }
+        i += 2
+        let nameStart = i
+        while i < bytes.count, !ASCII.isSpace(bytes[i]), bytes[i] != UInt8(ascii: ">") { i += 1 }
+        let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<i])
+        guard XMLTag(name) == tag else {
+            let shown = String(decoding: name.prefix(40), as: UTF8.self)
+            throw fail("expected '</\(tag.name)>', found '</\(shown)>'", at: start)
+        }
+        while i < bytes.count, ASCII.isSpace(bytes[i]) { i += 1 }
+        guard i < bytes.count, bytes[i] == UInt8(ascii: ">") else { throw fail("expected '>' to end '</\(tag.name)'") }
+        i += 1
+    }
+
+    // MARK: - Objects
+
+    private mutating func object() throws(PropertyListError) -> PropertyList {
+        let start = i
+        let (tag, selfClosing) = try openTag()
+        switch tag {
+        case .dict: return try dictionary(selfClosing: selfClosing, start: start)
+        case .array: return try array(selfClosing: selfClosing, start: start)
+        case .string: return .string(selfClosing ? "" : try text(.string))
+        case .true, .false:
+            if !selfClosing {
+                try skipMisc(allowDoctype: false)
+                try closeTag(tag)
+            }
+            return .boolean(tag == .true)
+        case .integer:
+            if selfClosing { throw fail("expected digits in <integer>, found an empty element", at: start) }
+            return try integer(start: i)
+        case .real:
+            if selfClosing { throw fail("expected a number in <real>, found an empty element", at: start) }
+            return try real(start: i)
+        case .date:
+            if selfClosing { throw fail("expected a date in <date>, found an empty element", at: start) }
+            return try date(start: i)
+        case .data:
+            if selfClosing { return .data(Data()) }
+            return try data()
+        case .key: throw fail("expected a value, found <key> outside a <dict>", at: start)
+        case .plist: throw fail("expected a value, found a nested <plist>", at: start)
+        }
+    }
+
+    private mutating func enter(_ start: Int) throws(PropertyListError) {
+        depth += 1
+        if depth > XMLReader.maxDepth {
+            throw fail("nesting is deeper than \(XMLReader.maxDepth) levels", at: start)
+        }
+    }
+
+    private mutating func array(selfClosing: Bool, start: Int) throws(PropertyListError) -> PropertyList {
+        if selfClosing { return .array([]) }
+        try enter(start)
+        defer { depth -= 1 }
+        var elements: [PropertyList] = []
+        while true {
+            try skipMisc(allowDoctype: false)
+            if peekClose() { try closeTag(.array); return .array(elements) }
+            if i >= bytes.count { throw fail("expected '</array>' to close the <array>, found the end of the document", at: start) }
+            elements.append(try object())
+        }
+    }
+
+    private mutating func dictionary(selfClosing: Bool, start: Int) throws(PropertyListError) -> PropertyList {
+        if selfClosing { return .dictionary([:]) }
+        try enter(start)
+        defer { depth -= 1 }
+        var entries: [String: PropertyList] = [:]
+        while true {
+            try skipMisc(allowDoctype: false)
+            if peekClose() { try closeTag(.dict); break }
+            if i >= bytes.count { throw fail("expected '</dict>' to close the <dict>, found the end of the document", at: start) }
+            let keyStart = i
+            let (tag, selfClosing) = try openTag()
+            guard tag == .key else {
+                throw fail("expected <key> in <dict>, found <\(tag.name)>", at: keyStart)
+            }
+            let key = selfClosing ? "" : try text(.key)
+            try skipMisc(allowDoctype: false)
+            if peekClose() || i >= bytes.count {
+                throw fail("expected a value after <key>\(key.prefix(40))</key>")
+            }
+            entries[key] = try object()
+        }
+        // A dictionary holding only CF$UID and an integer is a keyed-archive UID.
+        if entries.count == 1, case .integer(let n)? = entries["CF$UID"], let u = n.uint64Value, u <= UInt32.max {
+            return .uid(u)
+        }
+        return .dictionary(entries)
+    }
+
+    // MARK: - Text content
+
+    /// Reads character data up to `</tag>`, decoding entities and CDATA.
+    private mutating func text(_ tag: XMLTag) throws(PropertyListError) -> String {
+        let start = i
+        // Fast path: no markup or entity before the closing tag.
+        var j = i
+        while j < bytes.count {
+            let c = bytes[j]
+            if c == UInt8(ascii: "<") || c == UInt8(ascii: "&") { break }
+            j += 1
+        }
+        if j + 1 < bytes.count, bytes[j] == UInt8(ascii: "<"), bytes[j + 1] == UInt8(ascii: "/") {
+            let s = try makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<j]), at: start)
+            i = j
+            try closeTag(tag)
+            return s
+        }
+        var out = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<j]))
+        i = j
+        try appendContent(&out, tag: tag)
+        return try out.withTypedBytes { (b) throws(PropertyListError) in try makeString(b, at: start) }
+    }
+
+    /// Appends decoded character data to `out` until `</tag>` (consumed).
+    private mutating func appendContent(_ out: inout [UInt8], tag: XMLTag) throws(PropertyListError) {
+        let start = i
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: "&") {
+                try entity(into: &out)
+            } else if c == UInt8(ascii: "<") {
+                if peekClose() { try closeTag(tag); return }
+                if has("<![CDATA[") {
+                    let cstart = i
+                    i += 9
+                    let begin = i
+                    while i + 2 < bytes.count,
+                        !(bytes[i] == UInt8(ascii: "]") && bytes[i + 1] == UInt8(ascii: "]") && bytes[i + 2] == UInt8(ascii: ">"))
+                    {
+                        i += 1
+                    }
+                    guard i + 2 < bytes.count else { throw fail("expected ']]>' to end the CDATA section", at: cstart) }
+                    out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[begin..<i]))
+                    i += 3
+                } else if has("<!--") {
+                    try skip(past: "-->", what: "comment")
+                } else if has("<?") {
+                    try skip(past: "?>", what: "processing instruction")
+                } else {
+                    throw fail("expected text or '</\(tag.name)>' inside <\(tag.name)>, found a nested element")
+                }
+            } else {
+                out.append(c)
+                i += 1
+            }
+        }
+        throw fail("expected '</\(tag.name)>', found the end of the document", at: start)
+    }
+
+    private mutating func entity(into out: inout [UInt8]) throws(PropertyListError) {
+        let start = i
+        i += 1
+        let nameStart = i
+        while i < bytes.count, bytes[i] != UInt8(ascii: ";"), i - nameStart < 12 { i += 1 }
+        guard i < bytes.count, bytes[i] == UInt8(ascii: ";") else {
+            throw fail("expected an entity such as '&amp;' or '&#38;' after '&'", at: start)
+        }
+        let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<i])
+        i += 1
+        @inline(__always) func eq(_ s: StaticString) -> Bool {
+            s.utf8CodeUnitCount == name.count && (0..<name.count).allSatisfy { s.utf8Start[$0] == name[$0] }
+        }
+        if eq("lt") { out.append(UInt8(ascii: "<")); return }
+        if eq("gt") { out.append(UInt8(ascii: ">")); return }
+        if eq("amp") { out.append(UInt8(ascii: "&")); return }
+        if eq("quot") { out.append(UInt8(ascii: "\"")); return }
+        if eq("apos") { out.append(UInt8(ascii: "'")); return }
+        if name.count >= 2, name[0] == UInt8(ascii: "#") {
+            var v: UInt32 = 0
+            var k = 1
+            let hex = name[1] == UInt8(ascii: "x") || name[1] == UInt8(ascii: "X")
+            if hex { k = 2 }
+            guard k < name.count else { throw fail("expected digits in the character reference", at: start) }
+            while k < name.count {
+                let c = name[k]
+                let d: UInt8? = hex ? ASCII.hexValue(c) : (ASCII.isDigit(c) ? c - 0x30 : nil)
+                guard let d, v < 0x110000 else { throw fail("invalid character reference", at: start) }
+                v = v * (hex ? 16 : 10) + UInt32(d)
+                k += 1
+            }
+            guard let scalar = Unicode.Scalar(v) else {
+                throw fail("character reference to U+\(String(v, radix: 16, uppercase: true)) is not a Unicode scalar", at: start)
+            }
+            UTF8.encode(scalar) { out.append($0) }
+            return
+        }
+        throw fail("unknown entity '&\(String(decoding: name, as: UTF8.self));' (expected &lt; &gt; &amp; &quot; &apos; or a character reference)", at: start)
+    }
+
+    private func makeString(_ b: UnsafeRawBufferPointer, at offset: Int) throws(PropertyListError) -> String {
+        guard let s = String(validating: b, as: UTF8.self) else {
+            throw fail("expected UTF-8 text, found invalid bytes", at: offset)
+        }
+        return s
+    }
+
+    private mutating func withScalarContent<T>(
+        _ tag: XMLTag, _ body: (UnsafeRawBufferPointer) throws(PropertyListError) -> T
+    ) throws(PropertyListError) -> T {
+        let start = i
+        var end = i
+        while end < bytes.count, bytes[end] != UInt8(ascii: "<"), bytes[end] != UInt8(ascii: "&") { end += 1 }
+        if end + 1 < bytes.count, bytes[end] == UInt8(ascii: "<"), bytes[end + 1] == UInt8(ascii: "/") {
+            let r = try body(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+            i = end
+            try closeTag(tag)
+            return r
+        }
+        i = end
+        var out = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+        try appendContent(&out, tag: tag)
+        return try out.withTypedBytes { (b) throws(PropertyListError) in try body(b) }
+    }
+
+    private mutating func integer(start: Int) throws(PropertyListError) -> PropertyList {
+        let failure = fail("expected an integer in <integer>: optional sign, then decimal digits or 0x and hexadecimal digits, within -2^63...2^64-1", at: start)
+        return try withScalarContent(.integer) { (b) throws(PropertyListError) in
+            guard let v = NumberParsing.integer(b) else { throw failure }
+            return .integer(v)
+        }
+    }
+
+    private mutating func real(start: Int) throws(PropertyListError) -> PropertyList {
+        let failure = fail("expected a real number in <real> (such as 1.5, -2e10, nan or inf)", at: start)
+        return try withScalarContent(.real) { (b) throws(PropertyListError) in
+            guard let v = NumberParsing.real(b) else { throw failure }
+            return .real(v)
+        }
+    }
+
+    private mutating func date(start: Int) throws(PropertyListError) -> PropertyList {
+        let failure = fail("expected a date in <date> as YYYY-MM-DDTHH:MM:SSZ", at: start)
+        return try withScalarContent(.date) { (b) throws(PropertyListError) in
+            guard let d = CalendarDate.parseISO8601(b) else { throw failure }
+            return .date(Date(timeIntervalSinceReferenceDate: d.timeIntervalSinceReferenceDate))
+        }
+    }
+
+    private mutating func data() throws(PropertyListError) -> PropertyList {
+        try withScalarContent(.data) { b in .data(Data(Base64.decode(b))) }
+    }
+}

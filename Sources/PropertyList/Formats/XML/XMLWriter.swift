@@ -1,0 +1,114 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Writes Apple's XML property-list format, byte for byte as CoreFoundation
+/// does: the standard header and DOCTYPE, tab indentation, sorted keys,
+/// `<dict/>` and `<array/>` for empty collections, `&lt; &gt; &amp;` escapes,
+/// base64 in lines of 76 - 8×depth characters (at least 16), dates as
+/// `YYYY-MM-DDTHH:MM:SSZ`, and a trailing newline.
+struct XMLWriter {
+    static let header = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+
+        """
+
+    private var out: [UInt8] = []
+
+    static func write(_ value: PropertyList) -> [UInt8] {
+        var w = XMLWriter()
+        w.out.reserveCapacity(4096)
+        w.out.append(string: header)
+        w.value(value, indent: 0)
+        w.out.append(ascii: "</plist>\n")
+        return w.out
+    }
+
+    /// The XML of `value` alone, at `indent` tabs, without header (for `plutil -extract … xml1` and tests).
+    static func fragment(_ value: PropertyList, indent: Int) -> [UInt8] {
+        var w = XMLWriter()
+        w.value(value, indent: indent)
+        return w.out
+    }
+
+    private mutating func value(_ v: PropertyList, indent: Int) {
+        out.append(tabs: indent)
+        switch v {
+        case .string(let s):
+            out.append(ascii: "<string>")
+            escaped(s)
+            out.append(ascii: "</string>\n")
+        case .integer(let n):
+            out.append(ascii: "<integer>")
+            if let i = n.int64Value { out.append(decimal: i) } else { out.append(decimal: n.uint64Value!) }
+            out.append(ascii: "</integer>\n")
+        case .real(let d):
+            out.append(ascii: "<real>")
+            out.append(string: RealFormatting.xml(d))
+            out.append(ascii: "</real>\n")
+        case .boolean(let b):
+            out.append(ascii: b ? "<true/>\n" : "<false/>\n")
+        case .date(let d):
+            out.append(ascii: "<date>")
+            CalendarDate(d).appendISO8601(to: &out)
+            out.append(ascii: "</date>\n")
+        case .data(let d):
+            out.append(ascii: "<data>\n")
+            let line = max(16, 76 - 8 * indent)
+            d.withUnsafeBytes { Base64.encode($0, lineLength: line, indent: indent, into: &out) }
+            out.append(tabs: indent)
+            out.append(ascii: "</data>\n")
+        case .array(let a):
+            if a.isEmpty { out.append(ascii: "<array/>\n"); return }
+            out.append(ascii: "<array>\n")
+            for e in a { value(e, indent: indent + 1) }
+            out.append(tabs: indent)
+            out.append(ascii: "</array>\n")
+        case .dictionary(let d):
+            if d.isEmpty { out.append(ascii: "<dict/>\n"); return }
+            out.append(ascii: "<dict>\n")
+            for key in d.keys.sorted() {
+                out.append(tabs: indent + 1)
+                out.append(ascii: "<key>")
+                escaped(key)
+                out.append(ascii: "</key>\n")
+                value(d[key]!, indent: indent + 1)
+            }
+            out.append(tabs: indent)
+            out.append(ascii: "</dict>\n")
+        case .uid(let u):
+            out.append(ascii: "<dict>\n")
+            out.append(tabs: indent + 1)
+            out.append(ascii: "<key>CF$UID</key>\n")
+            out.append(tabs: indent + 1)
+            out.append(ascii: "<integer>")
+            out.append(decimal: u)
+            out.append(ascii: "</integer>\n")
+            out.append(tabs: indent)
+            out.append(ascii: "</dict>\n")
+        }
+    }
+
+    private mutating func escaped(_ s: String) {
+        var s = s
+        s.withUTF8 { b in
+            var start = 0
+            for k in 0..<b.count {
+                let c = b[k]
+                guard c == UInt8(ascii: "<") || c == UInt8(ascii: ">") || c == UInt8(ascii: "&") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<k]))
+                switch c {
+                case UInt8(ascii: "<"): out.append(ascii: "&lt;")
+                case UInt8(ascii: ">"): out.append(ascii: "&gt;")
+                default: out.append(ascii: "&amp;")
+                }
+                start = k + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start...]))
+        }
+    }
+}

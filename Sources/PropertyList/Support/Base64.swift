@@ -1,0 +1,69 @@
+/// Base64 as property lists use it: the XML writer's line layout, and a
+/// reader that skips whitespace.
+enum Base64 {
+    static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    static let decodeTable: [UInt8] = {
+        var t = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { t[Int(c)] = UInt8(i) }
+        return t
+    }()
+
+    /// Appends the base64 form of `bytes`, broken into lines of `lineLength`
+    /// characters, each line preceded by `indent` tabs and followed by a newline.
+    /// A `lineLength` of 0 writes one unbroken run without indentation or newline.
+    static func encode(_ bytes: UnsafeRawBufferPointer, lineLength: Int, indent: Int, into out: inout [UInt8]) {
+        let n = bytes.count
+        out.reserveCapacity(out.count + n * 4 / 3 + n / 40 * (indent + 1) + 8)
+        alphabet.withUnsafeBufferPointer { a in
+            var column = 0
+            var i = 0
+            func put(_ c: UInt8) {
+                if lineLength > 0 && column == 0 { out.append(tabs: indent) }
+                out.append(c)
+                column += 1
+                if lineLength > 0 && column == lineLength {
+                    out.append(0x0A)
+                    column = 0
+                }
+            }
+            while i + 3 <= n {
+                let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                put(a[Int(v >> 18)])
+                put(a[Int(v >> 12 & 0x3F)])
+                put(a[Int(v >> 6 & 0x3F)])
+                put(a[Int(v & 0x3F)])
+                i += 3
+            }
+            if n - i == 1 {
+                let v = UInt32(bytes[i]) << 16
+                put(a[Int(v >> 18)]); put(a[Int(v >> 12 & 0x3F)]); put(0x3D); put(0x3D)
+            } else if n - i == 2 {
+                let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+                put(a[Int(v >> 18)]); put(a[Int(v >> 12 & 0x3F)]); put(a[Int(v >> 6 & 0x3F)]); put(0x3D)
+            }
+            if lineLength > 0 && column != 0 { out.append(0x0A) }
+        }
+    }
+
+    /// Decodes base64 text as CoreFoundation does: characters outside the
+    /// alphabet (whitespace, `=` padding, anything else) are skipped.
+    static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count * 3 / 4)
+        var acc: UInt32 = 0
+        var bits = 0
+        decodeTable.withUnsafeBufferPointer { t in
+            for c in text {
+                let v = t[Int(c)]
+                if v == 0xFF { continue }
+                acc = acc << 6 | UInt32(v)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+                }
+            }
+        }
+        return out
+    }
+}

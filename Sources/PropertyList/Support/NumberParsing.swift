@@ -1,0 +1,83 @@
+/// Parsing of the numeric text forms, as CoreFoundation accepts them.
+enum NumberParsing {
+    /// An integer as the XML `<integer>` element holds it: whitespace around,
+    /// an optional sign (whitespace may follow it), decimal digits or `0x` and
+    /// hexadecimal digits; from -2^63 to 2^64-1.
+    static func integer(_ b: UnsafeRawBufferPointer) -> PropertyList.Integer? {
+        var i = 0
+        var end = b.count
+        while i < end, ASCII.isSpace(b[i]) { i += 1 }
+        while end > i, ASCII.isSpace(b[end - 1]) { end -= 1 }
+        var negative = false
+        if i < end, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") {
+            negative = b[i] == UInt8(ascii: "-")
+            i += 1
+            while i < end, ASCII.isSpace(b[i]) { i += 1 }
+        }
+        guard i < end else { return nil }
+        var magnitude: UInt64 = 0
+        if end - i > 2, b[i] == UInt8(ascii: "0"), b[i + 1] | 0x20 == UInt8(ascii: "x") {
+            i += 2
+            while i < end {
+                guard let d = ASCII.hexValue(b[i]), magnitude >> 60 == 0 else { return nil }
+                magnitude = magnitude << 4 | UInt64(d)
+                i += 1
+            }
+        } else {
+            while i < end {
+                guard ASCII.isDigit(b[i]) else { return nil }
+                let (m, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(UInt64(b[i] - 0x30))
+                if o1 || o2 { return nil }
+                magnitude = a
+                i += 1
+            }
+        }
+        if negative {
+            if magnitude > UInt64(Int64.max) + 1 { return nil }
+            return PropertyList.Integer(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+        }
+        return PropertyList.Integer(magnitude)
+    }
+
+    /// A real as the XML `<real>` element holds it: optional leading
+    /// whitespace, sign, digits with an optional fraction and exponent; or
+    /// `nan`, `inf`, `infinity` with an optional sign, in any case.
+    static func real(_ b: UnsafeRawBufferPointer) -> Double? {
+        var i = 0
+        while i < b.count, ASCII.isSpace(b[i]) { i += 1 }
+        let text = UnsafeRawBufferPointer(rebasing: b[i...])
+        guard !text.isEmpty else { return nil }
+        if let special = specialReal(text) { return special }
+        var k = 0
+        if text[k] == UInt8(ascii: "+") || text[k] == UInt8(ascii: "-") { k += 1 }
+        var digits = 0
+        while k < text.count, ASCII.isDigit(text[k]) { k += 1; digits += 1 }
+        if k < text.count, text[k] == UInt8(ascii: ".") {
+            k += 1
+            while k < text.count, ASCII.isDigit(text[k]) { k += 1; digits += 1 }
+        }
+        guard digits > 0 else { return nil }
+        if k < text.count, text[k] | 0x20 == UInt8(ascii: "e") {
+            k += 1
+            if k < text.count, text[k] == UInt8(ascii: "+") || text[k] == UInt8(ascii: "-") { k += 1 }
+            let e = k
+            while k < text.count, ASCII.isDigit(text[k]) { k += 1 }
+            guard k > e else { return nil }
+        }
+        guard k == text.count else { return nil }
+        return Double(String(decoding: text, as: UTF8.self))
+    }
+
+    private static func specialReal(_ t: UnsafeRawBufferPointer) -> Double? {
+        guard t.count <= 9 else { return nil }
+        var s = String(decoding: t, as: UTF8.self).lowercased()
+        var sign = 1.0
+        if s.hasPrefix("+") { s.removeFirst() } else if s.hasPrefix("-") { sign = -1; s.removeFirst() }
+        switch s {
+        case "nan": return .nan
+        case "inf", "infinity": return sign * .infinity
+        default: return nil
+        }
+    }
+}
