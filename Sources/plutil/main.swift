@@ -1,1 +1,176 @@
-print("plutil")
+// plutil: the macOS property-list utility, on the PropertyList module.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import PropertyList
+import ToolSupport
+
+let invocation: Invocation
+do {
+    invocation = try Invocation(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    StandardStream.error.print("plutil: \(error)")
+    StandardStream.error.write(helpText + "\n")
+    exit(1)
+}
+
+if invocation.verb == .help {
+    StandardStream.output.write(helpText + "\n")
+    exit(0)
+}
+
+/// One file's failure, printed as `file: message`.
+struct Failure: Error {
+    let message: String
+}
+
+func load(_ path: String, strict: Bool = false) throws(Failure) -> (PropertyList, PropertyListFormat) {
+    let bytes: [UInt8]
+    do { bytes = try FileIO.read(path) } catch { throw Failure(message: "file does not exist or is not readable (\(error.reason))") }
+    do {
+        return try PropertyList.decode(bytes, options: .init(rejectsTruncatedStringsFiles: strict))
+    } catch {
+        throw Failure(message: error.description)
+    }
+}
+
+func encode(_ value: PropertyList, _ format: Invocation.OutputFormat) throws(Failure) -> [UInt8] {
+    let target: PropertyListFormat
+    switch format {
+    case .xml1: target = .xml
+    case .binary1: target = .binary
+    case .json: target = .json
+    case .openstep: target = .openStep
+    case .raw: return Array(raw(value).utf8)
+    }
+    do {
+        return try value.encoded(as: target, options: .init(prettyJSON: invocation.readableJSON))
+    } catch {
+        throw Failure(message: "invalid object in plist for destination format: \(error)")
+    }
+}
+
+func formatOf(_ f: PropertyListFormat) -> Invocation.OutputFormat {
+    switch f {
+    case .xml: .xml1
+    case .binary: .binary1
+    case .json: .json
+    case .openStep: .openstep
+    }
+}
+
+/// `-extract … raw` and `-type`: the unencapsulated value.
+func raw(_ v: PropertyList) -> String {
+    switch v {
+    case .string(let s): s
+    case .integer(let n): n.description
+    case .real(let d): "\(d)"
+    case .boolean(let b): b ? "true" : "false"
+    case .date(let d): PropertyList.iso8601String(for: d)
+    case .data(let d): Base64Text.encode(d)
+    case .uid(let u): "\(u)"
+    case .array(let a): "\(a.count)"
+    case .dictionary(let d): d.keys.sorted().joined(separator: "\n")
+    }
+}
+
+func typeName(_ v: PropertyList) -> String {
+    switch v.kind {
+    case .boolean: "bool"
+    case .integer: "integer"
+    case .real: "float"
+    case .string: "string"
+    case .date: "date"
+    case .data: "data"
+    case .dictionary: "dictionary"
+    case .array: "array"
+    case .uid: "uid"
+    }
+}
+
+func value(at keyPath: String, in root: PropertyList) throws(Failure) -> PropertyList {
+    guard let v = root[keyPath: PropertyList.KeyPath(keyPath)] else {
+        throw Failure(message: "no value at key path \(keyPath)")
+    }
+    if let expected = invocation.expect, typeName(v) != expected {
+        throw Failure(message: "value at key path \(keyPath) is a \(typeName(v)), expected \(expected)")
+    }
+    return v
+}
+
+func destination(for path: String) -> String {
+    if let o = invocation.outputPath { return o }
+    if let e = invocation.outputExtension {
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let name = path[slash...]
+        let base = name.lastIndex(of: ".").map { path[..<$0] } ?? Substring(path)
+        return base + "." + e
+    }
+    return path
+}
+
+func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+    do { try FileIO.write(bytes, to: path) } catch { throw Failure(message: "cannot write the result (\(error.reason))") }
+}
+
+func run(_ file: String) throws(Failure) {
+    switch invocation.verb {
+    case .help: break
+    case .lint:
+        _ = try load(file, strict: true)
+        if !invocation.silent { StandardStream.output.print("\(file): OK") }
+    case .print:
+        let (v, _) = try load(file)
+        StandardStream.output.write(HumanReadable.render(v))
+    case .convert(let format):
+        let (v, _) = try load(file)
+        let out = destination(for: file == "-" && invocation.outputPath == nil ? "-" : file)
+        try write(try encode(v, format), to: out)
+    case .create(let format):
+        try write(try encode(.dictionary([:]), format), to: file)
+    case .extract(let keyPath, let format):
+        let (root, _) = try load(file)
+        let v = try value(at: keyPath, in: root)
+        var bytes = try encode(v, format)
+        if format == .raw, !invocation.noNewline { bytes.append(0x0A) }
+        try write(bytes, to: invocation.outputPath ?? "-")
+    case .type(let keyPath):
+        let (root, _) = try load(file)
+        let v = try value(at: keyPath, in: root)
+        StandardStream.output.write(typeName(v) + (invocation.noNewline ? "" : "\n"))
+    case .insert(let keyPath, let arg, let append):
+        try modify(file) { (root) throws(PropertyList.KeyPathError) in
+            try root.set(arg.value, at: PropertyList.KeyPath(keyPath), mode: append ? .append : .insert)
+        }
+    case .replace(let keyPath, let arg):
+        try modify(file) { (root) throws(PropertyList.KeyPathError) in
+            try root.set(arg.value, at: PropertyList.KeyPath(keyPath), mode: .replace)
+        }
+    case .remove(let keyPath):
+        try modify(file) { (root) throws(PropertyList.KeyPathError) in try root.remove(at: PropertyList.KeyPath(keyPath)) }
+    }
+}
+
+/// Loads, edits and writes back a file in the format it had.
+func modify(_ file: String, _ edit: (inout PropertyList) throws(PropertyList.KeyPathError) -> Void) throws(Failure) {
+    var (root, format) = try load(file)
+    do { try edit(&root) } catch { throw Failure(message: error.description) }
+    let out = destination(for: file)
+    try write(try encode(root, formatOf(format)), to: out)
+}
+
+var failed = false
+for file in invocation.files {
+    do {
+        try run(file)
+    } catch {
+        failed = true
+        StandardStream.error.print("\(file): \(error.message)")
+    }
+}
+exit(failed ? 1 : 0)

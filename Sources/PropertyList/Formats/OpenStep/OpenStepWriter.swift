@@ -79,7 +79,8 @@ struct OpenStepWriter {
     }
 
     private mutating func string(_ s: String) {
-        if !s.isEmpty, s.utf8.allSatisfy(OpenStepReader.isUnquoted) {
+        // `/` may stand unquoted, but `//` and `/*` would start comments: quote any string with a slash.
+        if !s.isEmpty, s.utf8.allSatisfy({ OpenStepReader.isUnquoted($0) && $0 != UInt8(ascii: "/") }) {
             out.append(string: s)
             return
         }

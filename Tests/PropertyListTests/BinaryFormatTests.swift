@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+@testable import PropertyList
+
+@Suite("Binary format")
+struct BinaryFormatTests {
+    /// Builds a bplist00 file from raw object bytes (offsets computed).
+    static func file(objects: [[UInt8]], offsetSize: UInt8 = 1, refSize: UInt8 = 1, count: UInt64? = nil, top: UInt64 = 0, tableOffset: UInt64? = nil) -> [UInt8] {
+        var out = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for o in objects { offsets.append(out.count); out += o }
+        let table = out.count
+        for o in offsets {
+            for k in stride(from: Int(offsetSize) - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: o >> (8 * k))) }
+        }
+        out += [0, 0, 0, 0, 0, 0, offsetSize, refSize]
+        func be(_ v: UInt64) { for k in stride(from: 7, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(k)))) } }
+        be(count ?? UInt64(objects.count)); be(top); be(tableOffset ?? UInt64(table))
+        return out
+    }
+
+    @Test("equal strings and numbers are written once; sizes are the smallest that fit")
+    func deduplication() throws {
+        let v: PropertyList = ["a": ["x", "x", 5, 5, 1.5, 1.5], "b": "x"]
+        let bytes = try v.encoded(as: .binary)
+        // objects: dict, "a", "b", array, "x", 5, 1.5  => 7 objects
+        let trailer = bytes.suffix(32)
+        #expect(trailer[trailer.startIndex + 6] == 1)  // offset size
+        #expect(trailer[trailer.startIndex + 7] == 1)  // reference size
+        #expect(trailer.suffix(24).prefix(8).last == 7)
+        #expect(try PropertyList(decoding: bytes) == v)
+    }
+
+    @Test("integers of every width and sign, reals of both widths, dates, data, UIDs")
+    func scalars() throws {
+        let values: [PropertyList] = [
+            0, 255, 256, 65535, 65536, 4_294_967_295, 4_294_967_296, -1, PropertyList(Int64.min), PropertyList(Int64.max),
+            PropertyList(UInt64(Int64.max) + 1), PropertyList(UInt64.max), 1.5, .real(.nan), .real(-.infinity),
+            .date(Date(timeIntervalSinceReferenceDate: -1e9 + 0.25)), .data(Data(repeating: 7, count: 300)), .uid(0), .uid(70000),
+            "ascii", "ünïcode 😀", "", .string(String(repeating: "long", count: 100)),
+        ]
+        let back = try PropertyList(decoding: PropertyList.array(values).encoded(as: .binary))
+        #expect(back == .array(values))
+    }
+
+    @Test("a float32 real and a 16-byte integer from other writers are read")
+    func foreignEncodings() throws {
+        let f = Self.file(objects: [[0x22, 0x3F, 0xC0, 0, 0]])
+        #expect(try PropertyList(decoding: f) == .real(1.5))
+        let big = Self.file(objects: [[0x14] + [UInt8](repeating: 0, count: 8) + [0x80, 0, 0, 0, 0, 0, 0, 44]])
+        #expect(try PropertyList(decoding: big) == PropertyList(UInt64(1) << 63 + 44))
+    }
+
+    @Test("a 100-byte file that claims 2^60 objects fails at once")
+    func hugeObjectCount() {
+        var f = Self.file(objects: [[0x08]], count: 1 << 60)
+        while f.count < 100 { f.insert(0, at: 9) }
+        #expect(throws: PropertyListError.self) { try PropertyList(decoding: f) }
+    }
+
+    @Test("lengths past the end, references past the table and bad offsets are errors")
+    func boundsChecks() {
+        // data claiming 15+ bytes via an int that says 1_000_000
+        #expect(throws: PropertyListError.self) { try PropertyList(decoding: Self.file(objects: [[0x4F, 0x12, 0, 0x0F, 0x42, 0x40]])) }
+        // array whose element reference is object 9 of 1
+        #expect(throws: PropertyListError.self) { try PropertyList(decoding: Self.file(objects: [[0xA1, 0x09]])) }
+        // offset table pointing into the header
+        var f = Self.file(objects: [[0x08]])
+        f[f.count - 33] = 2
+        #expect(throws: PropertyListError.self) { try PropertyList(decoding: f) }
+        // top object beyond the count
+        #expect(throws: PropertyListError.self) { try PropertyList(decoding: Self.file(objects: [[0x08]], top: 1)) }
+        // truncated file
+        #expect(throws: PropertyListError.self) { try PropertyList(decoding: Array("bplist00".utf8)) }
+    }
+
+    @Test("cycles are rejected; shared objects are fine")
+    func cycles() throws {
+        // object 0: array containing itself
+        #expect(throws: PropertyListError.self) { try PropertyList(decoding: Self.file(objects: [[0xA1, 0x00]])) }
+        // object 0: array of [1, 1]; object 1: "x" (shared, not a cycle)
+        #expect(try PropertyList(decoding: Self.file(objects: [[0xA2, 0x01, 0x01], [0x51, 0x78]])) == ["x", "x"])
+    }
+
+    @Test("a DAG that doubles at each level decodes in linear time")
+    func exponentialDAG() throws {
+        // object k is an array [k+1, k+1]; 60 levels would be 2^60 nodes without sharing
+        var objects: [[UInt8]] = []
+        for k in 0..<60 { objects.append([0xA2, UInt8(k + 1), UInt8(k + 1)]) }
+        objects.append([0x08])
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure { _ = try PropertyList(decoding: Self.file(objects: objects)) }
+        #expect(elapsed < .seconds(5))
+    }
+
+    @Test("nesting deeper than 512 levels is an error")
+    func depth() {
+        var objects: [[UInt8]] = (0..<600).map { k in [0xA1, UInt8((k + 1) >> 8), UInt8((k + 1) & 0xFF)] }
+        objects.append([0x08])
+        let f = Self.file(objects: objects, offsetSize: 2, refSize: 2)
+        #expect(throws: PropertyListError.self) { try PropertyList(decoding: f) }
+    }
+
+    @Test("errors name the byte offset")
+    func errorOffsets() {
+        do {
+            _ = try PropertyList(decoding: Self.file(objects: [[0x08], [0x7F]], top: 1))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.format == .binary)
+            #expect(error.location == .byteOffset(9))
+            #expect(error.description.contains("unknown object marker 0x7f"))
+        }
+    }
+}

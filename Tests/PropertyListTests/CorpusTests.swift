@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import PropertyList
+
+/// `../shared/corpora/plist`: 525 real files. Every valid file must read to
+/// its expected value, every invalid one must be rejected with a message,
+/// none may crash or hang. Skipped when `../shared` is absent.
+@Suite("Conformance corpus", .enabled(if: sharedDirectory != nil, "needs ../shared/corpora"))
+struct CorpusTests {
+    @Test("check.py passes every file")
+    func corpus() throws {
+        let dir = sharedDirectory!.appendingPathComponent("corpora/plist")
+        let tool = productsDirectory.appendingPathComponent("plist-canonical").path
+        let python = PlistlibCrossCheckTests.python ?? "/usr/bin/python3"
+        let r = try run(python, [dir.appendingPathComponent("check.py").path, "-j", "2", "--", tool, "canonical-json", "{}"])
+        let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(r.status == 0, "\(r.stdout.suffix(3000))")
+        #expect(last.hasSuffix(" 0 failed"), "\(last)")
+    }
+
+    @Test("every corpus file finishes through every writer without a crash")
+    func writersTakeEveryReadableFile() throws {
+        let files = sharedDirectory!.appendingPathComponent("corpora/plist/files")
+        let e = FileManager.default.enumerator(at: files, includingPropertiesForKeys: nil)!
+        var read = 0
+        for case let url as URL in e where !url.path.hasSuffix(".json") {
+            guard let data = try? Data(contentsOf: url), let v = try? PropertyList(decoding: data) else { continue }
+            read += 1
+            for format in PropertyListFormat.allCases {
+                // XML keeps whole seconds of dates, as Apple's writer does.
+                if format == .xml, Self.hasFractionalDate(v) { continue }
+                if let bytes = try? v.encoded(as: format) {
+                    #expect(try PropertyList(decoding: bytes, format: format) == v, "\(url.lastPathComponent) via \(format)")
+                }
+            }
+            _ = v.description
+        }
+        #expect(read > 300)
+    }
+
+    static func hasFractionalDate(_ v: PropertyList) -> Bool {
+        switch v {
+        case .date(let d): d.timeIntervalSinceReferenceDate.rounded(.down) != d.timeIntervalSinceReferenceDate
+        case .array(let a): a.contains(where: hasFractionalDate)
+        case .dictionary(let d): d.values.contains(where: hasFractionalDate)
+        default: false
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import PropertyList
+
+/// The repository's root, from this file's path.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// `../shared` beside the repository, when it exists.
+let sharedDirectory: URL? = {
+    let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    return FileManager.default.fileExists(atPath: url.path) ? url : nil
+}()
+
+/// The folder that holds the built executables (beside the test bundle).
+let productsDirectory: URL = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    while url.path != "/" {
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("plutil").path) { return url }
+        url.deleteLastPathComponent()
+    }
+    return repositoryRoot.appendingPathComponent(".build/debug")
+}()
+
+func utf8(_ s: String) -> [UInt8] { Array(s.utf8) }
+
+func decode(_ s: String, _ format: PropertyListFormat? = nil) throws(PropertyListError) -> PropertyList {
+    try PropertyList(decoding: utf8(s), format: format)
+}
+
+func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stdoutData: Data
+}
+
+/// Runs a program to completion, feeding `input` on standard input.
+func run(_ executable: String, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil, in directory: URL? = nil) throws -> ProcessResult {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    if let environment { p.environment = environment }
+    if let directory { p.currentDirectoryURL = directory }
+    let out = Pipe(), err = Pipe(), inp = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = inp
+    try p.run()
+    if let input { inp.fileHandleForWriting.write(input) }
+    try inp.fileHandleForWriting.close()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return ProcessResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self), stdoutData: o)
+}
+
+/// A fresh temporary directory, removed by the caller with `cleanup`.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A small deterministic random generator (SplitMix64), so failures reproduce.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random property lists for round trips. `kinds` limits the leaf kinds
+/// (JSON has no dates or data; old-style has no UIDs).
+struct RandomValues {
+    var rng: SeededGenerator
+    var leafKinds: [PropertyList.Kind]
+    /// The characters strings are made of; XML 1.0 readers other than Apple's refuse control characters.
+    var alphabet = Array("abcXYZ019 _-.:/\"'\\\n\t<>&;=(){}é€😀中\u{1}//*")
+
+    mutating func string() -> String {
+        let n = Int.random(in: 0...12, using: &rng)
+        return String((0..<n).map { _ in alphabet.randomElement(using: &rng)! })
+    }
+
+    mutating func leaf() -> PropertyList {
+        switch leafKinds.randomElement(using: &rng)! {
+        case .string: return .string(string())
+        case .integer:
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: return PropertyList(Int64.random(in: -300...300, using: &rng))
+            case 1: return PropertyList(Int64.random(in: .min ... .max, using: &rng))
+            case 2: return PropertyList(UInt64.random(in: UInt64(Int64.max)...UInt64.max, using: &rng))
+            default: return PropertyList([Int64.min, Int64.max, 0, -1, 255, 256, 65535, 65536, 4294967295][Int.random(in: 0..<9, using: &rng)])
+            }
+        case .real:
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: return .real(Double.random(in: -1e6...1e6, using: &rng))
+            case 1: return .real(Double(bitPattern: UInt64.random(in: 0...0x7FEF_FFFF_FFFF_FFFF, using: &rng)) * (Bool.random(using: &rng) ? 1 : -1))
+            default: return .real([0.1, 1, -0.5, 1e300, 5e-324, 32.5, 1e16][Int.random(in: 0..<7, using: &rng)])
+            }
+        case .boolean: return .boolean(Bool.random(using: &rng))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(Int64.random(in: -60_000_000_000...60_000_000_000, using: &rng))))
+        case .data: return .data(Data((0..<Int.random(in: 0...80, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+        case .uid: return .uid(UInt64.random(in: 0...UInt64(UInt32.max), using: &rng))
+        case .array, .dictionary: return .string(string())
+        }
+    }
+
+    mutating func value(depth: Int = 0) -> PropertyList {
+        let roll = Int.random(in: 0..<10, using: &rng)
+        if depth < 4, roll < 2 {
+            return .array((0..<Int.random(in: 0...6, using: &rng)).map { _ in value(depth: depth + 1) })
+        }
+        if depth < 4, roll < 4 {
+            var d: [String: PropertyList] = [:]
+            for _ in 0..<Int.random(in: 0...6, using: &rng) { d[string()] = value(depth: depth + 1) }
+            return .dictionary(d)
+        }
+        return leaf()
+    }
+
+    /// A dictionary at the top, as every format but JSON and binary requires of real files.
+    mutating func document() -> PropertyList {
+        var d: [String: PropertyList] = [:]
+        for _ in 0..<Int.random(in: 0...8, using: &rng) { d[string()] = value(depth: 1) }
+        return .dictionary(d)
+    }
+}
+
+/// python3 on the PATH, if any.
+let pythonPath: String? = {
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+        let candidate = "\(dir)/python3"
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}()
