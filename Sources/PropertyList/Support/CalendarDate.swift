@@ -113,10 +113,12 @@ struct CalendarDate: Equatable {
     /// seconds since 2001-01-01.
     static func parseDescription(_ b: UnsafeRawBufferPointer) -> Double? {
         var p = Scanner(b)
-        guard let y = p.number(minDigits: 1, maxDigits: 9), p.take(UInt8(ascii: "-")),
+        let negative = p.take(UInt8(ascii: "-"))
+        guard let year = p.number(minDigits: 1, maxDigits: 9), p.take(UInt8(ascii: "-")),
             let mo = p.number(minDigits: 1, maxDigits: 2), p.take(UInt8(ascii: "-")),
             let d = p.number(minDigits: 1, maxDigits: 2)
         else { return nil }
+        let y = negative ? -year : year
         var h = 0, mi = 0, s = 0, offset = 0
         if p.take(0x20) || p.take(UInt8(ascii: "T")) {
             guard let hh = p.number(minDigits: 1, maxDigits: 2), p.take(UInt8(ascii: ":")),
