@@ -391,25 +391,31 @@ struct XMLReader {
     }
 
     private mutating func integer(start: Int) throws(PropertyListError) -> PropertyList {
-        let failure = fail("expected an integer in <integer>: optional sign, then decimal digits or 0x and hexadecimal digits, within -2^63...2^64-1", at: start)
+        let bytes = self.bytes
         return try withScalarContent(.integer) { (b) throws(PropertyListError) in
-            guard let v = NumberParsing.integer(b) else { throw failure }
+            guard let v = NumberParsing.integer(b) else {
+                throw .text(.xml, bytes, offset: start, "expected an integer in <integer>: optional sign, then decimal digits or 0x and hexadecimal digits, within -2^63...2^64-1")
+            }
             return .integer(v)
         }
     }
 
     private mutating func real(start: Int) throws(PropertyListError) -> PropertyList {
-        let failure = fail("expected a real number in <real> (such as 1.5, -2e10, nan or inf)", at: start)
+        let bytes = self.bytes
         return try withScalarContent(.real) { (b) throws(PropertyListError) in
-            guard let v = NumberParsing.real(b) else { throw failure }
+            guard let v = NumberParsing.real(b) else {
+                throw .text(.xml, bytes, offset: start, "expected a real number in <real> (such as 1.5, -2e10, nan or inf)")
+            }
             return .real(v)
         }
     }
 
     private mutating func date(start: Int) throws(PropertyListError) -> PropertyList {
-        let failure = fail("expected a date in <date> as YYYY-MM-DDTHH:MM:SSZ", at: start)
+        let bytes = self.bytes
         return try withScalarContent(.date) { (b) throws(PropertyListError) in
-            guard let d = CalendarDate.parseISO8601(b) else { throw failure }
+            guard let d = CalendarDate.parseISO8601(b) else {
+                throw .text(.xml, bytes, offset: start, "expected a date in <date> as YYYY-MM-DDTHH:MM:SSZ")
+            }
             return .date(Date(timeIntervalSinceReferenceDate: d.timeIntervalSinceReferenceDate))
         }
     }

@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+// Benchmarks for OpenDefaults, each compared in the same run with Foundation's
+// implementation on the same machine. Run from this folder:
+//   swift package benchmark
+import PackageDescription
+
+let package = Package(
+    name: "Benchmarks",
+    dependencies: [
+        .package(name: "OpenDefaults", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "PropertyListBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PropertyList", package: "OpenDefaults"),
+            ],
+            path: "Benchmarks/PropertyListBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    ]
+)
