@@ -20,10 +20,12 @@ struct BinaryReader {
     private let refSize: Int
     private let objectCount: Int
     private let tableOffset: Int
-    /// Decoded objects, by object number (objects may be shared).
+    /// Decoded objects that are referenced more than once, by object number.
     private var cache: [PropertyList?]
-    /// 1 while an object is being decoded (for cycle detection), 2 when done.
-    private var state: [UInt8]
+    /// Per object: how often it is referenced (saturating at 2), plus
+    /// `inProgress` while a collection is being decoded (cycle detection).
+    private var flags: [UInt8]
+    private static let inProgress: UInt8 = 4
 
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
         var reader = try BinaryReader(bytes)
@@ -82,7 +84,42 @@ struct BinaryReader {
             }
         }
         cache = [PropertyList?](repeating: nil, count: objectCount)
-        state = [UInt8](repeating: 0, count: objectCount)
+        flags = []
+        countReferences()
+    }
+
+    /// Counts references to each object, so that only shared objects are
+    /// cached. Malformed collections are skipped here; decoding reports them.
+    private mutating func countReferences() {
+        var counts = [UInt8](repeating: 0, count: objectCount)
+        counts[topIndex] = 1
+        counts.withUnsafeMutableBufferPointer { flags in
+            for k in 0..<objectCount {
+                let start = offset(of: k)
+                let marker = b[start]
+                let kind = marker >> 4
+                guard kind == 0xA || kind == 0xC || kind == 0xD else { continue }
+                var p = start + 1
+                var n = Int(marker & 0x0F)
+                if n == 0x0F {
+                    // The length follows as an integer object of 1, 2, 4 or 8 bytes.
+                    guard p < tableOffset, b[p] & 0xF0 == 0x10, b[p] & 0x0F <= 3 else { continue }
+                    let size = 1 << Int(b[p] & 0x0F)
+                    guard p + 1 + size <= tableOffset else { continue }
+                    let v = Self.bigEndian(b, p + 1, size)
+                    guard v <= UInt64(tableOffset) else { continue }
+                    n = Int(v)
+                    p += 1 + size
+                }
+                let refs = kind == 0xD ? 2 * n : n
+                guard refs <= (tableOffset - p) / refSize else { continue }
+                for r in 0..<refs {
+                    let ref = Int(truncatingIfNeeded: Self.bigEndian(b, p + r * refSize, refSize))
+                    if ref >= 0, ref < objectCount, flags[ref] < 2 { flags[ref] += 1 }
+                }
+            }
+        }
+        flags = counts
     }
 
     private func topObject() throws(PropertyListError) -> Int { topIndex }
@@ -120,7 +157,7 @@ struct BinaryReader {
     private mutating func object(_ index: Int, depth: Int) throws(PropertyListError) -> PropertyList {
         if let cached = cache[index] { return cached }
         let start = offset(of: index)
-        if state[index] == 1 { throw Self.fail(start, "object \(index) contains itself (a reference cycle)") }
+        if flags[index] & Self.inProgress != 0 { throw Self.fail(start, "object \(index) contains itself (a reference cycle)") }
         guard depth <= Self.maxDepth else {
             throw Self.fail(start, "nesting is deeper than \(Self.maxDepth) levels")
         }
@@ -194,7 +231,7 @@ struct BinaryReader {
         case 0xA, 0xC:
             let n = try count(marker, at: &p)
             guard n <= (end - p) / refSize else { throw Self.fail(start, "array of \(n) references runs past the object area") }
-            state[index] = 1
+            flags[index] |= Self.inProgress
             var elements: [PropertyList] = []
             elements.reserveCapacity(n)
             for k in 0..<n {
@@ -207,9 +244,8 @@ struct BinaryReader {
             guard n <= (end - p) / refSize / 2 else {
                 throw Self.fail(start, "dictionary of \(n) entries runs past the object area")
             }
-            state[index] = 1
-            var entries: [String: PropertyList] = [:]
-            entries.reserveCapacity(n)
+            flags[index] |= Self.inProgress
+            var entries = [String: PropertyList](minimumCapacity: n)
             for k in 0..<n {
                 let keyRef = try reference(at: p + k * refSize)
                 guard case .string(let key) = try object(keyRef, depth: depth + 1) else {
@@ -222,8 +258,15 @@ struct BinaryReader {
         default:
             throw Self.fail(start, "unknown object marker 0x\(String(marker, radix: 16))")
         }
-        state[index] = 2
-        cache[index] = value
+        flags[index] &= ~Self.inProgress
+        // Shared strings, data and collections are decoded once; scalars are
+        // cheaper to decode again than to cache.
+        if flags[index] > 1 {
+            switch marker >> 4 {
+            case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD: cache[index] = value
+            default: break
+            }
+        }
         return value
     }
 

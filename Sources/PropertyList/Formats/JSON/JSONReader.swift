@@ -130,7 +130,7 @@ struct JSONReader {
         while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
         guard i < bytes.count else { throw fail("expected '\"' to end the string", at: start) }
         if bytes[i] == UInt8(ascii: "\"") {
-            guard let s = String(validating: UnsafeRawBufferPointer(rebasing: bytes[contentStart..<i]), as: UTF8.self) else {
+            guard let s = UTF8Text.string(UnsafeRawBufferPointer(rebasing: bytes[contentStart..<i])) else {
                 throw fail("expected UTF-8 text, found invalid bytes", at: contentStart)
             }
             i += 1

@@ -277,7 +277,7 @@ struct OpenStepReader {
     }
 
     private func validated(_ b: UnsafeRawBufferPointer, at offset: Int) throws(PropertyListError) -> String {
-        guard let s = String(validating: b, as: UTF8.self) else {
+        guard let s = UTF8Text.string(b) else {
             throw fail("expected UTF-8 text, found invalid bytes", at: offset)
         }
         return s

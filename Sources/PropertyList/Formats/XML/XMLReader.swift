@@ -18,6 +18,10 @@ struct XMLReader {
     private let bytes: UnsafeRawBufferPointer
     private var i = 0
     private var depth = 0
+    /// Elements and entries of the collections being read, innermost last:
+    /// each collection is built once, at its final size.
+    private var elementStack: [PropertyList] = []
+    private var entryStack: [(String, PropertyList)] = []
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -228,12 +232,17 @@ struct XMLReader {
         if selfClosing { return .array([]) }
         try enter(start)
         defer { depth -= 1 }
-        var elements: [PropertyList] = []
+        let base = elementStack.count
+        defer { elementStack.removeSubrange(base...) }
         while true {
             try skipMisc(allowDoctype: false)
-            if peekClose() { try closeTag(.array); return .array(elements) }
+            if peekClose() {
+                try closeTag(.array)
+                return .array(Array(elementStack[base...]))
+            }
             if i >= bytes.count { throw fail("expected '</array>' to close the <array>, found the end of the document", at: start) }
-            elements.append(try object())
+            let element = try object()
+            elementStack.append(element)
         }
     }
 
@@ -241,7 +250,8 @@ struct XMLReader {
         if selfClosing { return .dictionary([:]) }
         try enter(start)
         defer { depth -= 1 }
-        var entries: [String: PropertyList] = [:]
+        let base = entryStack.count
+        defer { entryStack.removeSubrange(base...) }
         while true {
             try skipMisc(allowDoctype: false)
             if peekClose() { try closeTag(.dict); break }
@@ -256,12 +266,18 @@ struct XMLReader {
             if peekClose() || i >= bytes.count {
                 throw fail("expected a value after <key>\(key.prefix(40))</key>")
             }
-            entries[key] = try object()
+            let value = try object()
+            entryStack.append((key, value))
         }
+        let count = entryStack.count - base
         // A dictionary holding only CF$UID and an integer is a keyed-archive UID.
-        if entries.count == 1, case .integer(let n)? = entries["CF$UID"], let u = n.uint64Value, u <= UInt32.max {
+        if count == 1, entryStack[base].0 == "CF$UID", case .integer(let n) = entryStack[base].1,
+            let u = n.uint64Value, u <= UInt32.max
+        {
             return .uid(u)
         }
+        var entries = [String: PropertyList](minimumCapacity: count)
+        for (key, value) in entryStack[base...] { entries[key] = value }  // a repeated key: the last wins
         return .dictionary(entries)
     }
 
@@ -366,7 +382,7 @@ struct XMLReader {
     }
 
     private func makeString(_ b: UnsafeRawBufferPointer, at offset: Int) throws(PropertyListError) -> String {
-        guard let s = String(validating: b, as: UTF8.self) else {
+        guard let s = UTF8Text.string(b) else {
             throw fail("expected UTF-8 text, found invalid bytes", at: offset)
         }
         return s

@@ -1,0 +1,26 @@
+/// Strings from UTF-8 bytes, fast for the common all-ASCII case.
+enum UTF8Text {
+    /// True when every byte is below 0x80 (checked eight bytes at a time).
+    @inline(__always)
+    static func isASCII(_ b: UnsafeRawBufferPointer) -> Bool {
+        guard let base = b.baseAddress else { return true }
+        var i = 0
+        let n = b.count
+        while i + 8 <= n {
+            if base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < n {
+            if b[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The string the bytes spell, or nil when they are not valid UTF-8.
+    @inline(__always)
+    static func string(_ b: UnsafeRawBufferPointer) -> String? {
+        if isASCII(b) { return String(decoding: b, as: UTF8.self) }
+        return String(validating: b, as: UTF8.self)
+    }
+}
