@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "PropertyListBridging", targets: ["PropertyListBridging"]),
+        .library(name: "OpenDefaults", targets: ["OpenDefaults"]),
         .executable(name: "plutil", targets: ["plutil"]),
     ],
     targets: [
@@ -13,15 +14,23 @@ let package = Package(
         .target(name: "PropertyList"),
         // Conversion to and from Foundation's bridged values (`Any`, `NSNumber`…): the edge.
         .target(name: "PropertyListBridging", dependencies: ["PropertyList"]),
-        // File and standard-stream I/O over POSIX, shared by the command-line tools.
-        .target(name: "ToolSupport"),
+        // Persistent domains (storage, coherence, managed preferences) and the defaults API.
+        .target(name: "OpenDefaults", dependencies: ["PropertyList", "PlatformIO"]),
+        // File and standard-stream I/O over POSIX (no Foundation): the storage layer and the tools.
+        .target(name: "PlatformIO"),
         // macOS `plutil` on Linux.
-        .executableTarget(name: "plutil", dependencies: ["PropertyList", "ToolSupport"]),
+        .executableTarget(name: "plutil", dependencies: ["PropertyList", "PlatformIO"]),
         // Test helper: prints a file's value as the conformance corpus' canonical JSON.
-        .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "ToolSupport"]),
+        .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),
         .testTarget(
             name: "PropertyListTests",
             dependencies: ["PropertyList", "PropertyListBridging"]
+        ),
+        // Test helper: a separate process that reads and writes domains, for multi-process tests.
+        .executableTarget(name: "defaults-test-helper", dependencies: ["OpenDefaults", "PropertyList"]),
+        .testTarget(
+            name: "OpenDefaultsTests",
+            dependencies: ["OpenDefaults", "PropertyList"]
         ),
     ],
     swiftLanguageModes: [.v6]

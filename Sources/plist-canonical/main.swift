@@ -8,7 +8,7 @@ import Foundation
 #endif
 import PropertyList
 
-import ToolSupport
+import PlatformIO
 #if canImport(Glibc)
 import Glibc
 #endif

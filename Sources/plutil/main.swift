@@ -8,7 +8,7 @@ import Foundation
 import Glibc
 #endif
 import PropertyList
-import ToolSupport
+import PlatformIO
 
 let invocation: Invocation
 do {

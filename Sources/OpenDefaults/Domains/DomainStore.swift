@@ -1,0 +1,197 @@
+import Dispatch
+import PlatformIO
+import PropertyList
+import Synchronization
+
+/// The persistent domains of this process: one ``PersistentDomain`` per
+/// domain and scope, flushed in coalesced bursts, flushed at exit, and kept
+/// coherent with other processes' writes through a file watcher.
+///
+/// ```swift
+/// let store = DomainStore.shared
+/// let token = store.observe { change in print(change.domain, change.changes.keys) }
+/// store.domain("com.example.app", scope: .currentUser).set(1, forKey: "launches")
+/// ```
+public final class DomainStore: Sendable {
+    /// The store for this process's environment (``PreferencesLayout/current``).
+    public static let shared = DomainStore(layout: .current)
+
+    /// How long after a write its flush starts, so that a burst of writes
+    /// becomes one file write. Pending changes are also flushed by
+    /// `synchronize()` and when the process exits normally.
+    public static let flushDelay: Duration = .milliseconds(20)
+
+    /// The file layout in use.
+    public let layout: PreferencesLayout
+
+    private struct Key: Hashable {
+        let name: String
+        let scope: PreferenceScope
+    }
+
+    private let domains = Mutex<[Key: PersistentDomain]>([:])
+    private let observers = Mutex<[UInt64: @Sendable (DomainChange) -> Void]>([:])
+    private let nextObserver = Atomic<UInt64>(1)
+    private let errorHandler = Mutex<@Sendable (StorageError) -> Void>({ error in
+        StandardStream.error.print("OpenDefaults: \(error)")
+    })
+    /// Observer callbacks run here, in order, never under a lock.
+    private let delivery = DispatchQueue(label: "OpenDefaults.delivery")
+    let watcher: FileWatcher
+
+    /// A store over `layout` (tests use their own; applications use ``shared``).
+    /// A store lives until the process exits, when its pending changes are flushed.
+    public init(layout: PreferencesLayout) {
+        self.layout = layout
+        self.watcher = FileWatcher()
+        watcher.start()
+        ExitFlush.register(self)
+    }
+
+    /// The domain `name` in `scope`, loaded from disk on first use.
+    public func domain(_ name: String, scope: PreferenceScope = .currentUser) -> PersistentDomain {
+        let key = Key(name: name, scope: scope)
+        if let existing = domains.withLock({ $0[key] }) { return existing }
+        let created = PersistentDomain(name: name, scope: scope, path: layout.path(for: name, scope: scope), store: self)
+        let domain = domains.withLock { d -> PersistentDomain in
+            if let existing = d[key] { return existing }
+            d[key] = created
+            return created
+        }
+        if domain === created {
+            watcher.watch(domain)
+        }
+        return domain
+    }
+
+    /// The domains loaded so far.
+    public var loadedDomains: [PersistentDomain] { domains.withLock { Array($0.values) } }
+
+    /// The names of the domains that have a file in `scope`.
+    public func persistentDomainNames(scope: PreferenceScope = .currentUser) -> [String] {
+        let directory = layout.directory(for: scope)
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: Set<String> = []
+        let hostSuffix = ".\(layout.hostIdentifier).plist"
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasSuffix(".plist"), !name.hasPrefix(".") || name == PreferencesLayout.globalDomainFileStem + ".plist"
+                || name == PreferencesLayout.globalDomainFileStem + hostSuffix
+            else { continue }
+            var stem: Substring
+            if scope.host == .current {
+                guard name.hasSuffix(hostSuffix) else { continue }
+                stem = name.dropLast(hostSuffix.count)
+            } else {
+                stem = name.dropLast(6)
+            }
+            names.insert(PreferencesLayout.domainName(forFileStem: String(stem)))
+        }
+        // Domains created in memory but not yet flushed.
+        for d in loadedDomains where d.scope == scope && !d.isEmpty { names.insert(d.name) }
+        return names.sorted()
+    }
+
+    // MARK: Flushing
+
+    func scheduleFlush(_ domain: PersistentDomain) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
+            try? domain.flush()
+        }
+    }
+
+    /// Flushes every domain's pending changes now.
+    ///
+    /// - Throws: the first ``StorageError`` met; every domain is still tried.
+    public func flushAll() throws(StorageError) {
+        var first: StorageError? = nil
+        for d in loadedDomains where d.hasPendingChanges {
+            do { try d.flush() } catch { first = first ?? error }
+        }
+        if let first { throw first }
+    }
+
+    /// Flushes pending changes and reloads every loaded domain from disk.
+    public func synchronizeAll() throws(StorageError) {
+        var first: StorageError? = nil
+        for d in loadedDomains {
+            do { try d.synchronize() } catch { first = first ?? error }
+        }
+        if let first { throw first }
+    }
+
+    // MARK: Observation
+
+    /// Calls `handler` after every change to a loaded domain, by this process
+    /// or another, on a private serial queue. Keep the token; observation
+    /// ends when it is released.
+    public func observe(_ handler: @escaping @Sendable (DomainChange) -> Void) -> ObservationToken {
+        let id = nextObserver.add(1, ordering: .relaxed).oldValue
+        observers.withLock { $0[id] = handler }
+        return ObservationToken { [weak self] in self?.observers.withLock { _ = $0.removeValue(forKey: id) } }
+    }
+
+    func deliver(_ change: DomainChange) {
+        let handlers = observers.withLock { Array($0.values) }
+        guard !handlers.isEmpty else { return }
+        delivery.async { for h in handlers { h(change) } }
+    }
+
+    /// Waits until every change reported so far has been delivered to observers.
+    public func waitForDelivery() {
+        delivery.sync {}
+    }
+
+    // MARK: Errors
+
+    /// Where storage errors go besides the API (standard error by default).
+    public func setErrorHandler(_ handler: @escaping @Sendable (StorageError) -> Void) {
+        errorHandler.withLock { $0 = handler }
+    }
+
+    func report(_ error: StorageError) {
+        let handler = errorHandler.withLock { $0 }
+        handler(error)
+    }
+}
+
+/// Ends an observation when released (or when ``cancel()`` is called).
+public final class ObservationToken: Sendable {
+    private let onCancel: Mutex<(@Sendable () -> Void)?>
+
+    init(_ onCancel: @escaping @Sendable () -> Void) { self.onCancel = Mutex(onCancel) }
+
+    /// Ends the observation now.
+    public func cancel() {
+        let action = onCancel.withLock { a -> (@Sendable () -> Void)? in
+            defer { a = nil }
+            return a
+        }
+        action?()
+    }
+
+    deinit { cancel() }
+}
+
+/// Flushes every store's pending changes when the process exits normally.
+/// It keeps every store alive until then, so that no pending change is lost
+/// because its store was released.
+enum ExitFlush {
+    private static let stores = Mutex<[DomainStore]>([])
+    private static let registered = Atomic<Bool>(false)
+
+    static func register(_ store: DomainStore) {
+        stores.withLock { $0.append(store) }
+        if !registered.exchange(true, ordering: .relaxed) {
+            atexit { ExitFlush.flush() }
+        }
+    }
+
+    static func flush() {
+        let all = stores.withLock { $0 }
+        for store in all { try? store.flushAll() }
+    }
+}

@@ -1,0 +1,307 @@
+import Dispatch
+import PlatformIO
+import PropertyList
+import Synchronization
+
+/// One persistent domain as this process sees it: a parsed cache that reads
+/// touch without a system call, this process's unflushed changes, and the
+/// merge-on-flush that keeps every process's writes.
+///
+/// Obtain instances from ``DomainStore``; there is one per domain and scope
+/// in a process.
+///
+/// ```swift
+/// let domain = DomainStore.shared.domain("com.example.app", scope: .currentUser)
+/// domain.set("Ada", forKey: "name")     // memory now, disk within the flush delay
+/// domain.value(forKey: "name")          // "Ada"
+/// try domain.synchronize()              // on disk, durably, now
+/// ```
+public final class PersistentDomain: Sendable {
+    /// The domain's name (`NSGlobalDomain` for the global domain).
+    public let name: String
+    /// The domain's scope.
+    public let scope: PreferenceScope
+    /// The domain's file.
+    public let path: String
+
+    let file: DomainFile
+    /// The store that owns this domain (weak: the store owns its domains).
+    weak let store: DomainStore?
+
+    struct Pending {
+        var value: PropertyList?
+        var sequence: UInt64
+    }
+
+    struct State {
+        /// What reads see: the file's entries with this process's pending changes applied.
+        var values: [String: PropertyList] = [:]
+        /// This process's changes not yet written (nil removes).
+        var pending: [String: Pending] = [:]
+        /// The whole domain was replaced or removed: the next flush writes `values` as they are.
+        var replaced: UInt64? = nil
+        var sequence: UInt64 = 0
+        /// The version of the file `values` are based on.
+        var signature: FileSignature? = nil
+        /// The format to write back (the file's own; binary for new files).
+        var format: PropertyListFormat = .binary
+        var flushScheduled = false
+        var lastError: StorageError? = nil
+        /// The file could not be read: do not write over it.
+        var unreadable = false
+    }
+
+    let state: Mutex<State>
+    /// Serializes this process's flushes of the domain (the file lock serializes processes).
+    private let flushing = Mutex<Void>(())
+
+    init(name: String, scope: PreferenceScope, path: String, store: DomainStore) {
+        self.name = name
+        self.scope = scope
+        self.path = path
+        self.file = DomainFile(domain: name, path: path)
+        self.store = store
+        self.state = Mutex(State())
+        _ = reload(origin: .otherProcess, notify: false)
+    }
+
+    // MARK: Reading
+
+    /// The value of `key`, from memory.
+    @inline(__always)
+    public func value(forKey key: String) -> PropertyList? {
+        state.withLock { $0.values[key] }
+    }
+
+    /// All entries, from memory.
+    public var entries: [String: PropertyList] {
+        state.withLock { $0.values }
+    }
+
+    /// True when the domain has no entries.
+    public var isEmpty: Bool { state.withLock { $0.values.isEmpty } }
+
+    /// The last error reading or writing this domain, if the last attempt failed.
+    public var lastError: StorageError? { state.withLock { $0.lastError } }
+
+    // MARK: Writing
+
+    /// Sets (or with nil removes) a key: memory at once, disk within the
+    /// flush delay. O(1) whatever the domain's size.
+    public func set(_ value: PropertyList?, forKey key: String) {
+        let change: DomainChange.Values? = state.withLock { s in
+            let old = s.values[key]
+            if old == value && s.pending[key] == nil && s.replaced == nil { return nil }
+            s.sequence += 1
+            s.values[key] = value
+            s.pending[key] = Pending(value: value, sequence: s.sequence)
+            scheduleFlush(&s)
+            return old == value ? nil : DomainChange.Values(old: old, new: value)
+        }
+        if let change {
+            store?.deliver(DomainChange(domain: name, scope: scope, changes: [key: change], origin: .thisProcess))
+        }
+    }
+
+    /// Sets several keys at once (nil values remove).
+    public func set(_ values: [String: PropertyList?]) {
+        let changes: [String: DomainChange.Values] = state.withLock { s in
+            var changes: [String: DomainChange.Values] = [:]
+            for (key, value) in values {
+                let old = s.values[key]
+                s.sequence += 1
+                s.values[key] = value
+                s.pending[key] = Pending(value: value, sequence: s.sequence)
+                if old != value { changes[key] = .init(old: old, new: value) }
+            }
+            scheduleFlush(&s)
+            return changes
+        }
+        if !changes.isEmpty {
+            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess))
+        }
+    }
+
+    /// Replaces the whole domain (nil or empty removes its file).
+    public func replaceAll(with entries: [String: PropertyList]?) {
+        let changes: [String: DomainChange.Values] = state.withLock { s in
+            let new = entries ?? [:]
+            let changes = DomainChange.diff(s.values, new)
+            s.sequence += 1
+            s.values = new
+            s.pending = [:]
+            s.replaced = s.sequence
+            scheduleFlush(&s)
+            return changes
+        }
+        if !changes.isEmpty {
+            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess))
+        }
+    }
+
+    private func scheduleFlush(_ s: inout State) {
+        guard !s.flushScheduled else { return }
+        s.flushScheduled = true
+        store?.scheduleFlush(self)
+    }
+
+    var hasPendingChanges: Bool { state.withLock { !$0.pending.isEmpty || $0.replaced != nil } }
+
+    // MARK: Flushing
+
+    /// Writes pending changes durably and reloads what other processes wrote.
+    ///
+    /// - Throws: ``StorageError`` when the file cannot be written or read;
+    ///   the changes stay in memory and the old file is intact.
+    public func synchronize() throws(StorageError) {
+        try flush()
+        if let error = reload(origin: .otherProcess, notify: true) { throw error }
+    }
+
+    /// Writes this process's pending changes on top of the file's current
+    /// contents, under the domain's lock. Other processes' keys are kept.
+    func flush() throws(StorageError) {
+        try flushing.withLock { (_) throws(StorageError) in try flushLocked() }
+    }
+
+    private func flushLocked() throws(StorageError) {
+        // What to write: a snapshot of the pending changes.
+        let (pending, replaced, format, knownSignature) = state.withLock { s in
+            s.flushScheduled = false
+            return (s.pending, s.replaced, s.format, s.signature)
+        }
+        if pending.isEmpty && replaced == nil { return }
+        let lock: FileLock
+        do {
+            try FileIO.makeDirectories(FileIO.parentDirectory(of: file.lockPath))
+            lock = try FileLock(path: file.lockPath)
+        } catch {
+            throw record(StorageError(domain: name, path: path, kind: .unwritable, reason: error.reason))
+        }
+        // Under the lock: the file's current entries (re-read if another process
+        // wrote it), this process's changes on top, written whole.
+        let outcome: Result<(written: [String: PropertyList], FileSignature?, PropertyListFormat, reRead: Bool), StorageError> = lock.withLock {
+            var base: [String: PropertyList]
+            var format = format
+            var reRead = false
+            let current = FileSignature(path: path)
+            if replaced != nil {
+                base = state.withLock { $0.values }
+            } else if current != nil, current == knownSignature {
+                base = state.withLock { $0.values }
+            } else {
+                switch file.read() {
+                case .absent: base = [:]
+                case .unreadable(let error):
+                    return .failure(error)
+                case .corrupt(let error):
+                    let moved = file.moveAside()
+                    store?.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: moved), reason: error.description))
+                    if moved == nil {
+                        return .failure(StorageError(domain: name, path: path, kind: .unwritable,
+                            reason: "the corrupt file could not be moved aside, so it is not overwritten"))
+                    }
+                    base = [:]
+                case .loaded(let entries, let fileFormat, _):
+                    base = entries
+                    format = fileFormat
+                }
+                reRead = true
+                for (key, p) in pending { base[key] = p.value }
+            }
+            do throws(StorageError) {
+                let signature: FileSignature?
+                if base.isEmpty && replaced != nil {
+                    try file.remove()
+                    signature = nil
+                } else {
+                    signature = try file.write(base, format: format)
+                }
+                return .success((base, signature, format, reRead))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .failure(let error):
+            throw record(error)
+        case .success(let (written, signature, format, reRead)):
+            // Keep changes made while writing; what reads see is the written file plus them.
+            let changes: [String: DomainChange.Values] = state.withLock { s in
+                let flushedUpTo = max(pending.values.map(\.sequence).max() ?? 0, replaced ?? 0)
+                s.pending = s.pending.filter { $0.value.sequence > flushedUpTo }
+                if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
+                var values = written
+                for (key, p) in s.pending { values[key] = p.value }
+                let changes = reRead ? DomainChange.diff(s.values, values) : [:]
+                s.values = values
+                s.signature = signature
+                s.format = format
+                s.lastError = nil
+                s.unreadable = false
+                return changes
+            }
+            if !changes.isEmpty {
+                store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess))
+            }
+        }
+    }
+
+    @discardableResult
+    private func record(_ error: StorageError) -> StorageError {
+        state.withLock { $0.lastError = error }
+        store?.report(error)
+        return error
+    }
+
+    // MARK: Reloading
+
+    /// Re-reads the file when it changed since this process last saw it, and
+    /// reports what changed. Returns the error when it cannot be read.
+    @discardableResult
+    func reload(origin: DomainChange.Origin, notify: Bool) -> StorageError? {
+        let known = state.withLock { $0.signature }
+        let current = FileSignature(path: path)
+        if current != nil, current == known { return nil }
+        if current == nil, known == nil, errno == ENOENT { return nil }
+        var reported: StorageError? = nil
+        var disk: [String: PropertyList] = [:]
+        var format: PropertyListFormat? = nil
+        var signature: FileSignature? = nil
+        var unreadable = false
+        switch file.read() {
+        case .absent: break
+        case .unreadable(let error):
+            reported = error
+            unreadable = true
+        case .corrupt(let error):
+            // Never overwrite or delete what cannot be read: move it aside, under the lock.
+            let moved: String? = (try? FileLock(path: file.lockPath))?.withLock {
+                if case .corrupt = file.read() { return file.moveAside() }
+                return nil
+            }
+            reported = StorageError(domain: name, path: path, kind: .corrupt(movedTo: moved), reason: error.description)
+            if moved == nil { unreadable = true }
+        case .loaded(let entries, let fileFormat, let sig):
+            disk = entries
+            format = fileFormat
+            signature = sig
+        }
+        let changes: [String: DomainChange.Values] = state.withLock { s in
+            var values = s.replaced != nil ? s.values : disk
+            if s.replaced == nil { for (key, p) in s.pending { values[key] = p.value } }
+            let changes = DomainChange.diff(s.values, values)
+            s.values = values
+            s.signature = signature
+            if let format { s.format = format }
+            s.unreadable = unreadable
+            s.lastError = reported
+            return changes
+        }
+        if let reported { store?.report(reported) }
+        if notify, !changes.isEmpty {
+            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: origin))
+        }
+        return reported
+    }
+}

@@ -1,0 +1,97 @@
+import PlatformIO
+import PropertyList
+
+/// One domain's file on disk: reading it (telling absent, unreadable and
+/// corrupt apart), writing it durably, and moving a corrupt one aside.
+struct DomainFile: Sendable {
+    let domain: String
+    let path: String
+
+    enum Contents {
+        /// No file: the domain is empty.
+        case absent
+        /// A file that cannot be read; it is left alone.
+        case unreadable(StorageError)
+        /// A file that cannot be parsed, or whose root is not a dictionary.
+        case corrupt(PropertyListError)
+        /// The domain's entries, the file's format and its signature.
+        case loaded([String: PropertyList], PropertyListFormat, FileSignature)
+    }
+
+    /// Reads and parses the file.
+    func read() -> Contents {
+        guard let signature = FileSignature(path: path) else {
+            if errno == ENOENT || errno == ENOTDIR { return .absent }
+            return .unreadable(StorageError(domain: domain, path: path, kind: .unreadable, reason: String(cString: strerror(errno))))
+        }
+        guard signature.isRegularFile else {
+            return .unreadable(StorageError(domain: domain, path: path, kind: .unreadable, reason: "not a regular file"))
+        }
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(path) } catch {
+            if error.code == ENOENT { return .absent }
+            return .unreadable(StorageError(domain: domain, path: path, kind: .unreadable, reason: error.reason))
+        }
+        if bytes.isEmpty {
+            return .corrupt(PropertyListError(format: nil, location: .whole, reason: "the file is empty"))
+        }
+        do {
+            let (value, format) = try PropertyList.decode(bytes)
+            guard case .dictionary(let entries) = value else {
+                return .corrupt(PropertyListError(format: format, location: .whole,
+                    reason: "expected a dictionary at the root, found a \(value.kind.rawValue)"))
+            }
+            return .loaded(entries, format, signature)
+        } catch {
+            return .corrupt(error)
+        }
+    }
+
+    /// Writes the entries in `format` (binary when the format cannot hold them),
+    /// mode 0600, creating the directory when needed. Returns the new signature.
+    func write(_ entries: [String: PropertyList], format: PropertyListFormat) throws(StorageError) -> FileSignature? {
+        let value = PropertyList.dictionary(entries)
+        let bytes = (try? value.encoded(as: format)) ?? (try! value.encoded(as: .binary))
+        do {
+            try FileIO.makeDirectories(FileIO.parentDirectory(of: FileIO.resolvingSymbolicLinks(path)))
+            try FileIO.write(bytes, to: path, mode: 0o600)
+        } catch {
+            throw StorageError(domain: domain, path: path, kind: .unwritable, reason: error.reason)
+        }
+        return FileSignature(path: path)
+    }
+
+    /// Removes the file (the whole domain deleted). A missing file is fine.
+    func remove() throws(StorageError) {
+        let target = FileIO.resolvingSymbolicLinks(path)
+        if unlink(target) != 0, errno != ENOENT {
+            throw StorageError(domain: domain, path: path, kind: .unwritable, reason: String(cString: strerror(errno)))
+        }
+        FileIO.syncDirectory(FileIO.parentDirectory(of: target))
+    }
+
+    /// Renames a corrupt file to `<file>.corrupt-<UTC time>` beside it; never deletes it.
+    func moveAside() -> String? {
+        let target = FileIO.resolvingSymbolicLinks(path)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var tm = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &tm)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let stamp = "\(tm.tm_year + 1900)\(two(tm.tm_mon + 1))\(two(tm.tm_mday))T\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec))Z"
+        var destination = target + ".corrupt-" + stamp
+        var n = 1
+        while access(destination, F_OK) == 0 { n += 1; destination = target + ".corrupt-\(stamp)-\(n)" }
+        guard rename(target, destination) == 0 else { return nil }
+        FileIO.syncDirectory(FileIO.parentDirectory(of: target))
+        return destination
+    }
+
+    /// The lock file that serializes writers of this domain across processes:
+    /// `.<file>.lock` beside the (link-resolved) file.
+    var lockPath: String {
+        let target = FileIO.resolvingSymbolicLinks(path)
+        return FileIO.parentDirectory(of: target) + "/." + FileIO.lastComponent(of: target) + ".lock"
+    }
+}

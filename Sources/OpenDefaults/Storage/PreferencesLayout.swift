@@ -1,0 +1,141 @@
+import PlatformIO
+
+/// Where persistent domains live on disk, on the paths Foundation on Linux
+/// uses, so both see the same data.
+///
+/// | scope | file |
+/// |---|---|
+/// | current user, any host | `$XDG_CONFIG_HOME/<domain>.plist` (`~/.config` when unset or relative) |
+/// | current user, current host | `$XDG_CONFIG_HOME/ByHost/<domain>.<host id>.plist` |
+/// | any user, any host | `/usr/local/etc/<domain>.plist` |
+/// | any user, current host | `/usr/local/etc/ByHost/<domain>.<host id>.plist` |
+/// | managed, everyone | `/etc/managed-preferences/<domain>.plist` |
+/// | managed, one user | `/etc/managed-preferences/users/<name>/<domain>.plist` |
+///
+/// The global domain's file is `.GlobalPreferences.plist`. The host id is
+/// the first line of `/etc/machine-id` (else `/var/lib/dbus/machine-id`,
+/// else the host name). `OPENDEFAULTS_SYSTEM_ROOT` relocates every
+/// system-wide path (`/usr/local/etc`, `/etc/managed-preferences`, the
+/// machine id) under another root, for tests and containers.
+///
+/// ```swift
+/// let layout = PreferencesLayout.current
+/// layout.path(for: "com.example.app", scope: .currentUser)  // "/home/ada/.config/com.example.app.plist"
+/// ```
+public struct PreferencesLayout: Sendable, Hashable {
+    /// The current user's preferences folder.
+    public var userDirectory: String
+    /// The folder for every user's preferences.
+    public var systemDirectory: String
+    /// The folder of managed (forced) preferences.
+    public var managedDirectory: String
+    /// This machine's identifier, for by-host files.
+    public var hostIdentifier: String
+    /// The current user's login name (for per-user managed preferences).
+    public var userName: String
+
+    /// The global domain's name in the API.
+    public static let globalDomainName = "NSGlobalDomain"
+    /// The global domain's file name stem.
+    public static let globalDomainFileStem = ".GlobalPreferences"
+
+    public init(userDirectory: String, systemDirectory: String, managedDirectory: String, hostIdentifier: String, userName: String) {
+        self.userDirectory = userDirectory
+        self.systemDirectory = systemDirectory
+        self.managedDirectory = managedDirectory
+        self.hostIdentifier = hostIdentifier
+        self.userName = userName
+    }
+
+    /// The layout for this process's environment.
+    public static var current: PreferencesLayout {
+        let env = Environment.self
+        let home = env["HOME"] ?? Environment.passwdHome() ?? "/"
+        var config = env["XDG_CONFIG_HOME"] ?? ""
+        if !config.hasPrefix("/") { config = home + "/.config" }
+        let root = env["OPENDEFAULTS_SYSTEM_ROOT"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
+        return PreferencesLayout(
+            userDirectory: config,
+            systemDirectory: root + "/usr/local/etc",
+            managedDirectory: root + "/etc/managed-preferences",
+            hostIdentifier: hostID(root: root),
+            userName: env["USER"] ?? Environment.passwdName() ?? "\(getuid())")
+    }
+
+    static func hostID(root: String) -> String {
+        for path in [root + "/etc/machine-id", root + "/var/lib/dbus/machine-id"] {
+            if let bytes = try? FileIO.read(path) { let text = String(decoding: bytes, as: UTF8.self)
+                let line = text.split(separator: "\n").first.map(String.init)?.trimmingSpaces ?? ""
+                if !line.isEmpty, line.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) { return line }
+            }
+        }
+        var buffer = [CChar](repeating: 0, count: 256)
+        if gethostname(&buffer, 255) == 0 {
+            let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !name.isEmpty { return name }
+        }
+        return "localhost"
+    }
+
+    /// The file stem for a domain name: the global domain is `.GlobalPreferences`.
+    public static func fileStem(for domain: String) -> String {
+        domain == globalDomainName || domain == "Apple Global Domain" || domain == "kCFPreferencesAnyApplication"
+            ? globalDomainFileStem : domain
+    }
+
+    /// The domain name a file stem stands for.
+    public static func domainName(forFileStem stem: String) -> String {
+        stem == globalDomainFileStem ? globalDomainName : stem
+    }
+
+    /// The directory of a scope's files.
+    public func directory(for scope: PreferenceScope) -> String {
+        let base = scope.user == .current ? userDirectory : systemDirectory
+        return scope.host == .current ? base + "/ByHost" : base
+    }
+
+    /// The file of `domain` in `scope`.
+    public func path(for domain: String, scope: PreferenceScope) -> String {
+        let stem = Self.fileStem(for: domain)
+        let name = scope.host == .current ? "\(stem).\(hostIdentifier).plist" : "\(stem).plist"
+        return directory(for: scope) + "/" + name
+    }
+
+    /// The managed-preference files for `domain`: everyone's, then this user's (which wins).
+    public func managedPaths(for domain: String) -> [String] {
+        let stem = Self.fileStem(for: domain)
+        return [managedDirectory + "/\(stem).plist", managedDirectory + "/users/\(userName)/\(stem).plist"]
+    }
+
+    /// Whether `name` is a syntactically acceptable domain name (no path separators or NULs, not empty).
+    public static func isValidDomainName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0")
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\r" || f == "\n" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" || l == "\n" { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// Process environment without Foundation.
+enum Environment {
+    static subscript(name: String) -> String? {
+        guard let v = getenv(name) else { return nil }
+        return String(cString: v)
+    }
+
+    static func passwdHome() -> String? {
+        guard let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir else { return nil }
+        return String(cString: dir)
+    }
+
+    static func passwdName() -> String? {
+        guard let pw = getpwuid(getuid()), let name = pw.pointee.pw_name else { return nil }
+        return String(cString: name)
+    }
+}

@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed file operation: the path and the system's reason.
+public struct FileError: Error, CustomStringConvertible, Sendable {
+    /// The file.
+    public let path: String
+    /// What went wrong, from `strerror`.
+    public let reason: String
+    /// The `errno` value, or 0 when the error did not come from the system.
+    public let code: Int32
+
+    /// The error for the current `errno`.
+    public init(path: String, errno code: Int32 = errno) {
+        self.path = path
+        self.code = code
+        self.reason = String(cString: strerror(code))
+    }
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.code = 0
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Whole-file reads and writes over POSIX calls (no Foundation, so tools start fast).
+public enum FileIO {
+    /// The bytes of the file at `path`; `-` reads standard input.
+    /// A directory is an error (`EISDIR`), as is a file that cannot be opened.
+    ///
+    /// ```swift
+    /// let bytes = try FileIO.read("Info.plist")
+    /// ```
+    public static func read(_ path: String) throws(FileError) -> [UInt8] {
+        if path == "-" { return readAll(fd: 0) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(path: path) }
+        defer { close(fd) }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            throw FileError(path: path, errno: EISDIR)
+        }
+        let bytes = readAll(fd: fd)
+        if bytes.isEmpty, errno == EIO { throw FileError(path: path) }
+        return bytes
+    }
+
+    /// Everything readable from `fd` until end of file.
+    public static func readAll(fd: Int32) -> [UInt8] {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            out.append(contentsOf: chunk[0..<n])
+        }
+        return out
+    }
+
+    /// Writes `bytes` to `path` atomically and durably: a temporary file in
+    /// the same directory, written and fsynced, renamed over the target, then
+    /// the directory fsynced. A reader sees the old file or the new one,
+    /// whole, whatever happens. When `path` is a symbolic link the link's
+    /// target is replaced and the link kept. `-` writes to standard output.
+    ///
+    /// ```swift
+    /// try FileIO.write(bytes, to: "/home/ada/.config/com.example.app.plist", mode: 0o600)
+    /// ```
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(FileError) {
+        if path == "-" { StandardStream.output.write(bytes); return }
+        let target = resolvingSymbolicLinks(path)
+        let directory = parentDirectory(of: target)
+        let temporary = directory + "/." + lastComponent(of: target) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw FileError(path: path) }
+        var ok = writeAll(fd: fd, bytes) && fsync(fd) == 0
+        var code = errno
+        if close(fd) != 0, ok { ok = false; code = errno }
+        guard ok else { unlink(temporary); throw FileError(path: path, errno: code) }
+        guard rename(temporary, target) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw FileError(path: path, errno: code)
+        }
+        syncDirectory(directory)
+    }
+
+    /// Flushes a directory's entries (a rename in it) to disk.
+    public static func syncDirectory(_ directory: String) {
+        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else { return }
+        _ = fsync(dfd)
+        close(dfd)
+    }
+
+    /// The path a chain of symbolic links ends at (the path itself when it is
+    /// not a link; a dangling link's target, so writing creates it).
+    public static func resolvingSymbolicLinks(_ path: String) -> String {
+        var current = path
+        for _ in 0..<32 {
+            var buffer = [CChar](repeating: 0, count: 4097)
+            let n = readlink(current, &buffer, 4096)
+            guard n > 0 else { return current }
+            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = target.hasPrefix("/") ? target : parentDirectory(of: current) + "/" + target
+        }
+        return current
+    }
+
+    /// Everything before the last `/` (`.` when there is none).
+    public static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Everything after the last `/`.
+    public static func lastComponent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// Creates a directory and its missing parents.
+    public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(FileError) {
+        var st = stat()
+        if stat(path, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFDIR { return }
+            throw FileError(path: path, reason: "exists and is not a directory")
+        }
+        let parent = parentDirectory(of: path)
+        if parent != path, parent != "/", parent != "." { try makeDirectories(parent, mode: mode) }
+        if mkdir(path, mode) != 0, errno != EEXIST { throw FileError(path: path) }
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes.
+    @discardableResult
+    public static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { b in
+            var done = 0
+            while done < b.count {
+                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return false }
+                done += n
+            }
+            return true
+        }
+    }
+}
+
+/// Standard output and standard error, written without buffering surprises.
+public struct StandardStream: Sendable {
+    let fd: Int32
+    /// Standard output.
+    public static let output = StandardStream(fd: 1)
+    /// Standard error.
+    public static let error = StandardStream(fd: 2)
+
+    /// Writes bytes.
+    public func write(_ bytes: [UInt8]) { FileIO.writeAll(fd: fd, bytes) }
+    /// Writes a string (no newline added).
+    public func write(_ s: String) { FileIO.writeAll(fd: fd, Array(s.utf8)) }
+    /// Writes a string and a newline.
+    public func print(_ s: String) { write(s + "\n") }
+}

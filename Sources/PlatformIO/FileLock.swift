@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An advisory lock on a lock file (`flock`), held between processes.
+///
+/// ```swift
+/// let lock = try FileLock(path: "/home/ada/.config/.com.example.app.plist.lock")
+/// try lock.withLock { /* read, merge, write */ }
+/// ```
+public final class FileLock: @unchecked Sendable {
+    private let fd: Int32
+    /// The lock file.
+    public let path: String
+
+    /// Opens (creating, mode 0600) the lock file. Does not lock.
+    public init(path: String) throws(FileError) {
+        self.path = path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileError(path: path) }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Runs `body` holding the exclusive lock.
+    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+}
+
+/// What identifies one version of a file: device, inode, size, change and
+/// modification times. A rename over the file or a write to it changes it.
+public struct FileSignature: Sendable, Hashable {
+    public let device: UInt64
+    public let inode: UInt64
+    public let size: Int64
+    public let modified: Int64
+    public let modifiedNanoseconds: Int64
+    public let changed: Int64
+    public let changedNanoseconds: Int64
+    /// Owner's user id.
+    public let owner: UInt32
+    /// Permission bits.
+    public let mode: UInt32
+    /// True for a regular file.
+    public let isRegularFile: Bool
+
+    /// The signature of the file at `path` (following links), or nil with `errno` set.
+    public init?(path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
+        modified = Int64(st.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(st.st_mtim.tv_nsec)
+        changed = Int64(st.st_ctim.tv_sec)
+        changedNanoseconds = Int64(st.st_ctim.tv_nsec)
+        owner = UInt32(st.st_uid)
+        mode = UInt32(st.st_mode)
+        isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
+    }
+}

@@ -1,0 +1,67 @@
+// A separate process for OpenDefaults' multi-process tests. It uses the
+// store for its environment (XDG_CONFIG_HOME, OPENDEFAULTS_SYSTEM_ROOT).
+//
+//   write DOMAIN PREFIX COUNT        set PREFIX0…PREFIX<COUNT-1> to their index; exit (flushed at exit)
+//   write-sync DOMAIN KEY VALUE      set one string and synchronize
+//   versions DOMAIN KEYS             forever: set every key to version v, synchronize, print "v\n"
+//   announce-versions DOMAIN KEYS    as versions, but print "W v\n" before each flush starts
+//   observe DOMAIN KEY               print "<value>\n" each time KEY changes (any process)
+//   get DOMAIN KEY                   print the value's description
+import Dispatch
+import OpenDefaults
+import PlatformIO
+import PropertyList
+
+let args = Array(CommandLine.arguments.dropFirst())
+let store = DomainStore.shared
+
+func usage() -> Never {
+    StandardStream.error.print("usage: defaults-test-helper write|write-sync|versions|announce-versions|observe|get …")
+    exit(2)
+}
+
+guard args.count >= 2 else { usage() }
+let domain = store.domain(args[1], scope: .currentUser)
+
+switch args[0] {
+case "write":
+    guard args.count == 4, let count = Int(args[3]) else { usage() }
+    for i in 0..<count { domain.set(PropertyList(i), forKey: "\(args[2])\(i)") }
+case "write-sync":
+    guard args.count == 4 else { usage() }
+    domain.set(.string(args[3]), forKey: args[2])
+    do { try domain.synchronize() } catch {
+        StandardStream.error.print("\(error)")
+        exit(1)
+    }
+case "versions", "announce-versions":
+    guard args.count == 3, let keys = Int(args[2]) else { usage() }
+    let announce = args[0] == "announce-versions"
+    var version = Int(domain.value(forKey: "version")?.intValue ?? 0)
+    while true {
+        version += 1
+        var values: [String: PropertyList?] = ["version": PropertyList(version)]
+        for k in 0..<keys { values["key\(k)"] = PropertyList(version) }
+        domain.set(values)
+        if announce { StandardStream.output.write("W \(version)\n") }
+        do { try domain.synchronize() } catch {
+            StandardStream.error.print("\(error)")
+            exit(1)
+        }
+        StandardStream.output.write("\(version)\n")
+    }
+case "observe":
+    guard args.count == 3 else { usage() }
+    let key = args[2]
+    let token = store.observe { change in
+        guard change.domain == args[1], let values = change.changes[key] else { return }
+        StandardStream.output.write((values.new?.description ?? "(removed)") + "\n")
+    }
+    StandardStream.output.write("ready\n")
+    while true { withExtendedLifetime(token) { sleep(1) } }
+case "get":
+    guard args.count == 3 else { usage() }
+    StandardStream.output.write((domain.value(forKey: args[2])?.description ?? "(absent)") + "\n")
+default:
+    usage()
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+@testable import OpenDefaults
+import PropertyList
+
+@Suite("Persistent domains in one process")
+struct StorageTests {
+    @Test("a write is in memory at once and on disk after synchronize, as a 0600 binary plist")
+    func writeAndSynchronize() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let domain = store.domain("com.example.app")
+        domain.set("Ada", forKey: "name")
+        #expect(domain.value(forKey: "name") == "Ada")
+        try domain.synchronize()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: sandbox.path("com.example.app")))
+        #expect(bytes.prefix(8) == Data("bplist00".utf8))
+        #expect(try sandbox.fileValue("com.example.app") == ["name": "Ada"])
+        let mode = try FileManager.default.attributesOfItem(atPath: sandbox.path("com.example.app"))[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test("writes are flushed within the flush delay without synchronize, a burst as one write")
+    func coalescedFlush() throws {
+        let sandbox = try Sandbox()
+        let domain = sandbox.makeStore().domain("com.example.burst")
+        for i in 0..<1000 { domain.set(PropertyList(i), forKey: "k\(i)") }
+        #expect(try eventually { (try? sandbox.fileValue("com.example.burst"))?.dictionaryValue?.count == 1000 })
+    }
+
+    @Test("a process that exits normally flushes its pending changes")
+    func flushAtExit() throws {
+        let sandbox = try Sandbox()
+        let r = try run(helperPath, ["write", "com.example.exit", "k", "50"], environment: sandbox.environment)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try sandbox.fileValue("com.example.exit").dictionaryValue?.count == 50)
+    }
+
+    @Test("a file kept as XML or old-style text is written back in its format")
+    func keepsFormat() throws {
+        let sandbox = try Sandbox()
+        try Data(#"<?xml version="1.0"?><plist><dict><key>a</key><string>1</string></dict></plist>"#.utf8)
+            .write(to: URL(fileURLWithPath: sandbox.path("com.example.xml")))
+        try Data("{ a = 1; }".utf8).write(to: URL(fileURLWithPath: sandbox.path("com.example.text")))
+        let store = sandbox.makeStore()
+        for name in ["com.example.xml", "com.example.text"] {
+            let d = store.domain(name)
+            #expect(d.value(forKey: "a") == "1")
+            d.set(2, forKey: "b")
+            try d.synchronize()
+        }
+        let xml = try String(contentsOfFile: sandbox.path("com.example.xml"), encoding: .utf8)
+        #expect(xml.hasPrefix("<?xml"))
+        #expect(xml.contains("<integer>2</integer>"))
+        let text = try String(contentsOfFile: sandbox.path("com.example.text"), encoding: .utf8)
+        #expect(text.hasPrefix("{"))
+        #expect(try sandbox.fileValue("com.example.text") == ["a": "1", "b": 2])
+    }
+
+    @Test("a symlinked domain file is written through to its target; the link stays")
+    func symlinks() throws {
+        let sandbox = try Sandbox()
+        let dotfiles = sandbox.root.appendingPathComponent("dotfiles")
+        try FileManager.default.createDirectory(at: dotfiles, withIntermediateDirectories: true)
+        let target = dotfiles.appendingPathComponent("app.plist")
+        try PropertyList.dictionary(["a": 1]).data(as: .xml).write(to: target)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path("com.example.link"), withDestinationPath: target.path)
+        let d = sandbox.makeStore().domain("com.example.link")
+        #expect(d.value(forKey: "a") == 1)
+        d.set(2, forKey: "b")
+        try d.synchronize()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: sandbox.path("com.example.link")) == target.path)
+        #expect(try PropertyList(decoding: Data(contentsOf: target)) == ["a": 1, "b": 2])
+    }
+
+    @Test("replacing and removing the whole domain")
+    func wholeDomain() throws {
+        let sandbox = try Sandbox()
+        let d = sandbox.makeStore().domain("com.example.whole")
+        d.set(1, forKey: "old")
+        try d.synchronize()
+        d.replaceAll(with: ["new": 2])
+        try d.synchronize()
+        #expect(try sandbox.fileValue("com.example.whole") == ["new": 2])
+        d.replaceAll(with: nil)
+        try d.synchronize()
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("com.example.whole")))
+        #expect(d.entries.isEmpty)
+    }
+
+    @Test("this process's changes are reported with old and new values")
+    func localChangeEvents() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let recorder = ChangeRecorder(store)
+        let d = store.domain("com.example.events")
+        d.set(1, forKey: "a")
+        d.set(2, forKey: "a")
+        d.set(nil, forKey: "a")
+        store.waitForDelivery()
+        let changes = recorder.all.compactMap { $0.changes["a"] }
+        #expect(changes == [.init(old: nil, new: 1), .init(old: 1, new: 2), .init(old: 2, new: nil)])
+        #expect(recorder.all.allSatisfy { $0.origin == .thisProcess && $0.domain == "com.example.events" })
+    }
+
+    @Test("persistentDomainNames lists the files of a scope")
+    func domainNames() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        store.domain("com.b").set(1, forKey: "x")
+        store.domain("NSGlobalDomain").set(1, forKey: "x")
+        store.domain("com.host", scope: .currentUserCurrentHost).set(1, forKey: "x")
+        try store.flushAll()
+        #expect(store.persistentDomainNames(scope: .currentUser) == ["NSGlobalDomain", "com.b"])
+        #expect(store.persistentDomainNames(scope: .currentUserCurrentHost) == ["com.host"])
+    }
+}
+
+@Suite("Bad files: a clear error, nothing lost")
+struct BadFileTests {
+    @Test("an unparseable file is moved aside, reported, and the domain starts empty", arguments: [
+        ("garbage", Data("this is { not a plist".utf8)),
+        ("empty", Data()),
+        ("truncated", Data("bplist00\u{D1}\u{01}\u{02}".utf8)),
+        ("wrong root", Data("<plist><array/></plist>".utf8)),
+    ])
+    func corrupt(name: String, contents: Data) throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.path("com.example.bad")
+        try contents.write(to: URL(fileURLWithPath: path))
+        let store = sandbox.makeStore()
+        let d = store.domain("com.example.bad")
+        #expect(d.entries.isEmpty)
+        guard case .corrupt(let moved)? = d.lastError?.kind, let moved else {
+            Issue.record("expected a corrupt-file error, got \(String(describing: d.lastError))")
+            return
+        }
+        #expect(moved.hasPrefix(path + ".corrupt-"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == contents)
+        #expect(d.lastError!.description.contains(path))
+        // The domain works again, without touching the kept copy.
+        d.set(1, forKey: "fresh")
+        try d.synchronize()
+        #expect(try sandbox.fileValue("com.example.bad") == ["fresh": 1])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == contents)
+    }
+
+    @Test("a directory in the way: reads are empty, writes fail clearly, nothing is moved")
+    func directoryInTheWay() throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.path("com.example.dir")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: path + "/inside"))
+        let d = sandbox.makeStore().domain("com.example.dir")
+        #expect(d.entries.isEmpty)
+        #expect(d.lastError?.kind == .unreadable)
+        d.set(1, forKey: "a")
+        #expect(throws: StorageError.self) { try d.synchronize() }
+        #expect(d.value(forKey: "a") == 1)  // kept in memory
+        #expect(try String(contentsOfFile: path + "/inside", encoding: .utf8) == "keep")
+    }
+
+    @Test("an unwritable location: the error names the path, memory keeps the value")
+    func unwritable() throws {
+        let sandbox = try Sandbox()
+        // The user folder is a regular file: nothing can be created inside it.
+        let blocker = sandbox.root.appendingPathComponent("blocked")
+        try Data("x".utf8).write(to: blocker)
+        var layout = sandbox.layout
+        layout.userDirectory = blocker.path
+        let store = DomainStore(layout: layout)
+        store.setErrorHandler { _ in }
+        let d = store.domain("com.example.nowrite")
+        d.set("v", forKey: "k")
+        do {
+            try d.synchronize()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.kind == .unwritable)
+            #expect(error.description.contains(blocker.path))
+        }
+        #expect(d.value(forKey: "k") == "v")
+        #expect(try String(contentsOf: blocker, encoding: .utf8) == "x")
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import OpenDefaults
+import PropertyList
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The folder that holds the built executables (beside the test bundle).
+let productsDirectory: URL = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    while url.path != "/" {
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("defaults-test-helper").path) { return url }
+        url.deleteLastPathComponent()
+    }
+    return repositoryRoot.appendingPathComponent(".build/debug")
+}()
+
+let helperPath = productsDirectory.appendingPathComponent("defaults-test-helper").path
+
+/// A throw-away home for preferences: a user folder and a system root.
+final class Sandbox {
+    let root: URL
+    var userDirectory: String { root.appendingPathComponent("config").path }
+    var systemRoot: String { root.appendingPathComponent("system").path }
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: root.appendingPathComponent("config").path, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root.appendingPathComponent("system/etc").path, withIntermediateDirectories: true)
+        try Data("0123456789abcdef0123456789abcdef\n".utf8).write(to: root.appendingPathComponent("system/etc/machine-id"))
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    var layout: PreferencesLayout {
+        PreferencesLayout(
+            userDirectory: userDirectory, systemDirectory: systemRoot + "/usr/local/etc",
+            managedDirectory: systemRoot + "/etc/managed-preferences", hostIdentifier: "0123456789abcdef0123456789abcdef",
+            userName: "tester")
+    }
+
+    /// The environment a helper process needs to use this sandbox.
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_CONFIG_HOME"] = userDirectory
+        env["OPENDEFAULTS_SYSTEM_ROOT"] = systemRoot
+        env["USER"] = "tester"
+        return env
+    }
+
+    func makeStore() -> DomainStore {
+        let store = DomainStore(layout: layout)
+        store.setErrorHandler { _ in }
+        return store
+    }
+
+    func path(_ domain: String, scope: PreferenceScope = .currentUser) -> String { layout.path(for: domain, scope: scope) }
+
+    func fileValue(_ domain: String) throws -> PropertyList {
+        try PropertyList(decoding: Data(contentsOf: URL(fileURLWithPath: path(domain))))
+    }
+}
+
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+@discardableResult
+func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    if let environment { p.environment = environment }
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return ProcessResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func eventually(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.005)
+    }
+    return try condition()
+}
+
+/// Collects change events from a store.
+final class ChangeRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var changes: [DomainChange] = []
+    var token: ObservationToken?
+
+    init(_ store: DomainStore) {
+        token = store.observe { [weak self] change in
+            guard let self else { return }
+            self.lock.lock()
+            self.changes.append(change)
+            self.lock.unlock()
+        }
+    }
+
+    var all: [DomainChange] {
+        lock.lock()
+        defer { lock.unlock() }
+        return changes
+    }
+}
