@@ -5,15 +5,12 @@ let package = Package(
     name: "OpenDefaults",
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
-        .library(name: "PropertyListBridging", targets: ["PropertyListBridging"]),
         .library(name: "OpenDefaults", targets: ["OpenDefaults"]),
         .executable(name: "plutil", targets: ["plutil"]),
     ],
     targets: [
         // The typed value, every format's reader and writer, Codable. Toolchain only.
         .target(name: "PropertyList"),
-        // Conversion to and from Foundation's bridged values (`Any`, `NSNumber`…): the edge.
-        .target(name: "PropertyListBridging", dependencies: ["PropertyList"]),
         // Persistent domains (storage, coherence, managed preferences) and the defaults API.
         .target(name: "OpenDefaults", dependencies: ["PropertyList", "PlatformIO"]),
         // File and standard-stream I/O over POSIX (no Foundation): the storage layer and the tools.
@@ -24,7 +21,7 @@ let package = Package(
         .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),
         .testTarget(
             name: "PropertyListTests",
-            dependencies: ["PropertyList", "PropertyListBridging"]
+            dependencies: ["PropertyList"]
         ),
         // Test helper: a separate process that reads and writes domains, for multi-process tests.
         .executableTarget(name: "defaults-test-helper", dependencies: ["OpenDefaults", "PropertyList"]),

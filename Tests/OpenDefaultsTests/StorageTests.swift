@@ -183,3 +183,41 @@ struct BadFileTests {
         #expect(try String(contentsOf: blocker, encoding: .utf8) == "x")
     }
 }
+
+@Suite("Managed (forced) preferences")
+struct ManagedTests {
+    func writeManaged(_ sandbox: Sandbox, _ relative: String, _ value: PropertyList, mode: Int = 0o644) throws {
+        let path = sandbox.layout.managedDirectory + "/" + relative
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try value.data(as: .xml).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    @Test("root-owned managed files force values; the user's file wins over everyone's", .enabled(if: getuid() == 0, "needs root to own the files"))
+    func forced() throws {
+        let sandbox = try Sandbox()
+        try writeManaged(sandbox, "com.example.app.plist", ["A": 1, "B": 1])
+        try writeManaged(sandbox, "users/tester/com.example.app.plist", ["B": 2])
+        let m = sandbox.makeStore().managedDomain("com.example.app")
+        #expect(m.entries == ["A": 1, "B": 2])
+    }
+
+    @Test("a managed file writable by others is ignored and reported", .enabled(if: getuid() == 0, "needs root to own the files"))
+    func forgedIgnored() throws {
+        let sandbox = try Sandbox()
+        try writeManaged(sandbox, "com.example.app.plist", ["A": 1], mode: 0o666)
+        let store = DomainStore(layout: sandbox.layout)
+        let errors = ErrorRecorder()
+        store.setErrorHandler { errors.add($0) }
+        #expect(store.managedDomain("com.example.app").entries.isEmpty)
+        #expect(errors.all.contains { $0.description.contains("must be owned by root") })
+    }
+}
+
+final class ErrorRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [StorageError] = []
+    func add(_ e: StorageError) { lock.lock(); errors.append(e); lock.unlock() }
+    var all: [StorageError] { lock.lock(); defer { lock.unlock() }; return errors }
+}

@@ -124,3 +124,29 @@ struct KeyPathTests {
         #expect(v == before)
     }
 }
+
+@Suite("Bridging from and to Any")
+struct BridgingTests {
+    @Test("Swift values in Any become typed values, and back")
+    func roundTrip() throws {
+        let any: [String: Any] = ["s": "x", "i": 3, "u": UInt64.max, "d": 1.5, "b": true, "a": [1, "two"], "n": ["k": Int8(-1)], "data": Data([1])]
+        let v = try PropertyList(bridging: any)
+        #expect(v == ["s": "x", "i": 3, "u": PropertyList(UInt64.max), "d": 1.5, "b": true, "a": [1, "two"], "n": ["k": -1], "data": .data(Data([1]))])
+        let back = try #require(v.bridgedValue as? [String: Any])
+        #expect(back["b"] as? Bool == true)
+        #expect(back["i"] as? Int == 3)
+        #expect(try PropertyList(bridging: back) == v)
+    }
+
+    @Test("a value that is not a property list names its key path and type")
+    func rejects() {
+        struct NotAPlist {}
+        do {
+            _ = try PropertyList(bridging: ["a": ["b": NotAPlist()]] as [String: Any])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.location == .keyPath("a.b"))
+            #expect(error.reason.contains("NotAPlist"))
+        }
+    }
+}

@@ -30,6 +30,7 @@ public final class DomainStore: Sendable {
     }
 
     private let domains = Mutex<[Key: PersistentDomain]>([:])
+    private let managed = Mutex<[String: ManagedDomain]>([:])
     private let observers = Mutex<[UInt64: @Sendable (DomainChange) -> Void]>([:])
     private let nextObserver = Atomic<UInt64>(1)
     private let errorHandler = Mutex<@Sendable (StorageError) -> Void>({ error in
@@ -62,6 +63,17 @@ public final class DomainStore: Sendable {
             watcher.watch(domain)
         }
         return domain
+    }
+
+    /// The values forced by an administrator for `name`.
+    public func managedDomain(_ name: String) -> ManagedDomain {
+        if let existing = managed.withLock({ $0[name] }) { return existing }
+        let created = ManagedDomain(name: name, paths: layout.managedPaths(for: name), store: self)
+        return managed.withLock { m in
+            if let existing = m[name] { return existing }
+            m[name] = created
+            return created
+        }
     }
 
     /// The domains loaded so far.
@@ -114,8 +126,10 @@ public final class DomainStore: Sendable {
         if let first { throw first }
     }
 
-    /// Flushes pending changes and reloads every loaded domain from disk.
+    /// Flushes pending changes and reloads every loaded domain (and the
+    /// managed preferences) from disk.
     public func synchronizeAll() throws(StorageError) {
+        for m in managed.withLock({ Array($0.values) }) { m.reload() }
         var first: StorageError? = nil
         for d in loadedDomains {
             do { try d.synchronize() } catch { first = first ?? error }
