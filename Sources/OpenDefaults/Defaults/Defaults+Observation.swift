@@ -1,0 +1,53 @@
+import PropertyList
+
+extension Defaults {
+    /// Calls `handler` with the old and new value each time the effective
+    /// value of `key` changes — by this process, another process, or the
+    /// `defaults` tool. Observation ends when the token is released.
+    /// Handlers never run while a lock is held.
+    ///
+    /// ```swift
+    /// let token = defaults.observe("Volume") { old, new in print(old as Any, "→", new as Any) }
+    /// ```
+    public func observe(_ key: String, _ handler: @escaping @Sendable (_ old: PropertyList?, _ new: PropertyList?) -> Void) -> ObservationToken {
+        let id = state.withLock { s -> UInt64 in
+            let id = s.nextObserver
+            s.nextObserver += 1
+            s.keyObservers[key, default: [:]][id] = handler
+            return id
+        }
+        return ObservationToken { [weak self] in
+            self?.state.withLock { s in
+                s.keyObservers[key]?[id] = nil
+                if s.keyObservers[key]?.isEmpty == true { s.keyObservers[key] = nil }
+            }
+        }
+    }
+
+    /// Calls `handler` after any change to the effective values (what
+    /// `didChangeNotification` reports).
+    public func observeChanges(_ handler: @escaping @Sendable () -> Void) -> ObservationToken {
+        let id = state.withLock { s -> UInt64 in
+            let id = s.nextObserver
+            s.nextObserver += 1
+            s.anyObservers[id] = handler
+            return id
+        }
+        return ObservationToken { [weak self] in
+            self?.state.withLock { s in s.anyObservers[id] = nil }
+        }
+    }
+
+    /// The values of `key` as they change, starting with the current one.
+    ///
+    /// ```swift
+    /// for await volume in defaults.updates(forKey: "Volume") { print(volume as Any) }
+    /// ```
+    public func updates(forKey key: String) -> AsyncStream<PropertyList?> {
+        AsyncStream { continuation in
+            continuation.yield(value(forKey: key))
+            let token = observe(key) { _, new in continuation.yield(new) }
+            continuation.onTermination = { _ in token.cancel() }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PropertyList
+
+extension Defaults {
+    /// The effective value of `key`: the first domain of the search list that has it.
+    ///
+    /// ```swift
+    /// if case .integer(let n)? = defaults.value(forKey: "Volume") { … }
+    /// ```
+    @inline(__always)
+    public func value(forKey key: String) -> PropertyList? {
+        checkRegistration()
+        return state.withLock { $0.resolved[key] }
+    }
+
+    /// `UserDefaults.object(forKey:)`: the value as Swift's plain types
+    /// (`String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]`, `[String: Any]`).
+    public func object(forKey key: String) -> Any? { value(forKey: key)?.bridgedValue }
+
+    /// The string; a number gives its decimal text.
+    public func string(forKey key: String) -> String? {
+        switch value(forKey: key) {
+        case .string(let s)?: s
+        case .integer(let n)?: n.description
+        case .real(let d)?: RealText.shortest(d)
+        default: nil
+        }
+    }
+
+    /// The array, or nil when the value is not an array.
+    public func array(forKey key: String) -> [Any]? {
+        guard case .array(let a)? = value(forKey: key) else { return nil }
+        return a.map(\.bridgedValue)
+    }
+
+    /// The dictionary, or nil when the value is not a dictionary.
+    public func dictionary(forKey key: String) -> [String: Any]? {
+        guard case .dictionary(let d)? = value(forKey: key) else { return nil }
+        return d.mapValues(\.bridgedValue)
+    }
+
+    /// The data, or nil when the value is not data.
+    public func data(forKey key: String) -> Data? {
+        guard case .data(let d)? = value(forKey: key) else { return nil }
+        return d
+    }
+
+    /// The array of strings, or nil unless every element is a string.
+    public func stringArray(forKey key: String) -> [String]? {
+        guard case .array(let a)? = value(forKey: key) else { return nil }
+        var out: [String] = []
+        out.reserveCapacity(a.count)
+        for e in a {
+            guard case .string(let s) = e else { return nil }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// The integer: integers (clamped to `Int`), reals truncated, strings
+    /// parsed (leading whitespace, sign, digits), booleans as 1 or 0; else 0.
+    public func integer(forKey key: String) -> Int {
+        Coercion.integer(value(forKey: key))
+    }
+
+    /// The number as `Float`; 0 when absent or not numeric.
+    public func float(forKey key: String) -> Float { Float(Coercion.double(value(forKey: key))) }
+
+    /// The number as `Double`: reals, integers, numeric strings, booleans; else 0.
+    public func double(forKey key: String) -> Double { Coercion.double(value(forKey: key)) }
+
+    /// The boolean: `true`, a non-zero number, or a string `YES`/`yes`/`true`
+    /// or a non-zero integer; else false.
+    public func bool(forKey key: String) -> Bool { Coercion.bool(value(forKey: key)) }
+
+    /// The URL: a path string (`~` expanded with `$HOME`) as a file URL, or
+    /// the keyed-archive bytes macOS stores for a URL.
+    public func url(forKey key: String) -> URL? {
+        switch value(forKey: key) {
+        case .string(let s)?:
+            let path = s.hasPrefix("~") ? (Environment["HOME"] ?? "") + s.dropFirst() : s
+            return URL(fileURLWithPath: path)
+        case .data(let d)?:
+            return URLArchive.decode(d)
+        default:
+            return nil
+        }
+    }
+
+    /// `dictionaryRepresentation()`: the union of the whole search list,
+    /// earlier domains winning, as Swift's plain types.
+    public func dictionaryRepresentation() -> [String: Any] {
+        values().mapValues(\.bridgedValue)
+    }
+
+    /// The union of the whole search list as typed values (no conversion cost).
+    public func values() -> [String: PropertyList] {
+        checkRegistration()
+        return state.withLock { $0.resolved }
+    }
+
+    /// True when an administrator forces `key` in this object's domain or
+    /// the global domain: writes still go to the user's domain, but the
+    /// forced value keeps winning.
+    public func objectIsForced(forKey key: String) -> Bool {
+        store.managedDomain(domainName).value(forKey: key) != nil
+            || store.managedDomain(PreferencesLayout.globalDomainName).value(forKey: key) != nil
+    }
+
+    /// True when an administrator forces `key` in `domain`.
+    public func objectIsForced(forKey key: String, inDomain domain: String) -> Bool {
+        store.managedDomain(domain).value(forKey: key) != nil
+    }
+}
+
+/// Apple's coercion rules for the typed getters.
+enum Coercion {
+    static func integer(_ v: PropertyList?) -> Int {
+        switch v {
+        case .integer(let n)?: return n.clampedInt
+        case .real(let d)?:
+            if d.isNaN { return 0 }
+            if d >= 9.223372036854775807e18 { return .max }
+            if d <= -9.223372036854775808e18 { return .min }
+            return Int(d)
+        case .boolean(let b)?: return b ? 1 : 0
+        case .string(let s)?: return leadingInteger(s)
+        default: return 0
+        }
+    }
+
+    static func double(_ v: PropertyList?) -> Double {
+        switch v {
+        case .real(let d)?: return d
+        case .integer(let n)?: return n.doubleValue
+        case .boolean(let b)?: return b ? 1 : 0
+        case .string(let s)?: return leadingDouble(s)
+        default: return 0
+        }
+    }
+
+    static func bool(_ v: PropertyList?) -> Bool {
+        switch v {
+        case .boolean(let b)?: return b
+        case .integer(let n)?: return n != 0
+        case .real(let d)?: return d != 0
+        case .string(let s)?:
+            let t = s.trimmingSpaces.lowercased()
+            if t == "yes" || t == "true" { return true }
+            return leadingInteger(t) != 0
+        default: return false
+        }
+    }
+
+    /// `intValue` of a string: optional whitespace and sign, then digits; clamped.
+    static func leadingInteger(_ s: String) -> Int {
+        var it = Substring(s).drop { $0 == " " || $0 == "\t" || $0 == "\n" }
+        var negative = false
+        if let f = it.first, f == "-" || f == "+" { negative = f == "-"; it = it.dropFirst() }
+        var value = 0
+        for ch in it {
+            guard let d = ch.wholeNumberValue, ch.isASCII else { break }
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(d)
+            if o1 || o2 { return negative ? .min : .max }
+            value = a
+        }
+        return negative ? -value : value
+    }
+
+    static func leadingDouble(_ s: String) -> Double {
+        let t = s.trimmingSpaces
+        if let d = Double(t) { return d }
+        var end = t.startIndex
+        var seenDigit = false
+        for i in t.indices {
+            let c = t[i]
+            if c.isNumber || c == "." || ((c == "-" || c == "+") && i == t.startIndex) {
+                if c.isNumber { seenDigit = true }
+                end = t.index(after: i)
+            } else { break }
+        }
+        return seenDigit ? Double(t[..<end]) ?? 0 : 0
+    }
+}
+
+/// Decimal text of a real for `string(forKey:)`.
+enum RealText {
+    static func shortest(_ d: Double) -> String {
+        if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+        return "\(d)"
+    }
+}
