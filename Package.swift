@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "OpenDefaults", targets: ["OpenDefaults"]),
+        .library(name: "OpenDefaultsFoundation", targets: ["OpenDefaultsFoundation"]),
         .executable(name: "plutil", targets: ["plutil"]),
     ],
     targets: [
@@ -13,6 +14,8 @@ let package = Package(
         .target(name: "PropertyList"),
         // Persistent domains (storage, coherence, managed preferences) and the defaults API.
         .target(name: "OpenDefaults", dependencies: ["PropertyList", "PlatformIO"]),
+        // Foundation's edge: `Defaults.didChangeNotification` through NotificationCenter.
+        .target(name: "OpenDefaultsFoundation", dependencies: ["OpenDefaults"]),
         // File and standard-stream I/O over POSIX (no Foundation): the storage layer and the tools.
         .target(name: "PlatformIO"),
         // macOS `plutil` on Linux.
@@ -21,13 +24,14 @@ let package = Package(
         .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),
         .testTarget(
             name: "PropertyListTests",
-            dependencies: ["PropertyList"]
+            dependencies: ["PropertyList"],
+            exclude: ["FuzzRegressions"]
         ),
         // Test helper: a separate process that reads and writes domains, for multi-process tests.
         .executableTarget(name: "defaults-test-helper", dependencies: ["OpenDefaults", "PropertyList"]),
         .testTarget(
             name: "OpenDefaultsTests",
-            dependencies: ["OpenDefaults", "PropertyList"]
+            dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]
         ),
     ],
     swiftLanguageModes: [.v6]

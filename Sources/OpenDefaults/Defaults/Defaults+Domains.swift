@@ -51,6 +51,7 @@ extension Defaults {
         }
         for (o, old, new) in calls { o(old, new) }
         for o in any { o() }
+        GlobalObservers.notify(self)
     }
 
     // MARK: Volatile domains

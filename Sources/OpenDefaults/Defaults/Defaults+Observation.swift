@@ -1,4 +1,5 @@
 import PropertyList
+import Synchronization
 
 extension Defaults {
     /// Calls `handler` with the old and new value each time the effective
@@ -38,6 +39,16 @@ extension Defaults {
         }
     }
 
+    /// Calls `handler` with the defaults object after any change to the
+    /// effective values of any defaults object in the process (the
+    /// `OpenDefaultsFoundation` module posts `didChangeNotification` this way).
+    /// Observation ends when the token is released.
+    public static func observeAllInstances(_ handler: @escaping @Sendable (Defaults) -> Void) -> ObservationToken {
+        let id = GlobalObservers.next.add(1, ordering: .relaxed).oldValue
+        GlobalObservers.handlers.withLock { $0[id] = handler }
+        return ObservationToken { GlobalObservers.handlers.withLock { _ = $0.removeValue(forKey: id) } }
+    }
+
     /// The values of `key` as they change, starting with the current one.
     ///
     /// ```swift
@@ -49,5 +60,15 @@ extension Defaults {
             let token = observe(key) { _, new in continuation.yield(new) }
             continuation.onTermination = { _ in token.cancel() }
         }
+    }
+}
+
+enum GlobalObservers {
+    static let handlers = Mutex<[UInt64: @Sendable (Defaults) -> Void]>([:])
+    static let next = Atomic<UInt64>(1)
+
+    static func notify(_ defaults: Defaults) {
+        let all = handlers.withLock { Array($0.values) }
+        for h in all { h(defaults) }
     }
 }

@@ -237,6 +237,7 @@ public final class Defaults: Sendable {
         notifications = pending
         for (o, old, new) in notifications { o(old, new) }
         for o in any { o() }
+        if anyChanged { GlobalObservers.notify(self) }
     }
 
     /// A change to a persistent domain, from this process or another.

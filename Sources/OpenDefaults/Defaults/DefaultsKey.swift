@@ -1,0 +1,62 @@
+import PropertyList
+
+extension Defaults {
+    /// A typed key with its default value.
+    ///
+    /// ```swift
+    /// extension Defaults.Keys {
+    ///     static let volume = Defaults.Key<Int>("Volume", default: 5)
+    /// }
+    /// defaults[.volume] += 1
+    /// ```
+    public struct Key<Value: DefaultsValue>: Sendable {
+        /// The key's name in the domain.
+        public let name: String
+        /// The value when the key is absent or holds something of another type.
+        public let defaultValue: Value
+
+        public init(_ name: String, default defaultValue: Value) {
+            self.name = name
+            self.defaultValue = defaultValue
+        }
+    }
+
+    /// Reads or writes a typed key; reading a missing or mistyped value gives the key's default.
+    public subscript<Value>(key: Key<Value>) -> Value {
+        get {
+            guard let stored = value(forKey: key.name), let v = Value(propertyList: stored) else { return key.defaultValue }
+            return v
+        }
+        set {
+            if newValue.removesKey { removeObject(forKey: key.name); return }
+            do { set(try newValue.propertyList, forKey: key.name) } catch {
+                store.report(StorageError(domain: domainName, path: ownDomain.path, kind: .invalidValue,
+                    reason: "cannot store the value for key '\(key.name)': \(error)"))
+            }
+        }
+    }
+}
+
+/// A stored setting: a property backed by a defaults key.
+///
+/// ```swift
+/// struct Settings {
+///     @Stored("Volume", default: 5) var volume: Int
+///     @Stored("Theme", default: .light, defaults: Defaults(suiteName: "group.shared")!) var theme: Theme
+/// }
+/// ```
+@propertyWrapper
+public struct Stored<Value: DefaultsValue>: Sendable {
+    public let key: Defaults.Key<Value>
+    public let defaults: Defaults
+
+    public init(_ name: String, default defaultValue: Value, defaults: Defaults = .standard) {
+        self.key = Defaults.Key(name, default: defaultValue)
+        self.defaults = defaults
+    }
+
+    public var wrappedValue: Value {
+        get { defaults[key] }
+        nonmutating set { defaults[key] = newValue }
+    }
+}
