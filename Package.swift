@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "OpenDefaults", targets: ["OpenDefaults"]),
         .library(name: "OpenDefaultsFoundation", targets: ["OpenDefaultsFoundation"]),
         .executable(name: "plutil", targets: ["plutil"]),
+        .executable(name: "defaults", targets: ["defaults"]),
     ],
     targets: [
         // The typed value, every format's reader and writer, Codable. Toolchain only.
@@ -20,6 +21,8 @@ let package = Package(
         .target(name: "PlatformIO"),
         // macOS `plutil` on Linux.
         .executableTarget(name: "plutil", dependencies: ["PropertyList", "PlatformIO"]),
+        // macOS `defaults` on Linux, over OpenDefaults.
+        .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
         // Test helper: prints a file's value as the conformance corpus' canonical JSON.
         .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),
         .testTarget(

@@ -19,6 +19,27 @@ let package = Package(
             ],
             path: "Benchmarks/PropertyListBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "DefaultsBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "OpenDefaults", package: "OpenDefaults"),
+                .product(name: "PropertyList", package: "OpenDefaults"),
+            ],
+            path: "Benchmarks/DefaultsBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Programs started by the cold-start and visibility benchmarks.
+        .executableTarget(name: "empty-program", path: "Sources/empty-program"),
+        .executableTarget(
+            name: "opendefaults-read-key",
+            dependencies: [.product(name: "OpenDefaults", package: "OpenDefaults")],
+            path: "Sources/opendefaults-read-key"),
+        .executableTarget(name: "foundation-read-key", path: "Sources/foundation-read-key"),
+        .executableTarget(
+            name: "visibility-peer",
+            dependencies: [.product(name: "OpenDefaults", package: "OpenDefaults")],
+            path: "Sources/visibility-peer"),
     ]
 )

@@ -7,6 +7,13 @@
 //   announce-versions DOMAIN KEYS    as versions, but print "W v\n" before each flush starts
 //   observe DOMAIN KEY               print "<value>\n" each time KEY changes (any process)
 //   get DOMAIN KEY                   print the value's description
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import OpenDefaults
 import PlatformIO

@@ -93,7 +93,6 @@ struct MultiProcessTests {
         let written = clock.now
         #expect(eventually { domain.value(forKey: "name") == "Grace" })
         let visible = clock.now
-        store.waitForDelivery()
         let change = recorder.all.first { $0.changes["name"] != nil }
         #expect(change?.origin == .otherProcess)
         #expect(change?.changes["name"] == .init(old: nil, new: "Grace"))

@@ -97,7 +97,6 @@ struct StorageTests {
         d.set(1, forKey: "a")
         d.set(2, forKey: "a")
         d.set(nil, forKey: "a")
-        store.waitForDelivery()
         let changes = recorder.all.compactMap { $0.changes["a"] }
         #expect(changes == [.init(old: nil, new: 1), .init(old: 1, new: 2), .init(old: 2, new: nil)])
         #expect(recorder.all.allSatisfy { $0.origin == .thisProcess && $0.domain == "com.example.events" })

@@ -50,7 +50,7 @@ func objectCount(_ v: PropertyList) -> Int {
     }
 }
 
-nonisolated(unsafe) let document = makeDocument()
+let document = makeDocument()
 nonisolated(unsafe) let xmlBytes = try! document.encoded(as: .xml)
 nonisolated(unsafe) let binaryBytes = try! document.encoded(as: .binary)
 nonisolated(unsafe) let xmlData = Data(xmlBytes)

@@ -51,7 +51,7 @@ extension Defaults {
         }
         for (o, old, new) in calls { o(old, new) }
         for o in any { o() }
-        GlobalObservers.notify(self)
+        if GlobalObservers.count.load(ordering: .relaxed) > 0 { GlobalObservers.notify(self) }
     }
 
     // MARK: Volatile domains

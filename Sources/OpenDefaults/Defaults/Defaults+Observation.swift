@@ -46,7 +46,12 @@ extension Defaults {
     public static func observeAllInstances(_ handler: @escaping @Sendable (Defaults) -> Void) -> ObservationToken {
         let id = GlobalObservers.next.add(1, ordering: .relaxed).oldValue
         GlobalObservers.handlers.withLock { $0[id] = handler }
-        return ObservationToken { GlobalObservers.handlers.withLock { _ = $0.removeValue(forKey: id) } }
+        GlobalObservers.count.add(1, ordering: .relaxed)
+        return ObservationToken {
+            if GlobalObservers.handlers.withLock({ $0.removeValue(forKey: id) }) != nil {
+                GlobalObservers.count.subtract(1, ordering: .relaxed)
+            }
+        }
     }
 
     /// The values of `key` as they change, starting with the current one.
@@ -66,6 +71,8 @@ extension Defaults {
 enum GlobalObservers {
     static let handlers = Mutex<[UInt64: @Sendable (Defaults) -> Void]>([:])
     static let next = Atomic<UInt64>(1)
+    /// How many handlers there are, so that notifying none costs nothing.
+    static let count = Atomic<Int>(0)
 
     static func notify(_ defaults: Defaults) {
         let all = handlers.withLock { Array($0.values) }

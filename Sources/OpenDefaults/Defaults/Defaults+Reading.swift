@@ -13,7 +13,10 @@ extension Defaults {
     /// ```
     @inline(__always)
     public func value(forKey key: String) -> PropertyList? {
-        checkRegistration()
+        let version = RegistrationDomain.version.load(ordering: .acquiring)
+        let (value, current) = state.withLock { ($0.resolved[key], $0.registrationVersion == version) }
+        if current { return value }
+        updateRegistration(version)
         return state.withLock { $0.resolved[key] }
     }
 

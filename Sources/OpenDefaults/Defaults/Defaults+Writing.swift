@@ -6,9 +6,6 @@ import Foundation
 import PropertyList
 
 extension Defaults {
-    /// The persistent domain this object writes (current user, any host).
-    var ownDomain: PersistentDomain { store.domain(domainName, scope: .currentUser) }
-
     /// Sets `key` in this object's domain (nil removes it, and a registered
     /// default shows through again). Memory at once; disk within milliseconds.
     ///
@@ -16,8 +13,9 @@ extension Defaults {
     /// defaults.set(.array(["a", "b"]), forKey: "Recent")
     /// ```
     public func set(_ value: PropertyList?, forKey key: String) {
+        // The domain reports the change synchronously; every defaults object
+        // whose search list holds it (this one too) refreshes the key.
         ownDomain.set(value, forKey: key)
-        refresh(CollectionOfOne(key))
     }
 
     /// `UserDefaults.set(_:forKey:)` for any property-list value (`String`,

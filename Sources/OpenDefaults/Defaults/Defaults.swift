@@ -31,6 +31,8 @@ public final class Defaults: Sendable {
     /// The domain this instance writes: the application's, or the suite's.
     public let domainName: String
     let store: DomainStore
+    /// The persistent domain this object writes (current user, any host).
+    let ownDomain: PersistentDomain
 
     /// A source of values in the search list.
     enum Source {
@@ -46,6 +48,8 @@ public final class Defaults: Sendable {
         var suites: [String] = []
         var volatileDomains: [String: [String: PropertyList]] = [:]
         var sources: [Source] = []
+        /// The persistent domains among the sources, to recognise their changes.
+        var persistentDomains: Set<ObjectIdentifier> = []
         /// The effective value of every key: the union of the search list.
         var resolved: [String: PropertyList] = [:]
         var registrationVersion: UInt64 = .max
@@ -70,11 +74,12 @@ public final class Defaults: Sendable {
     public init(domainName: String, store: DomainStore = .shared, arguments: [String] = CommandLine.arguments) {
         self.domainName = domainName
         self.store = store
+        self.ownDomain = store.domain(domainName, scope: .currentUser)
         self.arguments = ArgumentDomain.parse(arguments)
         self.languages = Languages.fromEnvironment()
         self.state = Mutex(State())
         rebuild()
-        let token = store.observe { [weak self] change in self?.domainChanged(change) }
+        let token = store.observe { [weak self] change in self?.domainChanged(change) }  // synchronous for own writes
         storeObservation.withLock { $0 = token }
     }
 
@@ -157,11 +162,16 @@ public final class Defaults: Sendable {
         let suites = state.withLock { $0.suites }
         var sources: [Source] = []
         for name in [domainName] + suites + [PreferencesLayout.globalDomainName] {
-            sources.append(.forced(store.managedDomain(name)))
+            // Managed domains change only when reloaded (synchronize rebuilds): skip empty ones.
+            let managed = store.managedDomain(name)
+            if !managed.entries.isEmpty { sources.append(.forced(managed)) }
         }
-        sources.append(.arguments)
+        if !arguments.isEmpty { sources.append(.arguments) }
+        var persistent: Set<ObjectIdentifier> = []
         for (name, scope) in persistentSearchList(suites: suites) {
-            sources.append(.persistent(store.domain(name, scope: scope)))
+            let d = store.domain(name, scope: scope)
+            sources.append(.persistent(d))
+            persistent.insert(ObjectIdentifier(d))
         }
         sources.append(.languages)
         sources.append(.registration)
@@ -169,6 +179,7 @@ public final class Defaults: Sendable {
         let version = RegistrationDomain.version.load(ordering: .acquiring)
         state.withLock { s in
             s.sources = sources
+            s.persistentDomains = persistent
             s.resolved = resolveAll(s, registration: registration)
             s.registrationVersion = version
         }
@@ -237,17 +248,13 @@ public final class Defaults: Sendable {
         notifications = pending
         for (o, old, new) in notifications { o(old, new) }
         for o in any { o() }
-        if anyChanged { GlobalObservers.notify(self) }
+        if anyChanged, GlobalObservers.count.load(ordering: .relaxed) > 0 { GlobalObservers.notify(self) }
     }
 
     /// A change to a persistent domain, from this process or another.
     private func domainChanged(_ change: DomainChange) {
-        let relevant = state.withLock { s in
-            s.sources.contains { source in
-                if case .persistent(let d) = source { return d.name == change.domain && d.scope == change.scope }
-                return false
-            }
-        }
+        guard let source = change.source else { return }
+        let relevant = state.withLock { $0.persistentDomains.contains(ObjectIdentifier(source)) }
         if relevant { refresh(change.changes.keys) }
     }
 
@@ -256,6 +263,10 @@ public final class Defaults: Sendable {
     func checkRegistration() {
         let version = RegistrationDomain.version.load(ordering: .acquiring)
         if state.withLock({ $0.registrationVersion }) == version { return }
+        updateRegistration(version)
+    }
+
+    func updateRegistration(_ version: UInt64) {
         let keys = RegistrationDomain.values.withLock { Array($0.keys) }  // registering only adds
         state.withLock { $0.registrationVersion = version }
         refresh(keys)

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PropertyList
 
 /// What changed in a persistent domain: each changed key with its old and
@@ -31,6 +38,16 @@ public struct DomainChange: Sendable {
     public var changes: [String: Values]
     /// Who made it.
     public var origin: Origin
+    /// The domain object that changed.
+    public weak var source: PersistentDomain?
+
+    public init(domain: String, scope: PreferenceScope, changes: [String: Values], origin: Origin, source: PersistentDomain? = nil) {
+        self.domain = domain
+        self.scope = scope
+        self.changes = changes
+        self.origin = origin
+        self.source = source
+    }
 
     /// The differences between two versions of a domain.
     static func diff(_ old: [String: PropertyList], _ new: [String: PropertyList]) -> [String: Values] {

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import PlatformIO
 import PropertyList
@@ -36,8 +43,6 @@ public final class DomainStore: Sendable {
     private let errorHandler = Mutex<@Sendable (StorageError) -> Void>({ error in
         StandardStream.error.print("OpenDefaults: \(error)")
     })
-    /// Observer callbacks run here, in order, never under a lock.
-    private let delivery = DispatchQueue(label: "OpenDefaults.delivery")
     let watcher: FileWatcher
 
     /// A store over `layout` (tests use their own; applications use ``shared``).
@@ -62,6 +67,21 @@ public final class DomainStore: Sendable {
         if domain === created {
             watcher.watch(domain)
         }
+        return domain
+    }
+
+    /// A domain kept in an arbitrary property-list file (`defaults read
+    /// /path/to/file`): the same locking, merging and durable writes.
+    public func domain(atPath path: String) -> PersistentDomain {
+        let key = Key(name: "file:" + path, scope: .currentUser)
+        if let existing = domains.withLock({ $0[key] }) { return existing }
+        let created = PersistentDomain(name: path, scope: .currentUser, path: path, store: self)
+        let domain = domains.withLock { d -> PersistentDomain in
+            if let existing = d[key] { return existing }
+            d[key] = created
+            return created
+        }
+        if domain === created { watcher.watch(domain) }
         return domain
     }
 
@@ -140,8 +160,9 @@ public final class DomainStore: Sendable {
     // MARK: Observation
 
     /// Calls `handler` after every change to a loaded domain, by this process
-    /// or another, on a private serial queue. Keep the token; observation
-    /// ends when it is released.
+    /// or another: for this process's writes on the writing thread, right
+    /// after the write; for other processes' on the watcher's thread. No lock
+    /// is held while it runs. Keep the token; observation ends when it is released.
     public func observe(_ handler: @escaping @Sendable (DomainChange) -> Void) -> ObservationToken {
         let id = nextObserver.add(1, ordering: .relaxed).oldValue
         observers.withLock { $0[id] = handler }
@@ -150,13 +171,7 @@ public final class DomainStore: Sendable {
 
     func deliver(_ change: DomainChange) {
         let handlers = observers.withLock { Array($0.values) }
-        guard !handlers.isEmpty else { return }
-        delivery.async { for h in handlers { h(change) } }
-    }
-
-    /// Waits until every change reported so far has been delivered to observers.
-    public func waitForDelivery() {
-        delivery.sync {}
+        for h in handlers { h(change) }
     }
 
     // MARK: Errors

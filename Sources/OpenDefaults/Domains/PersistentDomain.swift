@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import PlatformIO
 import PropertyList
@@ -99,7 +106,7 @@ public final class PersistentDomain: Sendable {
             return old == value ? nil : DomainChange.Values(old: old, new: value)
         }
         if let change {
-            store?.deliver(DomainChange(domain: name, scope: scope, changes: [key: change], origin: .thisProcess))
+            store?.deliver(DomainChange(domain: name, scope: scope, changes: [key: change], origin: .thisProcess, source: self))
         }
     }
 
@@ -118,7 +125,7 @@ public final class PersistentDomain: Sendable {
             return changes
         }
         if !changes.isEmpty {
-            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess))
+            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
         }
     }
 
@@ -135,7 +142,7 @@ public final class PersistentDomain: Sendable {
             return changes
         }
         if !changes.isEmpty {
-            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess))
+            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
         }
     }
 
@@ -161,16 +168,18 @@ public final class PersistentDomain: Sendable {
     /// Writes this process's pending changes on top of the file's current
     /// contents, under the domain's lock. Other processes' keys are kept.
     func flush() throws(StorageError) {
-        try flushing.withLock { (_) throws(StorageError) in try flushLocked() }
+        let change = try flushing.withLock { (_) throws(StorageError) in try flushLocked() }
+        if let change { store?.deliver(change) }
     }
 
-    private func flushLocked() throws(StorageError) {
+    /// Returns what the file held that this process had not seen (delivered after the lock).
+    private func flushLocked() throws(StorageError) -> DomainChange? {
         // What to write: a snapshot of the pending changes.
         let (pending, replaced, format, knownSignature) = state.withLock { s in
             s.flushScheduled = false
             return (s.pending, s.replaced, s.format, s.signature)
         }
-        if pending.isEmpty && replaced == nil { return }
+        if pending.isEmpty && replaced == nil { return nil }
         let lock: FileLock
         do {
             try FileIO.makeDirectories(FileIO.parentDirectory(of: file.lockPath))
@@ -241,9 +250,7 @@ public final class PersistentDomain: Sendable {
                 s.unreadable = false
                 return changes
             }
-            if !changes.isEmpty {
-                store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess))
-            }
+            return changes.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess, source: self)
         }
     }
 
@@ -300,7 +307,7 @@ public final class PersistentDomain: Sendable {
         }
         if let reported { store?.report(reported) }
         if notify, !changes.isEmpty {
-            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: origin))
+            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: origin, source: self))
         }
         return reported
     }

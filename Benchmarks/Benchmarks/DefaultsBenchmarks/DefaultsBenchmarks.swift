@@ -1,0 +1,239 @@
+// The storage layer and the Defaults API against Foundation's UserDefaults,
+// in the same run on this machine. Build the helper programs first:
+//   swift build -c release && swift package benchmark --target DefaultsBenchmarks
+import Benchmark
+import Foundation
+import OpenDefaults
+import PropertyList
+
+/// A private preferences folder for both implementations.
+let sandbox: String = {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-bench-\(getpid())").path
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    setenv("XDG_CONFIG_HOME", dir, 1)
+    return dir
+}()
+
+let store: DomainStore = {
+    _ = sandbox
+    var layout = PreferencesLayout.current
+    layout.userDirectory = sandbox
+    return DomainStore(layout: layout)
+}()
+
+/// A domain with `count` keys, written by OpenDefaults (binary plist, the same file Foundation reads).
+func populate(_ name: String, count: Int) {
+    let d = store.domain(name)
+    var values: [String: PropertyList?] = [:]
+    for i in 0..<count { values["key\(i)"] = PropertyList(i) }
+    d.set(values)
+    try! d.synchronize()
+}
+
+/// The built helper programs sit beside this benchmark's executable.
+func program(_ name: String) -> String? {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    var url = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = url.appendingPathComponent(name).path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        url.appendPathComponent("release")
+        if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent(name).path) { return url.appendingPathComponent(name).path }
+        url.deleteLastPathComponent()
+        url.deleteLastPathComponent()
+    }
+    return nil
+}
+
+/// Starts a program and waits for it.
+func spawnAndWait(_ path: String, _ arguments: [String]) {
+    var pid: pid_t = 0
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { return }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+}
+
+enum Counter {
+    nonisolated(unsafe) static var value = Int(getpid()) * 1_000_000
+    static func next() -> Int { value += 1; return value }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    _ = sandbox
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 1, maxDuration: .seconds(5), maxIterations: 1000)
+
+    // MARK: Storage (issue 3)
+
+    for count in [10, 1000, 100_000] {
+        let name = "com.bench.flush\(count)"
+        populate(name, count: count)
+        let domain = store.domain(name)
+        // Every iteration writes a value not written before, so every flush writes the file.
+        Benchmark("set + flush · \(count) keys · OpenDefaults", configuration: .init(maxIterations: count > 1000 ? 30 : 300)) { benchmark in
+            for _ in benchmark.scaledIterations {
+                domain.set(PropertyList(Counter.next()), forKey: "changed")
+                try domain.synchronize()
+            }
+        }
+        Benchmark("set + flush · \(count) keys · Foundation", configuration: .init(maxIterations: count > 1000 ? 10 : 300)) { benchmark in
+            let defaults = UserDefaults(suiteName: name)!
+            for _ in benchmark.scaledIterations {
+                defaults.set(Counter.next(), forKey: "changed")
+                defaults.synchronize()
+            }
+        }
+    }
+
+    Benchmark("20,000 sets of new keys · OpenDefaults", configuration: .init(warmupIterations: 0, maxIterations: 5)) { benchmark in
+        let domain = store.domain("com.bench.newkeys.\(UUID().uuidString)")
+        benchmark.startMeasurement()
+        for i in 0..<20_000 { domain.set(PropertyList(i), forKey: "k\(i)") }
+        benchmark.stopMeasurement()
+    }
+    Benchmark("20,000 sets of new keys · Foundation", configuration: .init(warmupIterations: 0, maxDuration: .seconds(120), maxIterations: 1)) { benchmark in
+        let defaults = UserDefaults(suiteName: "com.bench.newkeys.foundation.\(UUID().uuidString)")!
+        benchmark.startMeasurement()
+        for i in 0..<20_000 { defaults.set(i, forKey: "k\(i)") }
+        benchmark.stopMeasurement()
+    }
+
+    if let empty = program("empty-program"), let ours = program("opendefaults-read-key"), let theirs = program("foundation-read-key") {
+        populate("com.bench.cold1000", count: 1000)
+        populate("com.bench.cold100000", count: 100_000)
+        let cold = Benchmark.Configuration(warmupIterations: 2, maxDuration: .seconds(5), maxIterations: 50)
+        Benchmark("cold process · empty Swift program", configuration: cold) { benchmark in
+            for _ in benchmark.scaledIterations { spawnAndWait(empty, []) }
+        }
+        for count in [1000, 100_000] {
+            Benchmark("cold process reads one key · \(count) keys · OpenDefaults", configuration: cold) { benchmark in
+                for _ in benchmark.scaledIterations { spawnAndWait(ours, ["com.bench.cold\(count)", "key7"]) }
+            }
+            Benchmark("cold process reads one key · \(count) keys · Foundation", configuration: .init(warmupIterations: 1, maxDuration: .seconds(10), maxIterations: count > 1000 ? 5 : 50)) { benchmark in
+                for _ in benchmark.scaledIterations { spawnAndWait(theirs, ["com.bench.cold\(count)", "key7"]) }
+            }
+        }
+    } else {
+        print("cold-start benchmarks skipped: run `swift build -c release` in Benchmarks/ first")
+    }
+
+    if let peer = program("visibility-peer") {
+        Benchmark("cross-process visibility · OpenDefaults", configuration: .init(warmupIterations: 2, maxIterations: 50)) { benchmark in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: peer)
+            process.arguments = ["com.bench.visible", "v"]
+            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": sandbox]) { $1 }
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            defer { process.terminate(); process.waitUntilExit() }
+            let handle = pipe.fileHandleForReading
+            func readLine() -> String {
+                var line = Data()
+                while true {
+                    var byte: UInt8 = 0
+                    guard read(handle.fileDescriptor, &byte, 1) == 1 else { return "" }
+                    if byte == 10 { return String(decoding: line, as: UTF8.self) }
+                    line.append(byte)
+                }
+            }
+            _ = readLine()  // ready
+            let domain = store.domain("com.bench.visible")
+            for i in benchmark.scaledIterations {
+                benchmark.startMeasurement()
+                domain.set(PropertyList(i + Int(getpid()) * 1000), forKey: "v")
+                try domain.synchronize()
+                _ = readLine()
+                benchmark.stopMeasurement()
+            }
+        }
+    }
+
+    // MARK: The Defaults API (issue 4)
+
+    let fast = Benchmark.Configuration(metrics: [.wallClock], timeUnits: .nanoseconds, scalingFactor: .kilo, maxDuration: .seconds(3))
+    populate("com.bench.api", count: 1000)
+    let defaults = Defaults(domainName: "com.bench.api", store: store, arguments: ["bench"])
+    defaults.register(["Registered": 1])
+    let foundation = UserDefaults(suiteName: "com.bench.api")!
+    foundation.register(defaults: ["Registered": 1])
+    let typedKey = Defaults.Key<Int>("key500", default: 0)
+
+    Benchmark("object(forKey:) hit, application domain · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(defaults.value(forKey: "key500")) }
+    }
+    Benchmark("object(forKey:) hit, application domain · Foundation", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(foundation.object(forKey: "key500")) }
+    }
+    Benchmark("object(forKey:) hit, registration domain · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(defaults.value(forKey: "Registered")) }
+    }
+    Benchmark("object(forKey:) hit, registration domain · Foundation", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(foundation.object(forKey: "Registered")) }
+    }
+    Benchmark("object(forKey:) miss · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(defaults.value(forKey: "missing")) }
+    }
+    Benchmark("object(forKey:) miss · Foundation", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(foundation.object(forKey: "missing")) }
+    }
+    Benchmark("object(forKey:) as Any · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(defaults.object(forKey: "key500")) }
+    }
+    Benchmark("bool(forKey:) · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(defaults.bool(forKey: "key500")) }
+    }
+    Benchmark("bool(forKey:) · Foundation", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(foundation.bool(forKey: "key500")) }
+    }
+    Benchmark("typed key read · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(defaults[typedKey]) }
+    }
+    Benchmark("set(Int) · OpenDefaults", configuration: fast) { b in
+        for i in b.scaledIterations { defaults.set(i, forKey: "counter") }
+    }
+    Benchmark("set(Int) · Foundation", configuration: .init(metrics: [.wallClock], timeUnits: .nanoseconds, maxDuration: .seconds(3))) { b in
+        for i in b.scaledIterations { foundation.set(i, forKey: "counter") }
+    }
+    Benchmark("read after write, 1,000-key domain · OpenDefaults", configuration: fast) { b in
+        for i in b.scaledIterations {
+            defaults.set(i, forKey: "key10")
+            blackHole(defaults.value(forKey: "key10"))
+        }
+    }
+    Benchmark("read after write, 1,000-key domain · Foundation", configuration: .init(metrics: [.wallClock], timeUnits: .nanoseconds, maxDuration: .seconds(3))) { b in
+        for i in b.scaledIterations {
+            foundation.set(i, forKey: "key10")
+            blackHole(foundation.object(forKey: "key10"))
+        }
+    }
+    Benchmark("dictionaryRepresentation(), 1,000 keys · OpenDefaults") { b in
+        for _ in b.scaledIterations { blackHole(defaults.dictionaryRepresentation()) }
+    }
+    Benchmark("dictionaryRepresentation() typed, 1,000 keys · OpenDefaults") { b in
+        for _ in b.scaledIterations { blackHole(defaults.values()) }
+    }
+    Benchmark("dictionaryRepresentation(), 1,000 keys · Foundation") { b in
+        for _ in b.scaledIterations { blackHole(foundation.dictionaryRepresentation()) }
+    }
+    Benchmark("8 tasks × 100,000 reads at once · OpenDefaults", configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds, maxIterations: 20)) { b in
+        for _ in b.scaledIterations {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { for _ in 0..<100_000 { blackHole(defaults.value(forKey: "key500")) } }
+                }
+            }
+        }
+    }
+    Benchmark("1 task × 800,000 reads · OpenDefaults", configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds, maxIterations: 20)) { b in
+        for _ in b.scaledIterations {
+            for _ in 0..<800_000 { blackHole(defaults.value(forKey: "key500")) }
+        }
+    }
+}

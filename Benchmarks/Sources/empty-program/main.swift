@@ -1,0 +1,1 @@
+// The baseline for cold-start benchmarks: a Swift program that does nothing.

@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import OpenDefaults
+import PlatformIO
+import PropertyList
+
+/// A `<domain>` on the command line.
+struct DomainArgument {
+    enum Kind {
+        /// A preferences domain (the global domain is `NSGlobalDomain`).
+        case named(String)
+        /// A property-list file given by path (`.plist` added when missing).
+        case file(String)
+    }
+
+    let kind: Kind
+    /// How messages name it.
+    let displayName: String
+
+    var isGlobal: Bool {
+        if case .named(let n) = kind { return n == PreferencesLayout.globalDomainName }
+        return false
+    }
+
+    /// Reads a domain argument, consuming `-app Name` when present.
+    static func parse(_ args: inout ArraySlice<String>) -> DomainArgument? {
+        guard let first = args.popFirst() else { return nil }
+        switch first {
+        case "-g", "-globalDomain", "NSGlobalDomain", "Apple Global Domain", "kCFPreferencesAnyApplication":
+            return DomainArgument(kind: .named(PreferencesLayout.globalDomainName), displayName: "Apple Global Domain")
+        case "-app":
+            guard let name = args.popFirst() else { Messages.usage() }
+            guard let id = ApplicationLookup.identifier(for: name) else {
+                Messages.fail("Couldn't find an application named \"\(name)\"; defaults unchanged")
+            }
+            return DomainArgument(kind: .named(id), displayName: id)
+        default:
+            if first.hasPrefix("/") || first.hasPrefix("./") || first.hasPrefix("../") || first.hasPrefix("~/") {
+                var path = first.hasPrefix("~/") ? (homeDirectory() + first.dropFirst(1)) : first
+                if !path.hasSuffix(".plist") { path += ".plist" }
+                return DomainArgument(kind: .file(path), displayName: first)
+            }
+            return DomainArgument(kind: .named(first), displayName: first)
+        }
+    }
+
+    static func homeDirectory() -> String {
+        if let h = getenvString("HOME") { return h }
+        return "/"
+    }
+
+    /// The name used in "domain/default pair" messages (CFPreferences' spelling for the global domain).
+    var pairName: String { isGlobal ? "kCFPreferencesAnyApplication" : displayName }
+}
+
+func getenvString(_ name: String) -> String? {
+    guard let v = getenv(name) else { return nil }
+    return String(cString: v)
+}
+
+/// `-app Name` on Linux: desktop entries (`Name=` or the file name) in the
+/// XDG data folders, then application bundles with an `Info.plist`
+/// (`/Applications`, `~/Applications`, `/usr/local/Applications`, `/opt`).
+enum ApplicationLookup {
+    static func identifier(for name: String) -> String? {
+        if name.hasSuffix(".app") || name.contains("/") {
+            if let id = bundleIdentifier(at: name) { return id }
+        }
+        let home = DomainArgument.homeDirectory()
+        var dataDirs = [(getenvString("XDG_DATA_HOME") ?? (home + "/.local/share"))]
+        dataDirs += (getenvString("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
+        for dir in dataDirs {
+            let apps = dir + "/applications"
+            for file in listDirectory(apps) where file.hasSuffix(".desktop") {
+                let id = String(file.dropLast(8))
+                if id.lowercased() == name.lowercased() { return id }
+                guard let text = try? FileIO.read(apps + "/" + file) else { continue }
+                let lines = String(decoding: text, as: UTF8.self).split(separator: "\n")
+                if lines.contains(where: { $0.trimmingCharacters() == "Name=\(name)" }) { return id }
+            }
+        }
+        let bundleName = name.hasSuffix(".app") ? name : name + ".app"
+        for dir in ["/Applications", home + "/Applications", "/usr/local/Applications", "/opt"] {
+            if let id = bundleIdentifier(at: dir + "/" + bundleName) { return id }
+        }
+        return nil
+    }
+
+    static func bundleIdentifier(at bundle: String) -> String? {
+        for candidate in [bundle + "/Contents/Info.plist", bundle + "/Info.plist"] {
+            if let bytes = try? FileIO.read(candidate), let plist = try? PropertyList(decoding: bytes),
+                case .string(let id)? = plist["CFBundleIdentifier"]
+            {
+                return id
+            }
+        }
+        return nil
+    }
+
+    static func listDirectory(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+}
+
+extension Substring {
+    func trimmingCharacters() -> String {
+        var s = self
+        while let f = s.first, f == " " || f == "\t" || f == "\r" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,352 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import OpenDefaults
+import PlatformIO
+import PropertyList
+
+/// The verbs, over OpenDefaults' persistent domains.
+struct Tool {
+    let options: Options
+    let store: DomainStore
+
+    init(options: Options) {
+        self.options = options
+        switch options.host {
+        case .named(let name):
+            var layout = PreferencesLayout.current
+            layout.hostIdentifier = name
+            store = DomainStore(layout: layout)
+        default:
+            store = .shared
+        }
+    }
+
+    var scope: PreferenceScope {
+        if case .any = options.host { return .currentUser }
+        return .currentUserCurrentHost
+    }
+
+    func domain(_ d: DomainArgument) -> PersistentDomain {
+        switch d.kind {
+        case .named(let name):
+            guard PreferencesLayout.isValidDomainName(name) else { Messages.fail("\nDomain \(name) is not a valid domain name") }
+            return store.domain(name, scope: scope)
+        case .file(let path): return store.domain(atPath: path)
+        }
+    }
+
+    // MARK: Output
+
+    func render(_ value: PropertyList) -> [UInt8] {
+        switch options.format {
+        case .plain:
+            let text = value.description(options: .init(escapeNonASCII: !options.utf8, fullData: options.fullData))
+            return Array((text + "\n").utf8)
+        case .xml:
+            return (try? value.encoded(as: .xml)) ?? []
+        case .json:
+            do { return try value.encoded(as: .json, options: .init(prettyJSON: true)) } catch {
+                Messages.fail("\nThe value cannot be printed as JSON: \(error.reason)")
+            }
+        }
+    }
+
+    func keyPath(_ key: String) -> PropertyList.KeyPath {
+        options.keyPaths ? PropertyList.KeyPath(key) : PropertyList.KeyPath(components: [key])
+    }
+
+    /// The value at a key (or key path) of a domain's entries.
+    func lookup(_ entries: [String: PropertyList], _ key: String) -> PropertyList? {
+        PropertyList.dictionary(entries)[keyPath: keyPath(key)]
+    }
+
+    func synchronize(_ d: DomainArgument, _ domain: PersistentDomain) {
+        do { try domain.synchronize() } catch {
+            Messages.log("\(error)")
+            Messages.fail("Could not write domain \(d.displayName); exiting")
+        }
+    }
+
+    // MARK: read
+
+    func readAll() -> Never {
+        var all: [String: PropertyList] = [:]
+        for name in store.persistentDomainNames(scope: scope) {
+            let entries = store.domain(name, scope: scope).entries
+            if entries.isEmpty { continue }
+            all[name == PreferencesLayout.globalDomainName ? "Apple Global Domain" : name] = .dictionary(entries)
+        }
+        StandardStream.output.write(render(.dictionary(all)))
+        exit(0)
+    }
+
+    func read(_ d: DomainArgument) {
+        let entries = domain(d).entries
+        if entries.isEmpty { Messages.fail("\nDomain \(d.displayName) does not exist") }
+        StandardStream.output.write(render(.dictionary(entries)))
+    }
+
+    func read(_ d: DomainArgument, key: String) {
+        guard let value = lookup(domain(d).entries, key) else {
+            Messages.fail("\nThe domain/default pair of (\(d.pairName), \(key)) does not exist")
+        }
+        StandardStream.output.write(render(value))
+    }
+
+    func readType(_ d: DomainArgument, key: String) {
+        guard let value = lookup(domain(d).entries, key) else {
+            Messages.fail("\nThe domain/default pair of (\(d.pairName), \(key)) does not exist")
+        }
+        let name: String
+        switch value.kind {
+        case .string: name = "string"
+        case .data: name = "data"
+        case .integer: name = "integer"
+        case .real: name = "float"
+        case .boolean: name = "boolean"
+        case .date: name = "date"
+        case .array: name = "array"
+        case .dictionary: name = "dictionary"
+        case .uid: name = "uid"
+        }
+        StandardStream.output.print("Type is \(name)")
+    }
+
+    // MARK: write
+
+    func writeDomain(_ d: DomainArgument, representation: String) {
+        guard case .dictionary(let entries)? = try? PropertyList(decoding: Array(representation.utf8)) else {
+            Messages.fail("\nRep argument is not a dictionary\nDefaults have not been changed.")
+        }
+        let target = domain(d)
+        target.replaceAll(with: entries)
+        synchronize(d, target)
+    }
+
+    func write(_ d: DomainArgument, key: String, value: WriteValue) {
+        let target = domain(d)
+        let path = keyPath(key)
+        let current = PropertyList.dictionary(target.entries)[keyPath: path]
+        let new: PropertyList
+        switch value {
+        case .set(let v): new = v
+        case .arrayAdd(let items), .arrayAddUnique(let items), .arrayRemove(let items):
+            var array: [PropertyList] = []
+            if let current {
+                guard case .array(let a) = current else {
+                    Messages.fail("\nValue for key \(key) is not an array; cannot append.  Leaving defaults unchanged.")
+                }
+                array = a
+            }
+            switch value {
+            case .arrayAddUnique: for item in items where !array.contains(item) { array.append(item) }
+            case .arrayRemove: array.removeAll { items.contains($0) }
+            default: array += items
+            }
+            new = .array(array)
+        case .dictAdd(let entries):
+            var dict: [String: PropertyList] = [:]
+            if let current {
+                guard case .dictionary(let existing) = current else {
+                    Messages.fail("\nValue for key \(key) is not a dictionary; cannot append.  Leaving defaults unchanged.")
+                }
+                dict = existing
+            }
+            dict.merge(entries) { _, new in new }
+            new = .dictionary(dict)
+        }
+        if path.components.count == 1 {
+            target.set(new, forKey: key)
+        } else {
+            let root = path.components[0]
+            var rootValue = target.value(forKey: root) ?? .dictionary([:])
+            do {
+                try Self.set(new, at: PropertyList.KeyPath(components: Array(path.components.dropFirst())), in: &rootValue)
+            } catch {
+                Messages.fail("\nCannot write key path \(key): \(error.reason); leaving defaults unchanged.")
+            }
+            target.set(rootValue, forKey: root)
+        }
+        synchronize(d, target)
+    }
+
+    /// Sets a value at a key path, creating missing dictionaries on the way.
+    static func set(_ value: PropertyList, at path: PropertyList.KeyPath, in root: inout PropertyList) throws(PropertyList.KeyPathError) {
+        var prefix: [String] = []
+        for component in path.components.dropLast() {
+            prefix.append(component)
+            if root[keyPath: PropertyList.KeyPath(components: prefix)] == nil {
+                try root.set(.dictionary([:]), at: PropertyList.KeyPath(components: prefix), mode: .replace)
+            }
+        }
+        try root.set(value, at: path, mode: .replace)
+    }
+
+    func rename(_ d: DomainArgument, from old: String, to new: String) {
+        let target = domain(d)
+        guard let value = target.value(forKey: old) else {
+            Messages.fail("\nKey \(old) does not exist in domain \(d.displayName); leaving defaults unchanged")
+        }
+        target.set([old: nil, new: value])
+        synchronize(d, target)
+    }
+
+    // MARK: delete
+
+    func delete(_ d: DomainArgument) {
+        let target = domain(d)
+        if target.isEmpty, FileSignature(path: target.path) == nil {
+            Messages.fail("\nDomain (\(d.displayName)) not found.\nDefaults have not been changed.")
+        }
+        target.replaceAll(with: nil)
+        synchronize(d, target)
+    }
+
+    func delete(_ d: DomainArgument, key: String) {
+        let target = domain(d)
+        let path = keyPath(key)
+        guard PropertyList.dictionary(target.entries)[keyPath: path] != nil else {
+            Messages.fail("\nDomain (\(d.displayName)) not found.\nDefaults have not been changed.")
+        }
+        if path.components.count == 1 {
+            target.set(nil, forKey: key)
+        } else {
+            var root = target.value(forKey: path.components[0])!
+            do { try root.remove(at: PropertyList.KeyPath(components: Array(path.components.dropFirst()))) } catch {
+                Messages.fail("\nDomain (\(d.displayName)) not found.\nDefaults have not been changed.")
+            }
+            target.set(root, forKey: path.components[0])
+        }
+        synchronize(d, target)
+    }
+
+    // MARK: import / export
+
+    func importDomain(_ d: DomainArgument, from path: String) {
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(path) } catch { Messages.fail("\nCould not read data from \(path)") }
+        let value: PropertyList
+        do { value = try PropertyList(decoding: bytes) } catch {
+            Messages.fail("\nCould not parse property list from \(path) due to \(error)")
+        }
+        guard case .dictionary(let entries) = value else {
+            Messages.fail("\nProperty list \(value.description) was not a dictionary\nDefaults have not been changed.")
+        }
+        let target = domain(d)
+        target.set(entries.mapValues { Optional($0) })
+        synchronize(d, target)
+    }
+
+    func exportDomain(_ d: DomainArgument, to path: String) {
+        let value = PropertyList.dictionary(domain(d).entries)
+        if path == "-" {
+            StandardStream.output.write((try? value.encoded(as: .xml)) ?? [])
+            return
+        }
+        do { try FileIO.write(try! value.encoded(as: .binary), to: path, mode: 0o644) } catch {
+            Messages.fail("\nCould not export domain \(d.displayName) to \(path) due to \(error.reason)")
+        }
+    }
+
+    // MARK: domains / find
+
+    func domains() {
+        let names = store.persistentDomainNames(scope: scope).filter { $0 != PreferencesLayout.globalDomainName }
+        StandardStream.output.print(names.joined(separator: ", "))
+    }
+
+    func find(_ word: String) {
+        let needle = word.lowercased()
+        func contains(_ v: PropertyList) -> Bool {
+            switch v {
+            case .string(let s): return s.lowercased().contains(needle)
+            case .array(let a): return a.contains(where: contains)
+            case .dictionary(let d): return d.contains { $0.key.lowercased().contains(needle) || contains($0.value) }
+            default: return false
+            }
+        }
+        var found = false
+        for name in store.persistentDomainNames(scope: scope) {
+            let entries = store.domain(name, scope: scope).entries
+            let shown = name == PreferencesLayout.globalDomainName ? "Apple Global Domain" : name
+            let matches = shown.lowercased().contains(needle)
+                ? entries
+                : entries.filter { $0.key.lowercased().contains(needle) || contains($0.value) }
+            guard !matches.isEmpty else { continue }
+            found = true
+            let body = String(decoding: render(.dictionary(matches)), as: UTF8.self)
+            StandardStream.output.write("Found \(matches.count) keys in domain '\(shown)': " + body)
+        }
+        if !found { Messages.log("\nNo domain, key, nor value containing '\(word)'") }
+    }
+
+    func listKeys(_ d: DomainArgument) {
+        for key in domain(d).entries.keys.sorted() { StandardStream.output.print(key) }
+    }
+
+    // MARK: watch
+
+    func watch(_ d: DomainArgument, key: String?) -> Never {
+        let target = domain(d)
+        let token = store.observe { change in
+            guard change.domain == target.name, change.scope == target.scope else { return }
+            for name in change.changes.keys.sorted() where key == nil || key == name {
+                let new = change.changes[name]!.new
+                let text = new.map { String(decoding: render($0), as: UTF8.self) } ?? "(deleted)\n"
+                StandardStream.output.write("\(name) = " + text)
+            }
+        }
+        while true { withExtendedLifetime(token) { sleep(3600) } }
+    }
+
+    // MARK: completion
+
+    func completion(_ shell: String) {
+        let verbs = "read read-type write rename delete import export domains find watch help"
+        switch shell {
+        case "bash":
+            StandardStream.output.write("""
+                _defaults() {
+                    local cur=${COMP_WORDS[COMP_CWORD]} i=1
+                    while [[ ${COMP_WORDS[i]} == -currentHost || ${COMP_WORDS[i]} == --* ]]; do ((i++)); done
+                    [[ ${COMP_WORDS[i]} == -host ]] && ((i+=2))
+                    local pos=$((COMP_CWORD - i))
+                    if ((pos == 0)); then COMPREPLY=($(compgen -W "\(verbs) -currentHost -host" -- "$cur"))
+                    elif ((pos == 1)); then COMPREPLY=($(compgen -W "$(defaults domains 2>/dev/null | sed 's/, /\\n/g') -g NSGlobalDomain -app" -- "$cur"))
+                    elif ((pos == 2)); then COMPREPLY=($(compgen -W "$(defaults __keys "${COMP_WORDS[i+1]}" 2>/dev/null)" -- "$cur"))
+                    fi
+                }
+                complete -F _defaults defaults
+
+                """)
+        case "zsh":
+            StandardStream.output.write("""
+                #compdef defaults
+                _defaults() {
+                    local -a verbs domains keys
+                    verbs=(\(verbs))
+                    case $CURRENT in
+                        2) compadd -- $verbs -currentHost -host ;;
+                        3) domains=(${(s:, :)"$(defaults domains 2>/dev/null)"}); compadd -- $domains -g NSGlobalDomain -app ;;
+                        4) keys=(${(f)"$(defaults __keys $words[3] 2>/dev/null)"}); compadd -- $keys ;;
+                    esac
+                }
+                compdef _defaults defaults
+
+                """)
+        case "fish":
+            StandardStream.output.write("""
+                complete -c defaults -f
+                complete -c defaults -n '__fish_is_nth_token 1' -a '\(verbs) -currentHost -host'
+                complete -c defaults -n '__fish_is_nth_token 2' -a '(defaults domains 2>/dev/null | string split ", ") -g NSGlobalDomain -app'
+                complete -c defaults -n '__fish_is_nth_token 3' -a '(defaults __keys (commandline -opc)[3] 2>/dev/null)'
+
+                """)
+        default:
+            Messages.fail("\nUnknown shell \(shell) (expected bash, zsh or fish)")
+        }
+    }
+}
