@@ -33,6 +33,10 @@ let package = Package(
         // Test helper: a separate process that reads and writes domains, for multi-process tests.
         .executableTarget(name: "defaults-test-helper", dependencies: ["OpenDefaults", "PropertyList"]),
         .testTarget(
+            name: "DefaultsToolTests",
+            dependencies: ["PropertyList"]
+        ),
+        .testTarget(
             name: "OpenDefaultsTests",
             dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]
         ),

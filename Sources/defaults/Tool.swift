@@ -159,7 +159,7 @@ struct Tool {
             new = .dictionary(dict)
         }
         if path.components.count == 1 {
-            target.set(new, forKey: key)
+            target.set(new, forKey: path.components[0])
         } else {
             let root = path.components[0]
             var rootValue = target.value(forKey: root) ?? .dictionary([:])
@@ -212,7 +212,7 @@ struct Tool {
             Messages.fail("\nDomain (\(d.displayName)) not found.\nDefaults have not been changed.")
         }
         if path.components.count == 1 {
-            target.set(nil, forKey: key)
+            target.set(nil, forKey: path.components[0])
         } else {
             var root = target.value(forKey: path.components[0])!
             do { try root.remove(at: PropertyList.KeyPath(components: Array(path.components.dropFirst()))) } catch {
@@ -290,6 +290,12 @@ struct Tool {
     // MARK: watch
 
     func watch(_ d: DomainArgument, key: String?) -> Never {
+        // Interruptible even when started with these signals blocked.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         let target = domain(d)
         let token = store.observe { change in
             guard change.domain == target.name, change.scope == target.scope else { return }

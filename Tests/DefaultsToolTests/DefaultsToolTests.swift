@@ -1,0 +1,417 @@
+import Foundation
+import Testing
+import PropertyList
+
+/// Black-box tests of the built `defaults`, in a throw-away HOME and
+/// XDG_CONFIG_HOME, against `../shared/reference/defaults-tool.md`.
+extension Optional {
+    func orDefault(_ d: Wrapped) -> Wrapped { self ?? d }
+}
+
+/// Polls a file's text until `done` holds or `seconds` pass.
+func readUntil(_ url: URL, seconds: Double, _ done: (String) -> Bool) -> String {
+    let deadline = Date().addingTimeInterval(seconds)
+    var text = ""
+    repeat {
+        text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        if done(text) { return text }
+        Thread.sleep(forTimeInterval: 0.02)
+    } while Date() < deadline
+    return text
+}
+
+/// Starts a long-running program with its output going to a file.
+func startInBackground(_ tool: String, _ args: [String], environment: [String: String], output: URL) throws -> Process {
+    FileManager.default.createFile(atPath: output.path, contents: nil)
+    let p = Process()
+    p.executableURL = ToolSandbox.products.appendingPathComponent(tool)
+    p.arguments = args
+    p.environment = environment
+    p.standardOutput = try FileHandle(forWritingTo: output)
+    p.standardInput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    return p
+}
+
+final class ToolSandbox {
+    let root: URL
+    let config: URL
+    static let products: URL = {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while url.path != "/" {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("defaults").path) { return url }
+            url.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug")
+    }()
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("defaults-tool-\(UUID().uuidString)")
+        config = root.appendingPathComponent("config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = root.path
+        env["XDG_CONFIG_HOME"] = config.path
+        env["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+        env["XDG_DATA_DIRS"] = root.appendingPathComponent("share").path
+        env["OPENDEFAULTS_SYSTEM_ROOT"] = root.appendingPathComponent("system").path
+        return env
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        /// The messages without NSLog's date/process prefix (`2024-01-02 03:04:05.678 defaults[1:1] `).
+        var messages: String {
+            var out = ""
+            var rest = Substring(stderr)
+            while let range = rest.range(of: " defaults[") {
+                out += rest[..<rest[..<range.lowerBound].lastIndex(of: "\n").map { rest.index(after: $0) }.orDefault(rest.startIndex)]
+                rest = rest[range.upperBound...]
+                if let close = rest.range(of: "] ") { rest = rest[close.upperBound...] }
+            }
+            return out + rest
+        }
+    }
+
+    @discardableResult
+    func defaults(_ args: String..., input: String? = nil) throws -> Result { try run(Array(args), input: input) }
+
+    func run(_ args: [String], input: String? = nil, tool: String = "defaults") throws -> Result {
+        let p = Process()
+        p.executableURL = Self.products.appendingPathComponent(tool)
+        p.arguments = args
+        p.environment = environment
+        let out = Pipe(), err = Pipe(), inp = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = inp
+        try p.run()
+        if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
+        try inp.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func file(_ domain: String) throws -> PropertyList {
+        try PropertyList(decoding: Data(contentsOf: config.appendingPathComponent(domain + ".plist")))
+    }
+}
+
+@Suite("defaults: verbs, values and messages")
+struct DefaultsToolTests {
+    @Test("write with every value flag, then read the domain as macOS prints it")
+    func writeAndRead() throws {
+        let t = try ToolSandbox()
+        for args in [
+            ["write", "com.example.app", "Name", "Ada Lovelace"], ["write", "com.example.app", "Count", "-int", "42"],
+            ["write", "com.example.app", "Ratio", "-float", "0.1"], ["write", "com.example.app", "On", "-bool", "YES"],
+            ["write", "com.example.app", "Colors", "-array", "red", "-int", "2"], ["write", "com.example.app", "Colors", "-array-add", "blue"],
+            ["write", "com.example.app", "Opts", "-dict", "a", "1", "b", "-int", "2"], ["write", "com.example.app", "Opts", "-dict-add", "c", "3"],
+            ["write", "com.example.app", "Blob", "-data", "deadbeef"], ["write", "com.example.app", "When", "-date", "2024-01-02 03:04:05 +0000"],
+            ["write", "com.example.app", "Lit", "(1, \"two\")"], ["write", "com.example.app", "Plain", "1"],
+        ] {
+            let r = try t.run(args)
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
+        let r = try t.defaults("read", "com.example.app")
+        #expect(r.status == 0)
+        #expect(r.stdout == """
+            {
+                Blob = {length = 4, bytes = 0xdeadbeef};
+                Colors =     (
+                    red,
+                    2,
+                    blue
+                );
+                Count = 42;
+                Lit =     (
+                    1,
+                    two
+                );
+                Name = "Ada Lovelace";
+                On = 1;
+                Opts =     {
+                    a = 1;
+                    b = 2;
+                    c = 3;
+                };
+                Plain = 1;
+                Ratio = "0.1000000014901161";
+                When = "2024-01-02 03:04:05 +0000";
+            }
+
+            """)
+        // Types as stored: a literal without a flag is a string.
+        let file = try t.file("com.example.app")
+        #expect(file["Plain"] == "1")
+        #expect(file["Count"] == 42)
+        #expect(file["On"] == true)
+        #expect(file["Colors"] == ["red", 2, "blue"])
+        #expect(try t.defaults("read", "com.example.app", "Count").stdout == "42\n")
+        #expect(try t.defaults("read", "com.example.app", "Name").stdout == "Ada Lovelace\n")
+        #expect(try t.defaults("read-type", "com.example.app", "Ratio").stdout == "Type is float\n")
+        #expect(try t.defaults("read-type", "com.example.app", "On").stdout == "Type is boolean\n")
+        #expect(try t.defaults("read-type", "com.example.app", "Opts").stdout == "Type is dictionary\n")
+    }
+
+    @Test("the spec's messages and exit codes for missing domains and keys")
+    func missing() throws {
+        let t = try ToolSandbox()
+        var r = try t.defaults("read", "com.none")
+        #expect(r.status == 1)
+        #expect(r.messages == "\nDomain com.none does not exist\n")
+        #expect(r.stderr.contains(" defaults["))
+        try t.defaults("write", "com.x", "a", "1")
+        r = try t.defaults("read", "com.x", "b")
+        #expect(r.status == 1)
+        #expect(r.messages == "\nThe domain/default pair of (com.x, b) does not exist\n")
+        r = try t.defaults("read", "-g", "Nope")
+        #expect(r.messages == "\nThe domain/default pair of (kCFPreferencesAnyApplication, Nope) does not exist\n")
+        r = try t.defaults("read-type", "com.x", "b")
+        #expect(r.status == 1)
+        r = try t.defaults("delete", "com.x", "b")
+        #expect(r.status == 1)
+        #expect(r.messages == "\nDomain (com.x) not found.\nDefaults have not been changed.\n")
+        r = try t.defaults("delete", "com.none")
+        #expect(r.status == 1)
+        r = try t.defaults("rename", "com.x", "b", "c")
+        #expect(r.messages == "\nKey b does not exist in domain com.x; leaving defaults unchanged\n")
+        #expect(r.status == 1)
+    }
+
+    @Test("usage errors print the help on standard output and exit 255; help exits 0")
+    func usage() throws {
+        let t = try ToolSandbox()
+        for args in [[], ["frobnicate"], ["read-type", "com.x"], ["write", "com.x", "k", "-bool", "maybe"], ["write", "com.x", "k", "-data", "xyz"], ["-host"]] {
+            let r = try t.run(args)
+            #expect(r.status == 255, "\(args)")
+            #expect(r.stdout.hasPrefix("Command line interface to a user's defaults."), "\(args)")
+        }
+        let help = try t.defaults("help")
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("-array-add <value1> <value2> ..."))
+        #expect(try t.defaults("HELP").status == 0)  // verbs are case-insensitive
+    }
+
+    @Test("write errors: unparseable literals, nested composites, extra arguments, odd dictionaries, non-arrays")
+    func writeErrors() throws {
+        let t = try ToolSandbox()
+        var r = try t.defaults("write", "com.x", "k", "(unclosed")
+        #expect(r.status == 1)
+        #expect(r.messages == "\nCould not parse: (unclosed.  Try single-quoting it.\n")
+        r = try t.defaults("write", "com.x", "k", "-array", "-array", "a")
+        #expect(r.messages == "\nCannot nest composite types (arrays and dictionaries); exiting\n")
+        r = try t.defaults("write", "com.x", "k", "-int", "1", "extra")
+        #expect(r.messages == "\nUnexpected argument extra; leaving defaults unchanged.\n")
+        r = try t.defaults("write", "com.x", "k", "-dict", "a")
+        #expect(r.messages == "\nKey a lacks a corresponding value\n")
+        try t.defaults("write", "com.x", "s", "text")
+        r = try t.defaults("write", "com.x", "s", "-array-add", "x")
+        #expect(r.messages == "\nValue for key s is not an array; cannot append.  Leaving defaults unchanged.\n")
+        r = try t.defaults("write", "com.x", "s", "-dict-add", "a", "b")
+        #expect(r.messages == "\nValue for key s is not a dictionary; cannot append.  Leaving defaults unchanged.\n")
+        r = try t.defaults("write", "com.x", "(1, 2)")
+        #expect(r.messages == "\nRep argument is not a dictionary\nDefaults have not been changed.\n")
+        #expect(try t.file("com.x") == ["s": "text"])
+    }
+
+    @Test("write a whole domain, rename, delete a key and a domain, domains, find")
+    func domainVerbs() throws {
+        let t = try ToolSandbox()
+        #expect(try t.defaults("write", "com.b", "{ a = 1; b = (x); }").status == 0)
+        #expect(try t.file("com.b") == ["a": "1", "b": ["x"]])
+        #expect(try t.defaults("rename", "com.b", "a", "c").status == 0)
+        #expect(try t.file("com.b") == ["c": "1", "b": ["x"]])
+        #expect(try t.defaults("delete", "com.b", "c").status == 0)
+        try t.defaults("write", "com.a", "Greeting", "Hello World")
+        try t.defaults("write", "-g", "Global", "1")
+        #expect(try t.defaults("domains").stdout == "com.a, com.b\n")
+        let found = try t.defaults("find", "world")
+        #expect(found.stdout == "Found 1 keys in domain 'com.a': {\n    Greeting = \"Hello World\";\n}\n")
+        let none = try t.defaults("find", "zebra")
+        #expect(none.status == 0)
+        #expect(none.messages == "\nNo domain, key, nor value containing 'zebra'\n")
+        #expect(try t.defaults("delete", "com.b").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: t.config.appendingPathComponent("com.b.plist").path))
+        let all = try t.defaults("read")
+        #expect(all.stdout.contains("\"Apple Global Domain\" =     {"))
+        #expect(all.stdout.contains("\"com.a\" =     {"))
+    }
+
+    @Test("import merges a plist from a file or standard input; export writes XML or binary")
+    func importExport() throws {
+        let t = try ToolSandbox()
+        try t.defaults("write", "com.ie", "keep", "1")
+        let xml = String(decoding: try PropertyList.dictionary(["new": 2]).encoded(as: .xml), as: UTF8.self)
+        #expect(try t.defaults("import", "com.ie", "-", input: xml).status == 0)
+        #expect(try t.file("com.ie") == ["keep": "1", "new": 2])
+        let exported = try t.defaults("export", "com.ie", "-")
+        #expect(exported.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"))
+        let path = t.root.appendingPathComponent("out.plist").path
+        #expect(try t.defaults("export", "com.ie", path).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(8) == Data("bplist00".utf8))
+        var r = try t.defaults("import", "com.ie", "-", input: "(1, 2)")
+        #expect(r.status == 1)
+        #expect(r.messages.contains("was not a dictionary\nDefaults have not been changed."))
+        r = try t.defaults("import", "com.ie", "/nonexistent")
+        #expect(r.messages == "\nCould not read data from /nonexistent\n")
+        r = try t.defaults("import", "com.ie", "-", input: "<plist><dict>")
+        #expect(r.messages.hasPrefix("\nCould not parse property list from - due to"))
+    }
+
+    @Test("domains given as a path, -globalDomain spellings, -currentHost and -host")
+    func domainForms() throws {
+        let t = try ToolSandbox()
+        let path = t.root.appendingPathComponent("Custom").path
+        #expect(try t.defaults("write", path, "k", "v").status == 0)
+        #expect(FileManager.default.fileExists(atPath: path + ".plist"))
+        #expect(try t.defaults("read", path + ".plist", "k").stdout == "v\n")
+        for spelling in ["-g", "-globalDomain", "NSGlobalDomain"] {
+            #expect(try t.defaults("write", spelling, "G", spelling).status == 0)
+            #expect(try t.defaults("read", "-g", "G").stdout == spelling + "\n")
+        }
+        #expect(FileManager.default.fileExists(atPath: t.config.appendingPathComponent(".GlobalPreferences.plist").path))
+        #expect(try t.defaults("-currentHost", "write", "com.h", "k", "byhost").status == 0)
+        let byHost = try FileManager.default.contentsOfDirectory(atPath: t.config.appendingPathComponent("ByHost").path)
+        #expect(byHost.contains { $0.hasPrefix("com.h.") && $0.hasSuffix(".plist") })
+        #expect(try t.defaults("read", "com.h", "k").status == 1)
+        #expect(try t.defaults("-currentHost", "read", "com.h", "k").stdout == "byhost\n")
+        #expect(try t.defaults("-host", "otherhost", "write", "com.h", "k", "named").status == 0)
+        #expect(FileManager.default.fileExists(atPath: t.config.appendingPathComponent("ByHost/com.h.otherhost.plist").path))
+    }
+
+    @Test("-app finds an application by desktop entry or bundle, else the macOS message")
+    func app() throws {
+        let t = try ToolSandbox()
+        let apps = t.root.appendingPathComponent("share/applications")
+        try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
+        try Data("[Desktop Entry]\nName=Calculator\nExec=calc\n".utf8).write(to: apps.appendingPathComponent("org.example.Calculator.desktop"))
+        #expect(try t.defaults("write", "-app", "Calculator", "k", "v").status == 0)
+        #expect(try t.file("org.example.Calculator") == ["k": "v"])
+        let bundle = t.root.appendingPathComponent("Applications/Thing.app/Contents")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        try PropertyList.dictionary(["CFBundleIdentifier": "com.example.thing"]).data(as: .xml).write(to: bundle.appendingPathComponent("Info.plist"))
+        #expect(try t.defaults("write", "-app", "Thing", "k", "v").status == 0)
+        #expect(try t.file("com.example.thing") == ["k": "v"])
+        let r = try t.defaults("read", "-app", "Nothing")
+        #expect(r.status == 1)
+        #expect(r.messages == "Couldn't find an application named \"Nothing\"; defaults unchanged\n")
+    }
+
+    @Test("non-ASCII output as macOS escapes it, or plain UTF-8 with --utf8")
+    func unicode() throws {
+        let t = try ToolSandbox()
+        try t.defaults("write", "com.u", "Title", "Mise à jour")
+        #expect(try t.defaults("read", "com.u", "Title").stdout == "Mise \\340 jour\n")
+        #expect(try t.defaults("--utf8", "read", "com.u", "Title").stdout == "Mise à jour\n")
+        #expect(try t.defaults("read", "com.u").stdout == "{\n    Title = \"Mise \\U00e0 jour\";\n}\n")
+    }
+}
+
+@Suite("defaults: what macOS users ask for")
+struct DefaultsExtensionTests {
+    @Test("lossless machine-readable output: XML and JSON")
+    func formats() throws {
+        let t = try ToolSandbox()
+        try t.defaults("write", "com.f", "n", "-int", "3")
+        try t.defaults("write", "com.f", "r", "-float", "1.5")
+        let xml = try t.defaults("--format=xml", "read", "com.f")
+        #expect(try PropertyList(decoding: Data(xml.stdout.utf8)) == ["n": 3, "r": 1.5])
+        let json = try t.defaults("--format=json", "read", "com.f", "n")
+        #expect(json.stdout == "3\n")
+        try t.defaults("write", "com.f", "d", "-data", "00")
+        let bad = try t.defaults("--format=json", "read", "com.f")
+        #expect(bad.status == 1)
+        #expect(try t.defaults("--format=json", "read", "com.f", "r").stdout == "1.5\n")
+    }
+
+    @Test("key paths into nested values, with a backslash escape for dots")
+    func keyPaths() throws {
+        let t = try ToolSandbox()
+        try t.defaults("write", "com.k", "a", "{ b = (1, 2, 3); }")
+        #expect(try t.defaults("--key-path", "write", "com.k", "a.b.2", "-int", "9").status == 0)
+        #expect(try t.defaults("--key-path", "read", "com.k", "a.b.2").stdout == "9\n")
+        #expect(try t.defaults("--key-path", "read-type", "com.k", "a.b").stdout == "Type is array\n")
+        #expect(try t.defaults("--key-path", "write", "com.k", "x.y.z", "deep").status == 0)
+        #expect(try t.file("com.k")["x"] == ["y": ["z": "deep"]])
+        #expect(try t.defaults("--key-path", "delete", "com.k", "a.b.0").status == 0)
+        #expect(try t.file("com.k")["a"] == ["b": ["2", 9]])
+        #expect(try t.defaults("--key-path", "write", "com.k", "dotted\\.key", "v").status == 0)
+        #expect(try t.file("com.k")["dotted.key"] == "v")
+        // Without the option, a dot is part of the key, as on macOS.
+        #expect(try t.defaults("write", "com.k", "com.apple.scaling", "1").status == 0)
+        #expect(try t.file("com.k")["com.apple.scaling"] == "1")
+    }
+
+    @Test("idempotent array edits")
+    func arrayEdits() throws {
+        let t = try ToolSandbox()
+        try t.defaults("write", "com.a", "L", "-array", "a", "b")
+        try t.defaults("write", "com.a", "L", "-array-add-unique", "b", "c")
+        try t.defaults("write", "com.a", "L", "-array-add-unique", "c")
+        #expect(try t.file("com.a")["L"] == ["a", "b", "c"])
+        try t.defaults("write", "com.a", "L", "-array-remove", "a", "zzz")
+        #expect(try t.file("com.a")["L"] == ["b", "c"])
+    }
+
+    @Test("full data instead of the abbreviation")
+    func fullData() throws {
+        let t = try ToolSandbox()
+        try t.defaults("write", "com.d", "D", "-data", String(repeating: "ab", count: 30))
+        #expect(try t.defaults("read", "com.d", "D").stdout.contains(" ... "))
+        #expect(try t.defaults("--full-data", "read", "com.d", "D").stdout == "{length = 30, bytes = 0x" + String(repeating: "ab", count: 30) + "}\n")
+    }
+
+    @Test("watch prints changes made by other processes")
+    func watch() throws {
+        let t = try ToolSandbox()
+        try t.defaults("write", "com.w", "k", "0")
+        let log = t.root.appendingPathComponent("watch.txt")
+        let p = try startInBackground("defaults", ["watch", "com.w", "k"], environment: t.environment, output: log)
+        defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }  // SIGTERM may be blocked in test runners
+        // The watcher may take a moment to start: write until it reports (bounded).
+        var seen = ""
+        for attempt in 0..<20 where !seen.contains("k = changed") {
+            try t.defaults("write", "com.w", "other", "ignored\(attempt)")
+            try t.defaults("write", "com.w", "k", "changed")
+            seen = readUntil(log, seconds: 0.5) { $0.contains("k = changed") }
+            if !seen.contains("k = changed") { try t.defaults("write", "com.w", "k", "reset") }
+        }
+        #expect(seen.contains("k = changed\n"))
+        #expect(!seen.contains("other"))
+    }
+
+    @Test("shell completion scripts for bash, zsh and fish; keys completed from the store")
+    func completion() throws {
+        let t = try ToolSandbox()
+        #expect(try t.defaults("completion", "bash").stdout.contains("complete -F _defaults defaults"))
+        #expect(try t.defaults("completion", "zsh").stdout.contains("#compdef defaults"))
+        #expect(try t.defaults("completion", "fish").stdout.contains("complete -c defaults"))
+        try t.defaults("write", "com.c", "Alpha", "1")
+        try t.defaults("write", "com.c", "Beta", "1")
+        #expect(try t.defaults("__keys", "com.c").stdout == "Alpha\nBeta\n")
+    }
+
+    @Test("an application observing a key is told about defaults write at once")
+    func applicationSeesWrite() throws {
+        let t = try ToolSandbox()
+        let log = t.root.appendingPathComponent("observe.txt")
+        let p = try startInBackground("defaults-test-helper", ["observe", "com.obs", "Volume"], environment: t.environment, output: log)
+        defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }  // SIGTERM may be blocked in test runners
+        #expect(readUntil(log, seconds: 10) { $0.contains("ready") }.contains("ready"))
+        try t.defaults("write", "com.obs", "Volume", "-int", "11")
+        let seen = readUntil(log, seconds: 5) { $0.contains("11\n") }
+        #expect(seen.contains("11\n"))
+    }
+}
