@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import OpenDefaults
 import PropertyList
 
 /// What `defaults write D K …` asks for.
@@ -65,8 +66,8 @@ enum WriteValue {
         guard let text = args.popFirst() else { Messages.usage() }
         switch arg {
         case "-string": return .string(text)
-        case "-int", "-integer": return PropertyList(Int64(longLong(text)))
-        case "-float": return .real(Double(Float(floatValue(text))))
+        case "-int", "-integer": return PropertyList(Int64(NumericText.leadingInteger(text)))
+        case "-float": return .real(Double(Float(NumericText.leadingDouble(text))))
         case "-bool", "-boolean":
             switch text.lowercased() {
             case "true", "yes": return .boolean(true)
@@ -92,36 +93,6 @@ enum WriteValue {
         return v
     }
 
-    /// `longLongValue`: optional whitespace and sign, leading digits; else 0.
-    static func longLong(_ s: String) -> Int64 {
-        var it = Substring(s).drop { $0 == " " || $0 == "\t" }
-        var negative = false
-        if let f = it.first, f == "-" || f == "+" { negative = f == "-"; it = it.dropFirst() }
-        var v: Int64 = 0
-        for c in it {
-            guard let d = c.wholeNumberValue, c.isASCII else { break }
-            let (m, o1) = v.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(Int64(d))
-            if o1 || o2 { return negative ? .min : .max }
-            v = a
-        }
-        return negative ? -v : v
-    }
-
-    /// `floatValue`: the leading number; else 0.
-    static func floatValue(_ s: String) -> Double {
-        let t = s.trimmingCharacters()
-        if let d = Double(t) { return d }
-        var prefix = ""
-        for c in t {
-            if c.isNumber || c == "." || ((c == "-" || c == "+") && prefix.isEmpty) || ((c == "e" || c == "E") && !prefix.isEmpty) {
-                prefix.append(c)
-            } else { break }
-        }
-        while !prefix.isEmpty, Double(prefix) == nil { prefix.removeLast() }
-        return Double(prefix) ?? 0
-    }
-
     /// Hexadecimal digits (an odd count ends with a lone low nibble); nil for other characters.
     static func hexBytes(_ s: String) -> [UInt8]? {
         var out: [UInt8] = []
@@ -139,8 +110,4 @@ enum WriteValue {
         if let lone = pending { out.append(lone) }
         return out
     }
-}
-
-extension String {
-    func trimmingCharacters() -> String { Substring(self).trimmingCharacters() }
 }

@@ -159,8 +159,20 @@ enum Coercion {
         }
     }
 
-    /// `intValue` of a string: optional whitespace and sign, then digits; clamped.
-    static func leadingInteger(_ s: String) -> Int {
+    static func leadingInteger(_ s: String) -> Int { NumericText.leadingInteger(s) }
+    static func leadingDouble(_ s: String) -> Double { NumericText.leadingDouble(s) }
+}
+
+/// The numeric prefix of a string, as Foundation's `intValue`/`longLongValue`
+/// and `doubleValue`/`floatValue` read it (the `defaults` tool uses them too).
+///
+/// ```swift
+/// NumericText.leadingInteger("  42abc")  // 42
+/// NumericText.leadingDouble("1.5e3 apples")  // 1500
+/// ```
+public enum NumericText {
+    /// Optional whitespace and sign, then digits; clamped to `Int`; 0 when there are none.
+    public static func leadingInteger(_ s: String) -> Int {
         var it = Substring(s).drop { $0 == " " || $0 == "\t" || $0 == "\n" }
         var negative = false
         if let f = it.first, f == "-" || f == "+" { negative = f == "-"; it = it.dropFirst() }
@@ -175,19 +187,20 @@ enum Coercion {
         return negative ? -value : value
     }
 
-    static func leadingDouble(_ s: String) -> Double {
+    /// The longest leading decimal number (sign, digits, point, exponent); 0 when there is none.
+    public static func leadingDouble(_ s: String) -> Double {
         let t = s.trimmingSpaces
         if let d = Double(t) { return d }
-        var end = t.startIndex
-        var seenDigit = false
-        for i in t.indices {
-            let c = t[i]
-            if c.isNumber || c == "." || ((c == "-" || c == "+") && i == t.startIndex) {
-                if c.isNumber { seenDigit = true }
-                end = t.index(after: i)
+        var prefix = ""
+        for c in t {
+            if c.isNumber || c == "." || ((c == "-" || c == "+") && (prefix.isEmpty || prefix.last == "e" || prefix.last == "E"))
+                || ((c == "e" || c == "E") && !prefix.isEmpty)
+            {
+                prefix.append(c)
             } else { break }
         }
-        return seenDigit ? Double(t[..<end]) ?? 0 : 0
+        while !prefix.isEmpty, Double(prefix) == nil { prefix.removeLast() }
+        return Double(prefix) ?? 0
     }
 }
 
