@@ -132,7 +132,7 @@ let benchmarks: @Sendable () -> Void = {
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
-            defer { process.terminate(); process.waitUntilExit() }
+            defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }  // SIGTERM may be blocked
             let handle = pipe.fileHandleForReading
             func readLine() -> String {
                 var line = Data()
@@ -145,9 +145,9 @@ let benchmarks: @Sendable () -> Void = {
             }
             _ = readLine()  // ready
             let domain = store.domain("com.bench.visible")
-            for i in benchmark.scaledIterations {
+            for _ in benchmark.scaledIterations {
                 benchmark.startMeasurement()
-                domain.set(PropertyList(i + Int(getpid()) * 1000), forKey: "v")
+                domain.set(PropertyList(Counter.next()), forKey: "v")  // a new value, so a change to report
                 try domain.synchronize()
                 _ = readLine()
                 benchmark.stopMeasurement()
@@ -196,20 +196,20 @@ let benchmarks: @Sendable () -> Void = {
         for _ in b.scaledIterations { blackHole(defaults[typedKey]) }
     }
     Benchmark("set(Int) · OpenDefaults", configuration: fast) { b in
-        for i in b.scaledIterations { defaults.set(i, forKey: "counter") }
+        for _ in b.scaledIterations { defaults.set(Counter.next(), forKey: "counter") }
     }
     Benchmark("set(Int) · Foundation", configuration: .init(metrics: [.wallClock], timeUnits: .nanoseconds, maxDuration: .seconds(3))) { b in
-        for i in b.scaledIterations { foundation.set(i, forKey: "counter") }
+        for _ in b.scaledIterations { foundation.set(Counter.next(), forKey: "counter") }
     }
     Benchmark("read after write, 1,000-key domain · OpenDefaults", configuration: fast) { b in
-        for i in b.scaledIterations {
-            defaults.set(i, forKey: "key10")
+        for _ in b.scaledIterations {
+            defaults.set(Counter.next(), forKey: "key10")
             blackHole(defaults.value(forKey: "key10"))
         }
     }
     Benchmark("read after write, 1,000-key domain · Foundation", configuration: .init(metrics: [.wallClock], timeUnits: .nanoseconds, maxDuration: .seconds(3))) { b in
-        for i in b.scaledIterations {
-            foundation.set(i, forKey: "key10")
+        for _ in b.scaledIterations {
+            foundation.set(Counter.next(), forKey: "key10")
             blackHole(foundation.object(forKey: "key10"))
         }
     }
