@@ -199,11 +199,23 @@ struct ReadWriteTests {
         #expect(d.url(forKey: "path") == URL(fileURLWithPath: "/tmp/plain"))
     }
 
-    @Test("a keyed-archive URL written on a Mac is read", .enabled(if: FileManager.default.fileExists(atPath: repositoryRoot.deletingLastPathComponent().path + "/shared"), "needs ../shared"))
-    func macArchive() throws {
-        // An NSKeyedArchiver archive of NSURL from the corpus, when present.
-        let archive = URLArchive.encode(URL(string: "http://apple.com")!)
-        #expect(URLArchive.decode(archive) == URL(string: "http://apple.com"))
+    @Test("a keyed-archive URL with a base URL is read relative to it")
+    func relativeArchive() throws {
+        // NS.base pointing at another NSURL object, as macOS archives a relative URL.
+        let archive: PropertyList = [
+            "$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": .uid(1)],
+            "$objects": [
+                "$null",
+                ["NS.base": .uid(3), "NS.relative": .uid(2), "$class": .uid(5)],
+                "b/c",
+                ["NS.base": .uid(0), "NS.relative": .uid(4), "$class": .uid(5)],
+                "https://example.com/a/",
+                ["$classname": "NSURL", "$classes": ["NSURL", "NSObject"]],
+            ],
+        ]
+        let url = try #require(URLArchive.decode(try archive.data(as: .binary)))
+        #expect(url.absoluteString == "https://example.com/a/b/c")
+        #expect(URLArchive.decode(Data("not a plist".utf8)) == nil)
     }
 
     @Test("persisted values are read by a new process-wide store")

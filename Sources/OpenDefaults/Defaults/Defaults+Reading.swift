@@ -131,7 +131,7 @@ enum Coercion {
             if d <= -9.223372036854775808e18 { return .min }
             return Int(d)
         case .boolean(let b)?: return b ? 1 : 0
-        case .string(let s)?: return leadingInteger(s)
+        case .string(let s)?: return NumericText.leadingInteger(s)
         default: return 0
         }
     }
@@ -141,7 +141,7 @@ enum Coercion {
         case .real(let d)?: return d
         case .integer(let n)?: return n.doubleValue
         case .boolean(let b)?: return b ? 1 : 0
-        case .string(let s)?: return leadingDouble(s)
+        case .string(let s)?: return NumericText.leadingDouble(s)
         default: return 0
         }
     }
@@ -154,13 +154,11 @@ enum Coercion {
         case .string(let s)?:
             let t = s.trimmingSpaces.lowercased()
             if t == "yes" || t == "true" { return true }
-            return leadingInteger(t) != 0
+            return NumericText.leadingInteger(t) != 0
         default: return false
         }
     }
 
-    static func leadingInteger(_ s: String) -> Int { NumericText.leadingInteger(s) }
-    static func leadingDouble(_ s: String) -> Double { NumericText.leadingDouble(s) }
 }
 
 /// The numeric prefix of a string, as Foundation's `intValue`/`longLongValue`

@@ -54,8 +54,6 @@ public final class PersistentDomain: Sendable {
         var format: PropertyListFormat = .binary
         var flushScheduled = false
         var lastError: StorageError? = nil
-        /// The file could not be read: do not write over it.
-        var unreadable = false
     }
 
     let state: Mutex<State>
@@ -247,7 +245,6 @@ public final class PersistentDomain: Sendable {
                 s.signature = signature
                 s.format = format
                 s.lastError = nil
-                s.unreadable = false
                 return changes
             }
             return changes.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess, source: self)
@@ -275,12 +272,10 @@ public final class PersistentDomain: Sendable {
         var disk: [String: PropertyList] = [:]
         var format: PropertyListFormat? = nil
         var signature: FileSignature? = nil
-        var unreadable = false
         switch file.read() {
         case .absent: break
         case .unreadable(let error):
             reported = error
-            unreadable = true
         case .corrupt(let error):
             // Never overwrite or delete what cannot be read: move it aside, under the lock.
             let moved: String? = (try? FileLock(path: file.lockPath))?.withLock {
@@ -288,7 +283,6 @@ public final class PersistentDomain: Sendable {
                 return nil
             }
             reported = StorageError(domain: name, path: path, kind: .corrupt(movedTo: moved), reason: error.description)
-            if moved == nil { unreadable = true }
         case .loaded(let entries, let fileFormat, let sig):
             disk = entries
             format = fileFormat
@@ -301,7 +295,6 @@ public final class PersistentDomain: Sendable {
             s.values = values
             s.signature = signature
             if let format { s.format = format }
-            s.unreadable = unreadable
             s.lastError = reported
             return changes
         }

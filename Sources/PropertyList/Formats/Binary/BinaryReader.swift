@@ -29,15 +29,14 @@ struct BinaryReader {
 
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
         var reader = try BinaryReader(bytes)
-        let top = try reader.topObject()
-        return try reader.object(top, depth: 0)
+        return try reader.object(reader.topIndex, depth: 0)
     }
 
     private static func fail(_ offset: Int, _ reason: String) -> PropertyListError {
         PropertyListError(format: .binary, location: .byteOffset(offset), reason: reason)
     }
 
-    private var topIndex = 0
+    private let topIndex: Int
 
     private init(_ b: UnsafeRawBufferPointer) throws(PropertyListError) {
         self.b = b
@@ -121,8 +120,6 @@ struct BinaryReader {
         }
         flags = counts
     }
-
-    private func topObject() throws(PropertyListError) -> Int { topIndex }
 
     @inline(__always)
     private static func bigEndian(_ b: UnsafeRawBufferPointer, _ at: Int, _ size: Int) -> UInt64 {
