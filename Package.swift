@@ -9,6 +9,13 @@ let package = Package(
         .library(name: "OpenDefaultsFoundation", targets: ["OpenDefaultsFoundation"]),
         .executable(name: "plutil", targets: ["plutil"]),
         .executable(name: "defaults", targets: ["defaults"]),
+        .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
+        .executable(name: "settings", targets: ["settings"]),
+    ],
+    dependencies: [
+        // Only the `settings` tool and its web app use these; the libraries need the toolchain alone.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // The typed value, every format's reader and writer, Codable. Toolchain only.
@@ -23,6 +30,23 @@ let package = Package(
         .executableTarget(name: "plutil", dependencies: ["PropertyList", "PlatformIO"]),
         // macOS `defaults` on Linux, over OpenDefaults.
         .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
+        // Settings bundles: panes, specifiers, string tables, validation, registration.
+        .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
+        // The Settings app as HTML pages and form handling (no server code; testable alone).
+        .target(name: "SettingsWeb", dependencies: ["SettingsBundle", "OpenDefaults", "PropertyList"]),
+        // `settings validate|defaults|install|serve`: the Settings app in the browser.
+        .executableTarget(
+            name: "settings",
+            dependencies: [
+                "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList", "PlatformIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "SettingsBundleTests",
+            dependencies: ["SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList"]
+        ),
         // Test helper: prints a file's value as the conformance corpus' canonical JSON.
         .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),
         .testTarget(

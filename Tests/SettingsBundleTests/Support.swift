@@ -1,0 +1,58 @@
+import Foundation
+import PropertyList
+@testable import SettingsBundle
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// `../shared/corpora/settings`, when it exists beside the repository.
+let settingsCorpus: URL? = {
+    let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora/settings")
+    return FileManager.default.fileExists(atPath: url.appendingPathComponent("bundles").path) ? url : nil
+}()
+
+/// The folder holding the built executables.
+let productsDirectory: URL = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    while url.path != "/" {
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("settings").path) { return url }
+        url.deleteLastPathComponent()
+    }
+    return repositoryRoot.appendingPathComponent(".build/debug")
+}()
+
+/// The corpus' typed JSON (`{"string": s}`, `{"int": "1"}`…) as a value.
+func typedValue(_ json: PropertyList) -> PropertyList? {
+    guard case .dictionary(let d) = json, d.count == 1, let (tag, v) = d.first else { return nil }
+    switch tag {
+    case "string": return v
+    case "int": return v.stringValue.flatMap { Int64($0) }.map { .integer(.init($0)) }
+        ?? v.stringValue.flatMap { UInt64($0) }.map { .integer(.init($0)) }
+    case "real": return v.stringValue.flatMap { Double($0) }.map(PropertyList.real)
+    case "bool": return v
+    case "date": return v.stringValue.flatMap { PropertyList.date(from: $0) }.map(PropertyList.date)
+    case "data": return v.stringValue.flatMap { Data(base64Encoded: $0) }.map(PropertyList.data)
+    case "array": return v.arrayValue.map { .array($0.compactMap(typedValue)) }
+    case "dict": return v.dictionaryValue.map { .dictionary($0.compactMapValues(typedValue)) }
+    default: return nil
+    }
+}
+
+/// A temporary directory removed when the value goes away.
+final class TemporaryDirectory {
+    let path: String
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `value` as an XML plist at `relative`, creating folders.
+    func write(_ relative: String, _ value: PropertyList) throws {
+        try write(relative, bytes: value.encoded(as: .xml))
+    }
+    func write(_ relative: String, bytes: [UInt8]) throws {
+        let url = URL(fileURLWithPath: path).appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+    }
+}
