@@ -1,0 +1,173 @@
+import PropertyList
+import Synchronization
+
+/// A controller between a user interface and a ``Defaults`` object, as
+/// AppKit's `NSUserDefaultsController`: edits go through ``values`` and,
+/// unless ``appliesImmediately``, wait for ``save()`` or ``revert()``.
+///
+/// ``initialValues`` answer keys that no domain has (the controller's own
+/// registration), and ``revertToInitialValues(forKeys:)`` puts them back.
+///
+/// ```swift
+/// let controller = DefaultsController(defaults: .standard, initialValues: ["warp": "Engaged"])
+/// controller.appliesImmediately = false
+/// controller.values["warp"] = "Disabled"
+/// controller.hasUnappliedChanges  // true; Defaults.standard still says "Engaged"
+/// controller.save()               // now it is written (and flushed durably)
+/// ```
+public final class DefaultsController: Sendable {
+    /// The defaults object edited.
+    public let defaults: Defaults
+
+    struct State {
+        var initialValues: [String: PropertyList]
+        var appliesImmediately = true
+        /// Unapplied edits: a value, or nil for a removal.
+        var pending: [String: PropertyList?] = [:]
+        var observers: [String: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
+        var defaultsTokens: [String: ObservationToken] = [:]
+        var nextObserver: UInt64 = 1
+    }
+    let state: Mutex<State>
+
+    /// The shared controller over ``Defaults/standard``.
+    public static let shared = DefaultsController(defaults: .standard)
+
+    /// Creates a controller over `defaults` with `initialValues`.
+    public init(defaults: Defaults, initialValues: [String: PropertyList] = [:]) {
+        self.defaults = defaults
+        self.state = Mutex(State(initialValues: initialValues))
+    }
+
+    /// Values for keys that no domain of ``defaults`` has; the values
+    /// ``revertToInitialValues(forKeys:)`` restores.
+    public var initialValues: [String: PropertyList] {
+        get { state.withLock { $0.initialValues } }
+        set { state.withLock { $0.initialValues = newValue } }
+    }
+
+    /// Whether an edit is written to ``defaults`` at once (true, as AppKit's
+    /// default) or waits for ``save()``.
+    public var appliesImmediately: Bool {
+        get { state.withLock { $0.appliesImmediately } }
+        set { state.withLock { $0.appliesImmediately = newValue } }
+    }
+
+    /// Whether there are edits not yet saved.
+    public var hasUnappliedChanges: Bool { state.withLock { !$0.pending.isEmpty } }
+
+    /// The keys with unsaved edits.
+    public var unappliedKeys: [String] { state.withLock { $0.pending.keys.sorted() } }
+
+    /// The values as the interface shows them: an unsaved edit, else the
+    /// defaults' value, else the initial value.
+    ///
+    /// ```swift
+    /// controller.values["warpfactor"] = 7
+    /// controller.values["warpfactor"]  // 7, saved or not
+    /// ```
+    public var values: Values { Values(controller: self) }
+
+    /// The proxy behind ``values``: read and written by key.
+    public struct Values: Sendable {
+        let controller: DefaultsController
+
+        /// The value shown for `key`; setting it edits (nil removes the key).
+        public subscript(key: String) -> PropertyList? {
+            get { controller.value(forKey: key) }
+            nonmutating set { controller.setValue(newValue, forKey: key) }
+        }
+
+        /// The value shown for `key`, as `Any` (Foundation's bridged types).
+        public func value(forKey key: String) -> Any? { controller.value(forKey: key)?.bridgedValue }
+    }
+
+    /// The value shown for `key`.
+    public func value(forKey key: String) -> PropertyList? {
+        let (edit, initial) = state.withLock { ($0.pending[key], $0.initialValues[key]) }
+        if let edit { return edit ?? initial }
+        return defaults.value(forKey: key) ?? initial
+    }
+
+    /// Edits `key`: written at once when ``appliesImmediately``, else kept until ``save()``.
+    public func setValue(_ value: PropertyList?, forKey key: String) {
+        let old = self.value(forKey: key)
+        let immediate = state.withLock { s -> Bool in
+            if !s.appliesImmediately { s.pending[key] = .some(value) }
+            return s.appliesImmediately
+        }
+        if immediate {
+            defaults.set(value, forKey: key)  // observers hear it through the defaults
+        } else {
+            notify(key, old: old, new: self.value(forKey: key))
+        }
+    }
+
+    /// Writes every unsaved edit to ``defaults`` and flushes them durably.
+    ///
+    /// - Returns: false when the domain could not be written (the edits are
+    ///   in the defaults' memory and will be retried, as with `set`).
+    @discardableResult
+    public func save() -> Bool {
+        let edits = state.withLock { s -> [String: PropertyList?] in
+            defer { s.pending = [:] }
+            return s.pending
+        }
+        for key in edits.keys.sorted() { defaults.set(edits[key]!, forKey: key) }
+        return defaults.synchronize()
+    }
+
+    /// Discards every unsaved edit.
+    public func revert() {
+        let keys = unappliedKeys
+        let before = keys.map { value(forKey: $0) }
+        state.withLock { $0.pending = [:] }
+        for (key, old) in zip(keys, before) { notify(key, old: old, new: value(forKey: key)) }
+    }
+
+    /// Sets `keys` (all of ``initialValues`` when nil) back to their initial
+    /// values: an edit like any other, so it waits for ``save()`` unless
+    /// ``appliesImmediately``. A key without an initial value is removed.
+    public func revertToInitialValues(forKeys keys: [String]? = nil) {
+        let initial = initialValues
+        for key in keys ?? initial.keys.sorted() { setValue(initial[key], forKey: key) }
+    }
+
+    // MARK: - Observing
+
+    /// Calls `handler` each time the value shown for `key` changes: an edit
+    /// through the controller, or a change to the defaults (by any process)
+    /// that no unsaved edit hides. Observation ends when the token is released.
+    public func observe(_ key: String, _ handler: @escaping @Sendable (_ old: PropertyList?, _ new: PropertyList?) -> Void) -> ObservationToken {
+        let (id, needsDefaults) = state.withLock { s -> (UInt64, Bool) in
+            let id = s.nextObserver
+            s.nextObserver += 1
+            s.observers[key, default: [:]][id] = handler
+            return (id, s.defaultsTokens[key] == nil)
+        }
+        if needsDefaults {
+            let token = defaults.observe(key) { [weak self] old, new in
+                guard let self else { return }
+                let (hidden, initial) = self.state.withLock { ($0.pending[key] != nil, $0.initialValues[key]) }
+                if !hidden { self.notify(key, old: old ?? initial, new: new ?? initial) }
+            }
+            state.withLock { $0.defaultsTokens[key] = token }
+        }
+        return ObservationToken { [weak self] in
+            guard let self else { return }
+            let token = self.state.withLock { s -> ObservationToken? in
+                s.observers[key]?[id] = nil
+                guard s.observers[key]?.isEmpty == true else { return nil }
+                s.observers[key] = nil
+                return s.defaultsTokens.removeValue(forKey: key)
+            }
+            token?.cancel()
+        }
+    }
+
+    func notify(_ key: String, old: PropertyList?, new: PropertyList?) {
+        guard old != new else { return }
+        let handlers = state.withLock { Array(($0.observers[key] ?? [:]).values) }
+        for handler in handlers { handler(old, new) }
+    }
+}
