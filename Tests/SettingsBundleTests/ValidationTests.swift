@@ -60,7 +60,7 @@ struct ValidationTests {
         ])])
         let w = problems(b, .warning)
         #expect(w.map(\.key) == ["p", "r"])
-        #expect(w[0].message == "DefaultValue \"Z\" is not among Values" || w[0].message == "DefaultValue Z is not among Values")
+        #expect(w[0].message == "DefaultValue 'Z' is not among Values")
     }
 
     @Test func toggleDefaultMatchingNeitherValue() throws {

@@ -142,7 +142,7 @@ struct BundleLoader {
         for key in declarationOrder {
             let list = declarations[key]!
             guard list.count > 1, list.contains(where: { $0.value != list[0].value }) else { continue }
-            let all = list.map { "\($0.file)[\($0.index)] \($0.value.description)" }.joined(separator: ", ")
+            let all = list.map { "\($0.file)[\($0.index)] \($0.value.messageText)" }.joined(separator: ", ")
             let last = list[list.count - 1]
             problems.append(SettingsProblem(.warning, file: last.file, index: last.index, key: key,
                 "declared with different defaults: \(all); the last one is registered"))

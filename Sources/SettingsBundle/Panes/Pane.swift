@@ -69,3 +69,11 @@ extension PropertyList {
         }
     }
 }
+
+extension PropertyList {
+    /// The value for a message: strings quoted, so `'0'` and `0` differ.
+    var messageText: String {
+        if case .string(let s) = self { return "'\(s)'" }
+        return description
+    }
+}

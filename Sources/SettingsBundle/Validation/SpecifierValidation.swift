@@ -55,7 +55,7 @@ enum SpecifierValidation {
             report(.warning, "ShortTitles has \(short.count) entries but Values has \(v.count)")
         }
         if s.kind != .titleValue, let dv = s.defaultValue, let v = values?.arrayValue, !v.contains(dv) {
-            report(.warning, "DefaultValue \(dv.description) is not among Values")
+            report(.warning, "DefaultValue \(dv.messageText) is not among Values")
         }
     }
 
@@ -65,14 +65,14 @@ enum SpecifierValidation {
             let on = s.trueValue ?? .boolean(true)
             let off = s.falseValue ?? .boolean(false)
             if dv != on, dv != off {
-                report(.warning, "DefaultValue \(dv.description) matches neither TrueValue \(on.description) nor FalseValue \(off.description)")
+                report(.warning, "DefaultValue \(dv.messageText) matches neither TrueValue \(on.messageText) nor FalseValue \(off.messageText)")
             }
         } else {
             switch dv {
             case .boolean: break
             case .integer(let i) where i == 0 || i == 1: break
             case .string(let t) where ["YES", "NO", "true", "false", "1", "0"].contains(t): break
-            default: report(.warning, "DefaultValue \(dv.description) is not a boolean and there is no TrueValue/FalseValue")
+            default: report(.warning, "DefaultValue \(dv.messageText) is not a boolean and there is no TrueValue/FalseValue")
             }
         }
     }
@@ -85,9 +85,9 @@ enum SpecifierValidation {
         if lo > hi { report(.error, "MinimumValue \(lo) is greater than MaximumValue \(hi)") }
         if let dv = s.defaultValue {
             if let d = dv.doubleValue {
-                if d < lo || d > hi { report(.warning, "DefaultValue \(dv.description) is outside [MinimumValue, MaximumValue] = [\(lo), \(hi)]") }
+                if d < lo || d > hi { report(.warning, "DefaultValue \(dv.messageText) is outside [MinimumValue, MaximumValue] = [\(lo), \(hi)]") }
             } else {
-                report(.warning, "DefaultValue \(dv.description) is not a number")
+                report(.warning, "DefaultValue \(dv.messageText) is not a number")
             }
         }
     }

@@ -1,0 +1,89 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OpenDefaults
+import PlatformIO
+
+/// The Settings bundles installed for the Settings app: one folder per
+/// application domain, `<directory>/<domain>/Settings.bundle`.
+///
+/// The directory is `$XDG_DATA_HOME/settings-bundles` (`~/.local/share/settings-bundles`
+/// when `XDG_DATA_HOME` is unset or relative).
+///
+/// ```swift
+/// let catalog = SettingsCatalog()
+/// try catalog.install(bundleAt: "Examples/AppSettings/Settings.bundle", domain: "com.example.AppSettings")
+/// catalog.installedDomains()  // ["com.example.AppSettings"]
+/// ```
+public struct SettingsCatalog: Sendable {
+    /// The folder that holds the installed bundles.
+    public let directory: String
+
+    /// A catalog in `directory`.
+    public init(directory: String) { self.directory = directory }
+
+    /// The catalog of the current user, under `$XDG_DATA_HOME/settings-bundles`.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        var base = environment["XDG_DATA_HOME"] ?? ""
+        if !base.hasPrefix("/") {
+            let home = environment["HOME"] ?? "/"
+            base = (home.hasSuffix("/") ? home : home + "/") + ".local/share"
+        }
+        self.directory = base + "/settings-bundles"
+    }
+
+    /// Where the bundle of `domain` is installed.
+    public func bundlePath(forDomain domain: String) -> String { directory + "/" + domain + "/Settings.bundle" }
+
+    /// The domains with an installed bundle, sorted.
+    public func installedDomains() -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return entries.filter {
+            PreferencesLayout.isValidDomainName($0)
+                && FileManager.default.fileExists(atPath: bundlePath(forDomain: $0) + "/Root.plist")
+        }.sorted()
+    }
+
+    /// Copies the bundle at `path` into the catalog for `domain`, replacing
+    /// a bundle installed before. The bundle is read first: one whose root
+    /// pane cannot be read is refused and nothing changes.
+    ///
+    /// - Returns: the installed bundle, for its problems.
+    @discardableResult
+    public func install(bundleAt path: String, domain: String) throws(SettingsBundleError) -> SettingsBundle {
+        guard PreferencesLayout.isValidDomainName(domain), domain != PreferencesLayout.globalDomainName else {
+            throw SettingsBundleError(path: domain, reason: "not a valid application domain name (expected something like com.example.App)")
+        }
+        _ = try SettingsBundle(path: path)
+        let folder = directory + "/" + domain
+        let staging = folder + "/.Settings.bundle.installing"
+        let target = bundlePath(forDomain: domain)
+        do {
+            try FileIO.makeDirectories(folder)
+        } catch {
+            throw SettingsBundleError(path: folder, reason: "cannot create the folder: \(error.reason)")
+        }
+        do {
+            try? FileManager.default.removeItem(atPath: staging)
+            try FileManager.default.copyItem(atPath: path, toPath: staging)
+            try? FileManager.default.removeItem(atPath: target)
+            try FileManager.default.moveItem(atPath: staging, toPath: target)
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw SettingsBundleError(path: target, reason: "cannot install the bundle: \(error)")
+        }
+        return try SettingsBundle(path: target)
+    }
+
+    /// Removes the bundle installed for `domain` (its defaults stay).
+    public func uninstall(domain: String) throws(SettingsBundleError) {
+        guard PreferencesLayout.isValidDomainName(domain) else {
+            throw SettingsBundleError(path: domain, reason: "not a valid application domain name")
+        }
+        do { try FileManager.default.removeItem(atPath: directory + "/" + domain) } catch {
+            throw SettingsBundleError(path: directory + "/" + domain, reason: "cannot remove: \(error)")
+        }
+    }
+}

@@ -1,0 +1,159 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OpenDefaults
+import PlatformIO
+import PropertyList
+import SettingsBundle
+import Synchronization
+
+/// The Settings app: pages for the installed applications and their panes,
+/// and the forms that change their defaults. It knows nothing of HTTP
+/// servers; the `settings serve` command puts it behind Hummingbird.
+///
+/// Routes:
+/// - `GET /`: the installed applications.
+/// - `GET /apps/<domain>[?pane=<file>]`: a pane (the root without `pane`).
+/// - `POST /apps/<domain>[?pane=<file>]`: `action=apply|revert|reset` and the pane's fields.
+/// - `GET /apps/<domain>/image?name=<file>`: an image from the bundle (slider images).
+///
+/// ```swift
+/// let app = SettingsApp(catalog: SettingsCatalog())
+/// let page = app.respond(to: SettingsRequest(method: .get, path: "/"))
+/// ```
+public final class SettingsApp: Sendable {
+    /// Where installed bundles are found.
+    public let catalog: SettingsCatalog
+    /// Bundles served without installing, by domain (`settings serve --bundle`).
+    public let extraBundles: [String: String]
+    let store: DomainStore
+    let defaultsByDomain = Mutex<[String: Defaults]>([:])
+
+    /// Creates the app over `catalog` and `extraBundles` (domain → bundle path),
+    /// writing through `store`.
+    public init(catalog: SettingsCatalog, extraBundles: [String: String] = [:], store: DomainStore = .shared) {
+        self.catalog = catalog
+        self.extraBundles = extraBundles
+        self.store = store
+    }
+
+    /// The domains the app lists.
+    public var domains: [String] { Array(Set(catalog.installedDomains()).union(extraBundles.keys)).sorted() }
+
+    func bundlePath(for domain: String) -> String? {
+        if let path = extraBundles[domain] { return path }
+        return catalog.installedDomains().contains(domain) ? catalog.bundlePath(forDomain: domain) : nil
+    }
+
+    /// The defaults object the values of `domain` are written through (no
+    /// argument domain: the server's own command line is not the app's).
+    func defaults(for domain: String) -> Defaults {
+        if let d = defaultsByDomain.withLock({ $0[domain] }) { return d }
+        let created = Defaults(domainName: domain, store: store, arguments: [])
+        return defaultsByDomain.withLock { cache in
+            if let d = cache[domain] { return d }
+            cache[domain] = created
+            return created
+        }
+    }
+
+    /// Answers one request.
+    public func respond(to request: SettingsRequest) -> SettingsResponse {
+        let languages = LanguageMatching.languages(acceptLanguage: request.acceptLanguage)
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch (request.method, parts.count) {
+        case (.get, 0):
+            return .html(200, AppListPage(app: self, languages: languages).render())
+        case (_, 2) where parts[0] == "apps", (_, 3) where parts[0] == "apps" && parts[2] == "image":
+            let domain = FormData.decode(Substring(parts[1]))
+            guard let path = bundlePath(for: domain) else {
+                return notFound("No Settings bundle is installed for “\(domain)”.")
+            }
+            let bundle: SettingsBundle
+            do { bundle = try SettingsBundle(path: path) } catch {
+                return .html(500, MessagePage(title: "Unreadable bundle", message: error.description).render())
+            }
+            if parts.count == 3 { return image(bundle, name: request.query["name"] ?? "") }
+            let file = request.query["pane"] ?? bundle.rootFile
+            guard let pane = bundle.panes[file] else { return notFound("“\(domain)” has no pane “\(file)”.") }
+            return request.method == .get
+                ? showPane(bundle, pane, domain: domain, languages: languages, status: request.query["status"])
+                : submit(request.form, bundle, pane, domain: domain, languages: languages)
+        default:
+            return notFound("There is no page at \(request.path).")
+        }
+    }
+
+    func controller(for bundle: SettingsBundle, domain: String) -> DefaultsController {
+        let valuesDomain = bundle.applicationGroupContainerIdentifier ?? domain
+        let controller = DefaultsController(defaults: defaults(for: valuesDomain), initialValues: bundle.defaultValues)
+        controller.appliesImmediately = false
+        return controller
+    }
+
+    func showPane(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], status: String?) -> SettingsResponse {
+        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller(for: bundle, domain: domain), languages: languages)
+        switch status {
+        case "saved": page.banner = (false, "Your changes were applied.", [])
+        case "unchanged": page.banner = (false, "Nothing to apply: no value changed.", [])
+        case "reverted": page.banner = (false, "Unapplied changes were discarded.", [])
+        case "reset": page.banner = (false, "This pane was reset to its default values.", [])
+        default: break
+        }
+        return .html(200, page.render())
+    }
+
+    func submit(_ form: FormData, _ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String]) -> SettingsResponse {
+        let controller = controller(for: bundle, domain: domain)
+        let here = "/apps/" + domain.urlQueryEncoded + "?pane=" + pane.file.urlQueryEncoded
+        switch form["action"] ?? "apply" {
+        case "revert":
+            return .seeOther(here + "&status=reverted")
+        case "reset":
+            let keys = pane.specifiers.compactMap(\.key).filter { !controller.defaults.objectIsForced(forKey: $0) }
+            controller.revertToInitialValues(forKeys: keys)
+            guard controller.save() else { return writeFailed(bundle, pane, domain: domain, languages: languages, controller) }
+            return .seeOther(here + "&status=reset")
+        case "apply":
+            let submission = PaneSubmission(form: form, pane: pane, controller: controller) {
+                bundle.localizedString($0, table: pane.stringsTable, languages: languages)
+            }
+            guard submission.refusals.isEmpty else {
+                var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages)
+                page.banner = (true, "Nothing was changed:", submission.refusals)
+                return .html(422, page.render())
+            }
+            if submission.edits.isEmpty { return .seeOther(here + "&status=unchanged") }
+            for edit in submission.edits { controller.values[edit.key] = edit.value }
+            guard controller.save() else { return writeFailed(bundle, pane, domain: domain, languages: languages, controller) }
+            return .seeOther(here + "&status=saved")
+        case let other:
+            return .html(400, MessagePage(title: "Unknown action", message: "The form asked for “\(other)”; expected apply, revert or reset.").render())
+        }
+    }
+
+    func writeFailed(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], _ controller: DefaultsController) -> SettingsResponse {
+        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages)
+        var reason = "the preferences file could not be written"
+        do { try controller.defaults.synchronizeOrThrow() } catch { reason = error.description }
+        page.banner = (true, "The changes could not be saved:", [reason])
+        return .html(500, page.render())
+    }
+
+    /// An image file from the bundle: a plain name or sub-path inside it
+    /// with an image extension, nothing else.
+    func image(_ bundle: SettingsBundle, name: String) -> SettingsResponse {
+        let types = ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "svg": "image/svg+xml"]
+        let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        guard let type = types[ext], !name.hasPrefix("/"), !name.split(separator: "/").contains(".."),
+              let bytes = try? FileIO.read(bundle.path + "/" + name)
+        else { return notFound("No image “\(name)” in the bundle.") }
+        return SettingsResponse(status: 200, contentType: type, body: bytes, location: nil)
+    }
+
+    func notFound(_ message: String) -> SettingsResponse {
+        .html(404, MessagePage(title: "Not found", message: message).render())
+    }
+}

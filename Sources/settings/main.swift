@@ -1,3 +1,0 @@
-import Hummingbird
-import ArgumentParser
-print("x")
