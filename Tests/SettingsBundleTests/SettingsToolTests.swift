@@ -1,0 +1,66 @@
+import Foundation
+import PropertyList
+import Testing
+
+/// The `settings` executable, black box.
+@Suite("settings tool")
+struct SettingsToolTests {
+    static let example = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path
+
+    func settings(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = productsDirectory.appendingPathComponent("settings")
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    @Test func validateACleanBundle() throws {
+        let r = try settings(["validate", Self.example])
+        #expect(r.status == 0)
+        #expect(r.out == "\(Self.example): OK (2 panes, 6 defaults)\n")
+    }
+
+    @Test func validateReportsEachProblemAndFails() throws {
+        let dir = try TemporaryDirectory()
+        try dir.write("Root.plist", .dictionary(["PreferenceSpecifiers": [
+            ["Type": "PSSliderSpecifier", "Key": "s", "DefaultValue": 20, "MinimumValue": 1, "MaximumValue": 10],
+            ["Type": "PSChildPaneSpecifier", "File": "Gone"],
+        ]]))
+        let r = try settings(["validate", dir.path])
+        #expect(r.status == 1)
+        #expect(r.out.contains("\(dir.path)/Root.plist[0] key 's': warning: DefaultValue 20 is outside [MinimumValue, MaximumValue] = [1.0, 10.0]\n"))
+        #expect(r.out.contains("\(dir.path)/Gone.plist: error: missing child pane (no such file), referenced from Root.plist\n"))
+        #expect(r.out.hasSuffix(": 1 error, 1 warning, 0 notes\n"))
+        let missing = try settings(["validate", dir.path + "/nope"])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("no such bundle"))
+    }
+
+    @Test func defaultsPrintsAnXMLPropertyList() throws {
+        let r = try settings(["defaults", Self.example])
+        #expect(r.status == 0)
+        let value = try PropertyList(decoding: Array(r.out.utf8), format: .xml)
+        #expect(value["protocol"] == "SMTP")
+        #expect(value["warpfactor"] == 5)
+        #expect(value["warp"] == "Engaged")
+        #expect(value.dictionaryValue?.count == 6)
+    }
+
+    @Test func installCopiesIntoTheDataHome() throws {
+        let dir = try TemporaryDirectory()
+        let r = try settings(["install", Self.example, "--domain", "com.example.AppSettings"], environment: ["XDG_DATA_HOME": dir.path])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/settings-bundles/com.example.AppSettings/Settings.bundle/More.plist"))
+        let bad = try settings(["install", Self.example, "--domain", "not/a domain"], environment: ["XDG_DATA_HOME": dir.path])
+        #expect(bad.status == 1 && bad.err.contains("not a valid application domain name"))
+    }
+}
