@@ -36,6 +36,10 @@ let package = Package(
             name: "opendefaults-read-key",
             dependencies: [.product(name: "OpenDefaults", package: "OpenDefaults")],
             path: "Sources/opendefaults-read-key"),
+        .executableTarget(
+            name: "opendefaults-peek-key",
+            dependencies: [.product(name: "OpenDefaults", package: "OpenDefaults")],
+            path: "Sources/opendefaults-peek-key"),
         .executableTarget(name: "foundation-read-key", path: "Sources/foundation-read-key"),
         .executableTarget(
             name: "visibility-peer",

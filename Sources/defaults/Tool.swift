@@ -63,6 +63,23 @@ struct Tool {
         PropertyList.dictionary(entries)[keyPath: keyPath(key)]
     }
 
+    /// The value at a key (or key path) of a domain, read without loading
+    /// the domain: only the first component is looked up in the file.
+    func peek(_ d: DomainArgument, _ key: String) -> PropertyList? {
+        let path = keyPath(key)
+        guard let first = path.components.first else { return nil }
+        let top: PropertyList?
+        switch d.kind {
+        case .named(let name):
+            guard PreferencesLayout.isValidDomainName(name) else { Messages.fail("\nDomain \(name) is not a valid domain name") }
+            top = store.value(forKey: first, inDomain: name, scope: scope)
+        case .file(let file):
+            top = store.value(forKey: first, inDomainAtPath: file)
+        }
+        guard let top else { return nil }
+        return path.components.count == 1 ? top : top[keyPath: PropertyList.KeyPath(components: Array(path.components.dropFirst()))]
+    }
+
     func synchronize(_ d: DomainArgument, _ domain: PersistentDomain) {
         do { try domain.synchronize() } catch {
             Messages.log("\(error)")
@@ -90,14 +107,14 @@ struct Tool {
     }
 
     func read(_ d: DomainArgument, key: String) {
-        guard let value = lookup(domain(d).entries, key) else {
+        guard let value = peek(d, key) else {
             Messages.fail("\nThe domain/default pair of (\(d.pairName), \(key)) does not exist")
         }
         StandardStream.output.write(render(value))
     }
 
     func readType(_ d: DomainArgument, key: String) {
-        guard let value = lookup(domain(d).entries, key) else {
+        guard let value = peek(d, key) else {
             Messages.fail("\nThe domain/default pair of (\(d.pairName), \(key)) does not exist")
         }
         let name: String

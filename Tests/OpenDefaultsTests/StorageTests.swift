@@ -220,3 +220,37 @@ final class ErrorRecorder: @unchecked Sendable {
     func add(_ e: StorageError) { lock.lock(); errors.append(e); lock.unlock() }
     var all: [StorageError] { lock.lock(); defer { lock.unlock() }; return errors }
 }
+
+@Suite("Reading one key without loading the domain")
+struct PeekTests {
+    @Test func aKeyIsReadFromTheFileWithoutLoadingTheDomain() throws {
+        let sandbox = try Sandbox()
+        let writer = sandbox.makeStore()
+        let domain = writer.domain("com.example.peek")
+        domain.set(["k1": "one", "k2": 2])
+        try domain.synchronize()
+        let reader = sandbox.makeStore()
+        #expect(reader.value(forKey: "k1", inDomain: "com.example.peek") == "one")
+        #expect(reader.value(forKey: "k2", inDomain: "com.example.peek") == 2)
+        #expect(reader.value(forKey: "none", inDomain: "com.example.peek") == nil)
+        #expect(reader.value(forKey: "k1", inDomain: "com.example.absent") == nil)
+        #expect(reader.loadedDomains.isEmpty)
+        #expect(reader.value(forKey: "k1", inDomainAtPath: sandbox.path("com.example.peek")) == "one")
+        // A loaded domain answers from memory, unsaved changes included.
+        let loaded = reader.domain("com.example.peek")
+        loaded.set("changed", forKey: "k1")
+        #expect(reader.value(forKey: "k1", inDomain: "com.example.peek") == "changed")
+    }
+
+    @Test func aCorruptFileFallsBackToTheFullLoadWhichReportsIt() throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.path("com.example.corrupt")
+        try Data("bplist00 this is not a property list at all, not at all, no".utf8).write(to: URL(fileURLWithPath: path))
+        let store = DomainStore(layout: sandbox.layout)
+        let errors = ErrorRecorder()
+        store.setErrorHandler { errors.add($0) }
+        #expect(store.value(forKey: "k", inDomain: "com.example.corrupt") == nil)
+        #expect(errors.all.contains { $0.path == path })
+        #expect(store.loadedDomains.count == 1)
+    }
+}

@@ -115,12 +115,22 @@ let benchmarks: @Sendable () -> Void = {
             Benchmark("cold process reads one key · \(count) keys · OpenDefaults", configuration: cold) { benchmark in
                 for _ in benchmark.scaledIterations { spawnAndWait(ours, ["com.bench.cold\(count)", "key7"]) }
             }
+            if let peek = program("opendefaults-peek-key") {
+                Benchmark("cold process reads one key without loading the domain · \(count) keys · OpenDefaults", configuration: cold) { benchmark in
+                    for _ in benchmark.scaledIterations { spawnAndWait(peek, ["com.bench.cold\(count)", "key7"]) }
+                }
+            }
+            if let tool = program("defaults") {
+                Benchmark("cold `defaults read D K` · \(count) keys · OpenDefaults", configuration: cold) { benchmark in
+                    for _ in benchmark.scaledIterations { spawnAndWait(tool, ["read", "com.bench.cold\(count)", "key7"]) }
+                }
+            }
             Benchmark("cold process reads one key · \(count) keys · Foundation", configuration: .init(warmupIterations: 1, maxDuration: .seconds(10), maxIterations: count > 1000 ? 5 : 50)) { benchmark in
                 for _ in benchmark.scaledIterations { spawnAndWait(theirs, ["com.bench.cold\(count)", "key7"]) }
             }
         }
     } else {
-        print("cold-start benchmarks skipped: run `swift build -c release` in Benchmarks/ first")
+        print("cold-start benchmarks skipped: run `swift build -c release && swift build -c release --product defaults` in Benchmarks/ first")
     }
 
     if let peer = program("visibility-peer") {

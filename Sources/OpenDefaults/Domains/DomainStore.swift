@@ -50,7 +50,6 @@ public final class DomainStore: Sendable {
     public init(layout: PreferencesLayout) {
         self.layout = layout
         self.watcher = FileWatcher()
-        watcher.start()
         ExitFlush.register(self)
     }
 
@@ -68,6 +67,43 @@ public final class DomainStore: Sendable {
             watcher.watch(domain)
         }
         return domain
+    }
+
+    /// Reads one key of a domain without loading the domain, for a process
+    /// that wants one value once (`defaults read D K`, a script, a plugin).
+    ///
+    /// A domain this process has already loaded answers from memory. Otherwise
+    /// the file is read and, when it is a binary property list, searched in
+    /// place: only the value found is decoded, so one key of a 100,000-key
+    /// domain costs a scan of its keys. A file that cannot be read or parsed
+    /// falls back to ``domain(_:scope:)``, which reports it (and moves a
+    /// corrupt file aside) as usual. The domain is not kept or watched.
+    ///
+    /// ```swift
+    /// let theme = DomainStore.shared.value(forKey: "Theme", inDomain: "com.example.app")
+    /// ```
+    public func value(forKey key: String, inDomain name: String, scope: PreferenceScope = .currentUser) -> PropertyList? {
+        let registryKey = Key(name: name, scope: scope)
+        if let loaded = domains.withLock({ $0[registryKey] }) { return loaded.value(forKey: key) }
+        return value(forKey: key, atPath: layout.path(for: name, scope: scope)) {
+            self.domain(name, scope: scope).value(forKey: key)
+        }
+    }
+
+    /// ``value(forKey:inDomain:scope:)`` for a domain kept in an arbitrary file.
+    public func value(forKey key: String, inDomainAtPath path: String) -> PropertyList? {
+        let registryKey = Key(name: "file:" + path, scope: .currentUser)
+        if let loaded = domains.withLock({ $0[registryKey] }) { return loaded.value(forKey: key) }
+        return value(forKey: key, atPath: path) { self.domain(atPath: path).value(forKey: key) }
+    }
+
+    private func value(forKey key: String, atPath path: String, loading: () -> PropertyList?) -> PropertyList? {
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(path) } catch {
+            return error.code == ENOENT ? nil : loading()
+        }
+        if bytes.isEmpty { return loading() }
+        do { return try PropertyList.value(forKey: key, decoding: bytes) } catch { return loading() }
     }
 
     /// A domain kept in an arbitrary property-list file (`defaults read

@@ -40,12 +40,18 @@ final class FileWatcher: Sendable {
         #endif
     }
 
+    private let started = Atomic<Bool>(false)
+
+    /// Starts the watching thread; called on the first ``watch(_:)``, so a
+    /// process that only peeks at a domain never starts a thread.
     func start() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.async { [self] in run() }
     }
 
 
     func watch(_ domain: PersistentDomain) {
+        start()
         let target = FileIO.resolvingSymbolicLinks(domain.path)
         let directory = FileIO.parentDirectory(of: target)
         let name = FileIO.lastComponent(of: target)

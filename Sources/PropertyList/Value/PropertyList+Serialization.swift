@@ -158,3 +158,34 @@ extension PropertyList: CustomStringConvertible {
             self, options: .init(escapeNonASCII: options.escapeNonASCII, fullData: options.fullData)), as: UTF8.self)
     }
 }
+
+extension PropertyList {
+    /// Reads one key of a property list whose top object is a dictionary.
+    ///
+    /// A binary property list is searched in place: keys are compared where
+    /// they lie and only the value found is decoded, so reading one key of a
+    /// 100,000-key file costs a scan of its keys, not a decode of the whole.
+    /// Other formats are decoded whole. When a key appears more than once, the
+    /// last wins, as in a full decode.
+    ///
+    /// ```swift
+    /// let volume = try PropertyList.value(forKey: "Volume", decoding: bytes)  // nil when absent
+    /// ```
+    /// - Throws: ``PropertyListError`` when the bytes are not a property list,
+    ///   or its top object is not a dictionary. Objects the search does not
+    ///   touch are not checked; decode the whole to validate a file.
+    public static func value(forKey key: String, decoding bytes: some ContiguousBytes) throws(PropertyListError) -> PropertyList? {
+        let result: Result<PropertyList?, PropertyListError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(PropertyListError) -> PropertyList? in
+                let format = PropertyListFormat.detect(raw)
+                if format == .binary, let found = try BinaryReader.lookup(key, in: raw) { return found }
+                let (value, read) = try decode(raw: raw, format: nil, options: DecodingOptions())
+                guard case .dictionary(let d) = value else {
+                    throw PropertyListError(format: read, location: .whole, reason: "expected a dictionary as the top object")
+                }
+                return d[key]
+            }
+        }
+        return try result.get()
+    }
+}

@@ -32,13 +32,65 @@ struct BinaryReader {
         return try reader.object(reader.topIndex, depth: 0)
     }
 
+    /// Finds `key` in a binary plist whose top object is a dictionary and
+    /// decodes only its value, comparing keys in place.
+    ///
+    /// - Returns: nil when the top object is not a dictionary; `.some(nil)`
+    ///   when the key is absent. Every offset and reference touched is
+    ///   checked as in ``read(_:)``; objects not touched are not checked.
+    static func lookup(_ key: String, in bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList?? {
+        var reader = try BinaryReader(bytes, countingReferences: false)
+        let start = reader.offset(of: reader.topIndex)
+        let marker = reader.b[start]
+        guard marker >> 4 == 0xD else { return nil }
+        var p = start + 1
+        let n = try reader.count(marker, at: &p)
+        let end = reader.tableOffset
+        guard n <= (end - p) / reader.refSize / 2 else {
+            throw Self.fail(start, "dictionary of \(n) entries runs past the object area")
+        }
+        let wanted = Array(key.utf8)
+        let wantedIsASCII = wanted.allSatisfy { $0 < 0x80 }
+        // The last of equal keys wins, as when the whole dictionary is decoded.
+        var k = n - 1
+        while k >= 0 {
+            let keyRef = try reader.reference(at: p + k * reader.refSize)
+            let o = reader.offset(of: keyRef)
+            let km = reader.b[o]
+            var matches: Bool
+            if km >> 4 == 0x5, wantedIsASCII {
+                var q = o + 1
+                let len = try reader.count(km, at: &q)
+                guard q + len <= end else { throw Self.fail(o, "string of \(len) bytes runs past the object area") }
+                matches = len == wanted.count
+                if matches {
+                    for i in 0..<len where reader.b[q + i] != wanted[i] {
+                        matches = false
+                        break
+                    }
+                }
+            } else {
+                guard case .string(let s) = try reader.object(keyRef, depth: 1) else {
+                    throw Self.fail(o, "expected a string as dictionary key, found another kind of object")
+                }
+                matches = s == key
+            }
+            if matches {
+                let valueRef = try reader.reference(at: p + (n + k) * reader.refSize)
+                return .some(try reader.object(valueRef, depth: 1))
+            }
+            k -= 1
+        }
+        return .some(nil)
+    }
+
     private static func fail(_ offset: Int, _ reason: String) -> PropertyListError {
         PropertyListError(format: .binary, location: .byteOffset(offset), reason: reason)
     }
 
     private let topIndex: Int
 
-    private init(_ b: UnsafeRawBufferPointer) throws(PropertyListError) {
+    private init(_ b: UnsafeRawBufferPointer, countingReferences: Bool = true) throws(PropertyListError) {
         self.b = b
         let n = b.count
         guard n >= 8 + 1 + 32 else {
@@ -84,7 +136,11 @@ struct BinaryReader {
         }
         cache = [PropertyList?](repeating: nil, count: objectCount)
         flags = []
-        countReferences()
+        if countingReferences {
+            countReferences()
+        } else {
+            flags = [UInt8](repeating: 0, count: objectCount)
+        }
     }
 
     /// Counts references to each object, so that only shared objects are

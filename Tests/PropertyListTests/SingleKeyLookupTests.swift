@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import PropertyList
+
+/// `PropertyList.value(forKey:decoding:)`: one key without decoding the rest.
+@Suite("Reading one key")
+struct SingleKeyLookupTests {
+    @Test func findsEachKeyOfABinaryDictionaryAsAFullDecodeWould() throws {
+        var entries: [String: PropertyList] = [:]
+        for i in 0..<500 { entries["key\(i)"] = i % 3 == 0 ? .string("v\(i)") : .array([.integer(.init(Int64(i))), ["nested": true]]) }
+        entries["naïve ünïcode"] = "utf16 key"
+        entries["shared"] = "v3"  // deduplicated with key3's value by the writer
+        let bytes = try PropertyList.dictionary(entries).encoded(as: .binary)
+        for (key, value) in entries {
+            #expect(try PropertyList.value(forKey: key, decoding: bytes) == value, "\(key)")
+        }
+        #expect(try PropertyList.value(forKey: "absent", decoding: bytes) == nil)
+        #expect(try PropertyList.value(forKey: "key1x", decoding: bytes) == nil)
+    }
+
+    @Test func otherFormatsAreDecodedWhole() throws {
+        let value: PropertyList = ["a": 1, "b": ["c": "d"]]
+        for format in [PropertyListFormat.xml, .openStep, .json] {
+            let bytes = try value.encoded(as: format)
+            #expect(try PropertyList.value(forKey: "b", decoding: bytes) == ["c": "d"], "\(format)")
+            #expect(try PropertyList.value(forKey: "z", decoding: bytes) == nil)
+        }
+    }
+
+    @Test func aTopObjectThatIsNotADictionaryIsAnError() throws {
+        for format in [PropertyListFormat.binary, .xml] {
+            let bytes = try PropertyList.array([1, 2]).encoded(as: format)
+            #expect(throws: PropertyListError.self) { try PropertyList.value(forKey: "a", decoding: bytes) }
+        }
+        #expect(throws: PropertyListError.self) { try PropertyList.value(forKey: "a", decoding: Array("bplist00junk".utf8)) }
+    }
+
+    @Test func theLastOfEqualKeysWins() throws {
+        // A hand-made binary dictionary {"k": 1, "k": 2}: objects dict, "k", 1, "k", 2.
+        var b = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        func object(_ bytes: [UInt8]) { offsets.append(b.count); b += bytes }
+        object([0xD2, 1, 3, 2, 4])      // dict of 2: keys 1, 3; values 2, 4
+        object([0x51, UInt8(ascii: "k")])
+        object([0x10, 1])
+        object([0x51, UInt8(ascii: "k")])
+        object([0x10, 2])
+        let table = b.count
+        for o in offsets { b.append(UInt8(o)) }
+        b += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 5] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, UInt8(table)]
+        #expect(try PropertyList(decoding: b)["k"] == 2)
+        #expect(try PropertyList.value(forKey: "k", decoding: b) == 2)
+    }
+
+    @Test func aBrokenValueOrReferenceIsReportedNotTrusted() throws {
+        var bytes = try PropertyList.dictionary(["a": "x", "b": "y"]).encoded(as: .binary)
+        // Point the trailer's object count far past the file: rejected before any lookup.
+        var broken = bytes
+        broken[broken.count - 17] = 0xFF
+        #expect(throws: PropertyListError.self) { try PropertyList.value(forKey: "a", decoding: broken) }
+        // Corrupt a value's marker: that key fails, the search itself does not crash.
+        if let i = bytes.lastIndex(of: 0x51) { bytes[i] = 0x7F }  // an unknown marker
+        _ = try? PropertyList.value(forKey: "a", decoding: bytes)
+        _ = try? PropertyList.value(forKey: "b", decoding: bytes)
+    }
+}
