@@ -79,7 +79,10 @@ public final class Defaults: Sendable {
         self.languages = Languages.fromEnvironment()
         self.state = Mutex(State())
         rebuild()
-        let token = store.observe { [weak self] change in self?.domainChanged(change) }  // synchronous for own writes
+        // Synchronous for own writes; one key's change skips building a DomainChange.
+        let token = store.listen(DomainStore.Listener(
+            one: { [weak self] domain, key in self?.domainChanged(domain, key: key) },
+            many: { [weak self] change in self?.domainChanged(change) }))
         storeObservation.withLock { $0 = token }
     }
 
@@ -225,6 +228,29 @@ public final class Defaults: Sendable {
             }
         }
         return nil
+    }
+
+    /// One key of a persistent domain changed in this process: one lock, no
+    /// `DomainChange` built.
+    private func domainChanged(_ domain: PersistentDomain, key: String) {
+        var pending: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
+        let any: [@Sendable () -> Void]? = state.withLock { s in
+            guard s.persistentDomains.contains(ObjectIdentifier(domain)) else { return nil }
+            let old = s.resolved[key]
+            // Looked up again, not taken from the change: with two threads
+            // setting the key, the later delivery may carry the older value.
+            let new = resolve(key, s)
+            guard old != new else { return nil }
+            s.resolved[key] = new
+            if !s.keyObservers.isEmpty, let observers = s.keyObservers[key] {
+                for o in observers.values { pending.append((o, old, new)) }
+            }
+            return s.anyObservers.isEmpty ? [] : Array(s.anyObservers.values)
+        }
+        guard let any else { return }
+        for (o, old, new) in pending { o(old, new) }
+        for o in any { o() }
+        if GlobalObservers.count.load(ordering: .relaxed) > 0 { GlobalObservers.notify(self) }
     }
 
     /// Recomputes `keys` and tells observers what changed.

@@ -38,7 +38,23 @@ public final class DomainStore: Sendable {
 
     private let domains = Mutex<[Key: PersistentDomain]>([:])
     private let managed = Mutex<[String: ManagedDomain]>([:])
-    private let observers = Mutex<[UInt64: @Sendable (DomainChange) -> Void]>([:])
+    /// Observers, with arrays kept beside the tables so that delivering a
+    /// change copies nothing (a write costs one lock here, no allocation).
+    struct Observers {
+        var handlers: [UInt64: @Sendable (DomainChange) -> Void] = [:]
+        var handlerList: [@Sendable (DomainChange) -> Void] = []
+        /// Defaults objects: told of one key's change without a `DomainChange`.
+        var listeners: [UInt64: Listener] = [:]
+        var listenerList: [Listener] = []
+    }
+
+    /// An internal observer: one key that changed, or a whole change.
+    struct Listener: Sendable {
+        let one: @Sendable (PersistentDomain, String) -> Void
+        let many: @Sendable (DomainChange) -> Void
+    }
+
+    private let observers = Mutex(Observers())
     private let nextObserver = Atomic<UInt64>(1)
     private let errorHandler = Mutex<@Sendable (StorageError) -> Void>({ error in
         StandardStream.error.print("OpenDefaults: \(error)")
@@ -201,12 +217,46 @@ public final class DomainStore: Sendable {
     /// is held while it runs. Keep the token; observation ends when it is released.
     public func observe(_ handler: @escaping @Sendable (DomainChange) -> Void) -> ObservationToken {
         let id = nextObserver.add(1, ordering: .relaxed).oldValue
-        observers.withLock { $0[id] = handler }
-        return ObservationToken { [weak self] in self?.observers.withLock { _ = $0.removeValue(forKey: id) } }
+        observers.withLock { o in
+            o.handlers[id] = handler
+            o.handlerList = Array(o.handlers.values)
+        }
+        return ObservationToken { [weak self] in
+            self?.observers.withLock { o in
+                o.handlers[id] = nil
+                o.handlerList = Array(o.handlers.values)
+            }
+        }
+    }
+
+    /// Registers a defaults object's listener (single-key changes skip building a `DomainChange`).
+    func listen(_ listener: Listener) -> ObservationToken {
+        let id = nextObserver.add(1, ordering: .relaxed).oldValue
+        observers.withLock { o in
+            o.listeners[id] = listener
+            o.listenerList = Array(o.listeners.values)
+        }
+        return ObservationToken { [weak self] in
+            self?.observers.withLock { o in
+                o.listeners[id] = nil
+                o.listenerList = Array(o.listeners.values)
+            }
+        }
     }
 
     func deliver(_ change: DomainChange) {
-        let handlers = observers.withLock { Array($0.values) }
+        let (handlers, listeners) = observers.withLock { ($0.handlerList, $0.listenerList) }
+        for l in listeners { l.many(change) }
+        for h in handlers { h(change) }
+    }
+
+    /// One key of `domain` changed in this process: listeners hear it
+    /// directly; public observers get a `DomainChange` only when there are any.
+    func deliver(_ domain: PersistentDomain, key: String, _ values: DomainChange.Values) {
+        let (handlers, listeners) = observers.withLock { ($0.handlerList, $0.listenerList) }
+        for l in listeners { l.one(domain, key) }
+        if handlers.isEmpty { return }
+        let change = DomainChange(domain: domain.name, scope: domain.scope, changes: [key: values], origin: .thisProcess, source: domain)
         for h in handlers { h(change) }
     }
 

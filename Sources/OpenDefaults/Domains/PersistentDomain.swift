@@ -103,9 +103,7 @@ public final class PersistentDomain: Sendable {
             scheduleFlush(&s)
             return old == value ? nil : DomainChange.Values(old: old, new: value)
         }
-        if let change {
-            store?.deliver(DomainChange(domain: name, scope: scope, changes: [key: change], origin: .thisProcess, source: self))
-        }
+        if let change { store?.deliver(self, key: key, change) }
     }
 
     /// Sets several keys at once (nil values remove).
