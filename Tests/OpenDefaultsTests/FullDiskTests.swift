@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import OpenDefaults
+import PropertyList
+
+/// A small tmpfs, mounted for the test (needs root, as in CI).
+final class SmallFileSystem {
+    let path: String
+    let mounted: Bool
+
+    init(kilobytes: Int) {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-fs-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        mounted = (try? run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", path]).status) == 0
+    }
+
+    func remountReadOnly() -> Bool { (try? run("/bin/mount", ["-o", "remount,ro", path]).status) == 0 }
+
+    deinit {
+        if mounted { _ = try? run("/bin/umount", ["-l", path]) }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    static let available: Bool = {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/bin/mount") else { return false }
+        return SmallFileSystem(kilobytes: 16).mounted
+    }()
+}
+
+@Suite("A full or read-only disk: the value stays in memory, the error is reported, the old file is intact",
+       .enabled(if: SmallFileSystem.available, "needs root to mount a small tmpfs"))
+struct FullDiskTests {
+    func store(in fs: SmallFileSystem) -> (DomainStore, ErrorRecorder) {
+        let layout = PreferencesLayout(userDirectory: fs.path, systemDirectory: fs.path + "/sys",
+                                       managedDirectory: fs.path + "/managed", hostIdentifier: "host", userName: "tester")
+        let store = DomainStore(layout: layout)
+        let errors = ErrorRecorder()
+        store.setErrorHandler { errors.add($0) }
+        return (store, errors)
+    }
+
+    @Test func diskFull() throws {
+        let fs = SmallFileSystem(kilobytes: 64)
+        try #require(fs.mounted)
+        let (store, errors) = store(in: fs)
+        let domain = store.domain("com.example.full")
+        domain.set(["name": "Ada", "count": 1])
+        try domain.synchronize()
+        let path = store.layout.path(for: "com.example.full", scope: .currentUser)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        domain.set(.data(Data(count: 200 * 1024)), forKey: "big")  // more than the file system holds
+        #expect(throws: StorageError.self) { try domain.synchronize() }
+        #expect(domain.value(forKey: "big")?.dataValue?.count == 200 * 1024, "the value stays in memory")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the old file is intact")
+        #expect(domain.lastError != nil)
+        // No temporary file is left behind to fill the disk further.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fs.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+
+        // Room again: the next flush writes everything.
+        domain.set(nil, forKey: "big")
+        domain.set("Lovelace", forKey: "surname")
+        try domain.synchronize()
+        let after = try PropertyList(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(after == ["name": "Ada", "count": 1, "surname": "Lovelace"])
+        _ = errors
+    }
+
+    @Test func readOnlyFileSystem() throws {
+        let fs = SmallFileSystem(kilobytes: 64)
+        try #require(fs.mounted)
+        let (store, errors) = store(in: fs)
+        let domain = store.domain("com.example.ro")
+        domain.set("before", forKey: "k")
+        try domain.synchronize()
+        let path = store.layout.path(for: "com.example.ro", scope: .currentUser)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        try #require(fs.remountReadOnly())
+
+        domain.set("after", forKey: "k")
+        let error = #expect(throws: StorageError.self) { try domain.synchronize() }
+        #expect(error?.description.contains(fs.path) == true, "the error names the path: \(String(describing: error))")
+        #expect(domain.value(forKey: "k") == "after")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        // The scheduled flush also fails and reports through the handler.
+        domain.set("again", forKey: "k")
+        #expect(eventually { !errors.all.isEmpty })
+    }
+}
