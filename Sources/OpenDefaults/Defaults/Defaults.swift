@@ -50,6 +50,8 @@ public final class Defaults: Sendable {
         var sources: [Source] = []
         /// The persistent domains among the sources, to recognise their changes.
         var persistentDomains: Set<ObjectIdentifier> = []
+        /// The same, as a list: a handful of identity comparisons beat a hash.
+        var persistentDomainList: [PersistentDomain] = []
         /// The effective value of every key: the union of the search list.
         var resolved: [String: PropertyList] = [:]
         var registrationVersion: UInt64 = .max
@@ -183,6 +185,7 @@ public final class Defaults: Sendable {
         state.withLock { s in
             s.sources = sources
             s.persistentDomains = persistent
+            s.persistentDomainList = sources.compactMap { if case .persistent(let d) = $0 { d } else { nil } }
             s.resolved = resolveAll(s, registration: registration)
             s.registrationVersion = version
         }
@@ -235,13 +238,12 @@ public final class Defaults: Sendable {
     private func domainChanged(_ domain: PersistentDomain, key: String) {
         var pending: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
         let any: [@Sendable () -> Void]? = state.withLock { s in
-            guard s.persistentDomains.contains(ObjectIdentifier(domain)) else { return nil }
-            let old = s.resolved[key]
+            guard s.persistentDomainList.contains(where: { $0 === domain }) else { return nil }
             // Looked up again, not taken from the change: with two threads
             // setting the key, the later delivery may carry the older value.
             let new = resolve(key, s)
+            let old = new.map { s.resolved.updateValue($0, forKey: key) } ?? s.resolved.removeValue(forKey: key)
             guard old != new else { return nil }
-            s.resolved[key] = new
             if !s.keyObservers.isEmpty, let observers = s.keyObservers[key] {
                 for o in observers.values { pending.append((o, old, new)) }
             }

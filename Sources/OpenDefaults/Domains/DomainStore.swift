@@ -221,8 +221,8 @@ public final class DomainStore: Sendable {
             o.handlers[id] = handler
             o.handlerList = Array(o.handlers.values)
         }
-        return ObservationToken { [weak self] in
-            self?.observers.withLock { o in
+        return ObservationToken { [self] in
+            self.observers.withLock { o in
                 o.handlers[id] = nil
                 o.handlerList = Array(o.handlers.values)
             }
@@ -236,8 +236,8 @@ public final class DomainStore: Sendable {
             o.listeners[id] = listener
             o.listenerList = Array(o.listeners.values)
         }
-        return ObservationToken { [weak self] in
-            self?.observers.withLock { o in
+        return ObservationToken { [self] in
+            self.observers.withLock { o in
                 o.listeners[id] = nil
                 o.listenerList = Array(o.listeners.values)
             }

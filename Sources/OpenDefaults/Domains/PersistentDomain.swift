@@ -32,8 +32,10 @@ public final class PersistentDomain: Sendable {
     public let path: String
 
     let file: DomainFile
-    /// The store that owns this domain (weak: the store owns its domains).
-    weak let store: DomainStore?
+    /// The store that owns this domain. Stores are never deallocated (the
+    /// exit flush keeps each one), so an unowned reference is safe; a weak
+    /// one would put every retain and release of the domain on the slow path.
+    unowned(unsafe) let store: DomainStore
 
     struct Pending {
         var value: PropertyList?
@@ -95,15 +97,15 @@ public final class PersistentDomain: Sendable {
     /// flush delay. O(1) whatever the domain's size.
     public func set(_ value: PropertyList?, forKey key: String) {
         let change: DomainChange.Values? = state.withLock { s in
-            let old = s.values[key]
-            if old == value && s.pending[key] == nil && s.replaced == nil { return nil }
+            // One hash for the read and the write of the value.
+            let old = value.map { s.values.updateValue($0, forKey: key) } ?? s.values.removeValue(forKey: key)
+            if old == value && s.replaced == nil && s.pending[key] == nil { return nil }
             s.sequence += 1
-            s.values[key] = value
             s.pending[key] = Pending(value: value, sequence: s.sequence)
             scheduleFlush(&s)
             return old == value ? nil : DomainChange.Values(old: old, new: value)
         }
-        if let change { store?.deliver(self, key: key, change) }
+        if let change { store.deliver(self, key: key, change) }
     }
 
     /// Sets several keys at once (nil values remove).
@@ -121,7 +123,7 @@ public final class PersistentDomain: Sendable {
             return changes
         }
         if !changes.isEmpty {
-            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
+            store.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
         }
     }
 
@@ -138,14 +140,14 @@ public final class PersistentDomain: Sendable {
             return changes
         }
         if !changes.isEmpty {
-            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
+            store.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
         }
     }
 
     private func scheduleFlush(_ s: inout State) {
         guard !s.flushScheduled else { return }
         s.flushScheduled = true
-        store?.scheduleFlush(self)
+        store.scheduleFlush(self)
     }
 
     var hasPendingChanges: Bool { state.withLock { !$0.pending.isEmpty || $0.replaced != nil } }
@@ -165,7 +167,7 @@ public final class PersistentDomain: Sendable {
     /// contents, under the domain's lock. Other processes' keys are kept.
     func flush() throws(StorageError) {
         let change = try flushing.withLock { (_) throws(StorageError) in try flushLocked() }
-        if let change { store?.deliver(change) }
+        if let change { store.deliver(change) }
     }
 
     /// Returns what the file held that this process had not seen (delivered after the lock).
@@ -201,7 +203,7 @@ public final class PersistentDomain: Sendable {
                     return .failure(error)
                 case .corrupt(let error):
                     let moved = file.moveAside()
-                    store?.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: moved), reason: error.description))
+                    store.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: moved), reason: error.description))
                     if moved == nil {
                         return .failure(StorageError(domain: name, path: path, kind: .unwritable,
                             reason: "the corrupt file could not be moved aside, so it is not overwritten"))
@@ -252,7 +254,7 @@ public final class PersistentDomain: Sendable {
     @discardableResult
     private func record(_ error: StorageError) -> StorageError {
         state.withLock { $0.lastError = error }
-        store?.report(error)
+        store.report(error)
         return error
     }
 
@@ -296,9 +298,9 @@ public final class PersistentDomain: Sendable {
             s.lastError = reported
             return changes
         }
-        if let reported { store?.report(reported) }
+        if let reported { store.report(reported) }
         if notify, !changes.isEmpty {
-            store?.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: origin, source: self))
+            store.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: origin, source: self))
         }
         return reported
     }

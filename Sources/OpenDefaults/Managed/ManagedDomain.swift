@@ -28,7 +28,8 @@ public final class ManagedDomain: Sendable {
     /// The files consulted, in increasing precedence.
     public let paths: [String]
     private let values: Mutex<[String: PropertyList]>
-    private weak let store: DomainStore?
+    /// Stores are never deallocated (see ``PersistentDomain``).
+    private unowned(unsafe) let store: DomainStore
 
     init(name: String, paths: [String], store: DomainStore) {
         self.name = name
@@ -52,15 +53,15 @@ public final class ManagedDomain: Sendable {
             guard let signature = FileSignature(path: path) else { continue }
             let directory = FileIO.parentDirectory(of: path)
             guard Self.isTrusted(signature), let dirSignature = FileSignature(path: directory), Self.isTrustedDirectory(dirSignature) else {
-                store?.report(StorageError(domain: name, path: path, kind: .unreadable,
+                store.report(StorageError(domain: name, path: path, kind: .unreadable,
                     reason: "ignored: managed preferences must be owned by root and not writable by group or others (file and folder)"))
                 continue
             }
             switch DomainFile(domain: name, path: path).read() {
             case .loaded(let entries, _, _): merged.merge(entries) { _, user in user }
             case .corrupt(let error):
-                store?.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: nil), reason: error.description))
-            case .unreadable(let error): store?.report(error)
+                store.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: nil), reason: error.description))
+            case .unreadable(let error): store.report(error)
             case .absent: break
             }
         }
