@@ -24,6 +24,23 @@ enum XMLTag: UInt8 {
         }
     }
 
+    /// `</name>`, for the reader's fast path.
+    var closingTag: StaticString {
+        switch self {
+        case .plist: "</plist>"
+        case .dict: "</dict>"
+        case .key: "</key>"
+        case .array: "</array>"
+        case .string: "</string>"
+        case .integer: "</integer>"
+        case .real: "</real>"
+        case .true: "</true>"
+        case .false: "</false>"
+        case .date: "</date>"
+        case .data: "</data>"
+        }
+    }
+
     var name: String {
         switch self {
         case .plist: "plist"
