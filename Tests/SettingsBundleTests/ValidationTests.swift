@@ -74,6 +74,19 @@ struct ValidationTests {
         #expect(w.first?.message.contains("matches neither TrueValue") == true)
     }
 
+    @Test func numbersAndBooleansMatchByValueAsTheSettingsAppCompares() throws {
+        let (_, b) = try bundle(["Root.plist": pane([
+            ["Type": "PSToggleSwitchSpecifier", "Key": "t", "DefaultValue": true, "TrueValue": 1, "FalseValue": 2],
+            ["Type": "PSMultiValueSpecifier", "Key": "m", "DefaultValue": 1.0, "Titles": ["a", "b"], "Values": [1, 2]],
+            ["Type": "PSMultiValueSpecifier", "Key": "s", "DefaultValue": "1", "Titles": ["a"], "Values": [1]],
+        ])])
+        #expect(problems(b, .warning).map(\.key) == ["s"])
+        #expect(Specifier.valuesMatch(true, 1) && Specifier.valuesMatch(2, 2.0) && !Specifier.valuesMatch("1", 1))
+        #expect(!Specifier.valuesMatch(false, 1))
+        let toggle = b.root.specifiers[0]
+        #expect(toggle.isOn(true) && toggle.isOn(1) && !toggle.isOn(2))
+    }
+
     @Test func sliderDefaultOutsideItsRange() throws {
         let (_, b) = try bundle(["Root.plist": pane([
             ["Type": "PSSliderSpecifier", "Key": "s", "DefaultValue": 11, "MinimumValue": 1, "MaximumValue": 10],

@@ -99,8 +99,8 @@ public struct Specifier: Sendable, Hashable {
     /// one, else a true boolean (or a number other than zero).
     public func isOn(_ value: PropertyList?) -> Bool {
         guard let value else { return false }
-        if let trueValue { return value == trueValue }
-        if let falseValue, value == falseValue { return false }
+        if let trueValue { return Self.valuesMatch(value, trueValue) }
+        if let falseValue, Self.valuesMatch(value, falseValue) { return false }
         switch value {
         case .boolean(let b): return b
         case .integer(let i): return i != 0
@@ -137,9 +137,38 @@ public struct Specifier: Sendable, Hashable {
 
     /// The title shown for `value`: its entry in ``titles``, else nil.
     public func title(for value: PropertyList?) -> String? {
-        guard let value, let values, let titles, let index = values.firstIndex(of: value), index < titles.count
-        else { return nil }
+        guard let value, let titles, let index = index(of: value), index < titles.count else { return nil }
         return titles[index]
+    }
+
+    /// The index of `value` in ``values``, matched as the Settings app matches
+    /// (``valuesMatch(_:_:)``).
+    public func index(of value: PropertyList) -> Int? {
+        values?.firstIndex { Self.valuesMatch($0, value) }
+    }
+
+    /// Whether two values are the same setting, as `-[NSObject isEqual:]`
+    /// decides in the Settings app: numbers and booleans compare by value
+    /// (`true` is `1` is `1.0`); everything else must be equal.
+    ///
+    /// ```swift
+    /// Specifier.valuesMatch(true, 1)   // true
+    /// Specifier.valuesMatch("1", 1)    // false
+    /// ```
+    public static func valuesMatch(_ a: PropertyList, _ b: PropertyList) -> Bool {
+        func number(_ v: PropertyList) -> Double? {
+            switch v {
+            case .boolean(let x): x ? 1 : 0
+            case .integer(let x): x.doubleValue
+            case .real(let x): x
+            default: nil
+            }
+        }
+        if let x = number(a), let y = number(b) {
+            if case .integer(let i) = a, case .integer(let j) = b { return i == j }
+            return x == y
+        }
+        return a == b
     }
 
     // MARK: - Child pane

@@ -54,7 +54,7 @@ enum SpecifierValidation {
         if let short = s.properties["ShortTitles"]?.arrayValue, let v = values?.arrayValue, short.count != v.count {
             report(.warning, "ShortTitles has \(short.count) entries but Values has \(v.count)")
         }
-        if s.kind != .titleValue, let dv = s.defaultValue, let v = values?.arrayValue, !v.contains(dv) {
+        if s.kind != .titleValue, let dv = s.defaultValue, let v = values?.arrayValue, !v.contains(where: { Specifier.valuesMatch($0, dv) }) {
             report(.warning, "DefaultValue \(dv.messageText) is not among Values")
         }
     }
@@ -64,7 +64,7 @@ enum SpecifierValidation {
         if s.trueValue != nil || s.falseValue != nil {
             let on = s.trueValue ?? .boolean(true)
             let off = s.falseValue ?? .boolean(false)
-            if dv != on, dv != off {
+            if !Specifier.valuesMatch(dv, on), !Specifier.valuesMatch(dv, off) {
                 report(.warning, "DefaultValue \(dv.messageText) matches neither TrueValue \(on.messageText) nor FalseValue \(off.messageText)")
             }
         } else {

@@ -53,7 +53,7 @@ struct PaneSubmission {
                     refusals.append("\(label): '\(text)' is not one of its values")
                     continue
                 }
-                if value == current { continue }
+                if let current, Specifier.valuesMatch(value, current) { continue }
                 proposed = value
             default:
                 continue

@@ -176,7 +176,7 @@ struct PanePage {
             managedNote(&h, forced)
             h.raw("</span><span class=\"value\">")
             let shown = s.shortTitles.flatMap { shorts -> String? in
-                guard let i = s.values?.firstIndex(where: { $0 == value }), i < shorts.count else { return nil }
+                guard let value, let i = s.index(of: value), i < shorts.count else { return nil }
                 return shorts[i]
             } ?? s.title(for: value)
             h.text(shown.map(localized) ?? ValueText.text(value))
@@ -230,7 +230,7 @@ struct PanePage {
             h.raw("<label class=\"choice label\"><input type=\"radio\" name=\"\(field)\" value=\"")
             h.text(ValueText.text(row.value))
             h.raw("\"")
-            h.raw(row.value == value ? " checked" : "")
+            h.raw(value.map { Specifier.valuesMatch(row.value, $0) } == true ? " checked" : "")
             h.raw("\(disabled)><span class=\"title\">")
             h.text(row.title)
             h.raw("</span><span class=\"check\">✓</span></label></li>")
