@@ -88,7 +88,11 @@ public final class SettingsApp: Sendable {
 
     func controller(for bundle: SettingsBundle, domain: String) -> DefaultsController {
         let valuesDomain = bundle.applicationGroupContainerIdentifier ?? domain
-        let controller = DefaultsController(defaults: defaults(for: valuesDomain), initialValues: bundle.defaultValues)
+        let defaults = defaults(for: valuesDomain)
+        // Pick up what an administrator forced since the last request (other
+        // processes' writes arrive by themselves; managed files are re-read here).
+        _ = defaults.synchronize()
+        let controller = DefaultsController(defaults: defaults, initialValues: bundle.defaultValues)
         controller.appliesImmediately = false
         return controller
     }

@@ -138,6 +138,8 @@ struct SettingsWebTests {
     func forcedKeysAreDisabled() throws {
         try FileManager.default.createDirectory(atPath: layout.managedDirectory, withIntermediateDirectories: true)
         let path = layout.managedDirectory + "/" + domain + ".plist"
+        // The page is already being served: the policy arrives afterwards.
+        #expect(!get("/apps/com.example.AppSettings").text.contains("Managed by your administrator"))
         try Data(PropertyList.dictionary(["protocol": "IMAP"]).encoded(as: .xml)).write(to: URL(fileURLWithPath: path))
         chmod(path, 0o644)
         let page = get("/apps/com.example.AppSettings").text
@@ -147,6 +149,9 @@ struct SettingsWebTests {
         #expect(r.status == 422)
         #expect(r.text.contains("managed by your administrator"))
         #expect(onDisk("protocol") == nil)
+        // Lifting the policy shows the control enabled again, without a restart.
+        try FileManager.default.removeItem(atPath: path)
+        #expect(!get("/apps/com.example.AppSettings").text.contains("Managed by your administrator"))
     }
 
     @Test func formDecoding() {
