@@ -28,7 +28,7 @@ public final class DefaultsController: Sendable {
         var defaultsTokens: [String: ObservationToken] = [:]
         var nextObserver: UInt64 = 1
     }
-    let state: Mutex<State>
+    let state: Lock<State>
 
     /// The shared controller over ``Defaults/standard``.
     public static let shared = DefaultsController(defaults: .standard)
@@ -36,7 +36,7 @@ public final class DefaultsController: Sendable {
     /// Creates a controller over `defaults` with `initialValues`.
     public init(defaults: Defaults, initialValues: [String: PropertyList] = [:]) {
         self.defaults = defaults
-        self.state = Mutex(State(initialValues: initialValues))
+        self.state = Lock(State(initialValues: initialValues))
     }
 
     /// Values for keys that no domain of ``defaults`` has; the values

@@ -16,11 +16,11 @@ public enum CFPreferences {
 
     /// The store the functions use (``DomainStore/shared`` unless set for tests).
     public static var store: DomainStore { storeOverride.withLock { $0 } ?? .shared }
-    private static let storeOverride = Mutex<DomainStore?>(nil)
+    private static let storeOverride = Lock<DomainStore?>(nil)
     /// Points the functions at another store (tests, sandboxes).
     public static func useStore(_ store: DomainStore?) { storeOverride.withLock { $0 = store } }
 
-    private static let suitesByApplication = Mutex<[String: [String]]>([:])
+    private static let suitesByApplication = Lock<[String: [String]]>([:])
 
     static func name(_ applicationID: String) -> String {
         applicationID == "kCFPreferencesCurrentApplication" ? currentApplication : applicationID

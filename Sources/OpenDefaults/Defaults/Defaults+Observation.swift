@@ -69,7 +69,7 @@ extension Defaults {
 }
 
 enum GlobalObservers {
-    static let handlers = Mutex<[UInt64: @Sendable (Defaults) -> Void]>([:])
+    static let handlers = Lock<[UInt64: @Sendable (Defaults) -> Void]>([:])
     static let next = Atomic<UInt64>(1)
     /// How many handlers there are, so that notifying none costs nothing.
     static let count = Atomic<Int>(0)

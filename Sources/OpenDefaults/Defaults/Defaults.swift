@@ -60,8 +60,8 @@ public final class Defaults: Sendable {
         var nextObserver: UInt64 = 1
     }
 
-    let state: Mutex<State>
-    private let storeObservation: Mutex<ObservationToken?> = Mutex(nil)
+    let state: Lock<State>
+    private let storeObservation: Lock<ObservationToken?> = Lock(nil)
     let arguments: [String: PropertyList]
     let languages: [String]
 
@@ -79,7 +79,7 @@ public final class Defaults: Sendable {
         self.ownDomain = store.domain(domainName, scope: .currentUser)
         self.arguments = ArgumentDomain.parse(arguments)
         self.languages = Languages.fromEnvironment()
-        self.state = Mutex(State())
+        self.state = Lock(State())
         rebuild()
         // Synchronous for own writes; one key's change skips building a DomainChange.
         let token = store.listen(DomainStore.Listener(
@@ -110,8 +110,8 @@ public final class Defaults: Sendable {
 
     // MARK: - The shared instance
 
-    private static let standardInstance = Mutex<Defaults?>(nil)
-    private static let identifierOverride = Mutex<String?>(nil)
+    private static let standardInstance = Lock<Defaults?>(nil)
+    private static let identifierOverride = Lock<String?>(nil)
 
     /// The shared defaults object of the application's domain.
     public static var standard: Defaults {

@@ -6,7 +6,7 @@ import Synchronization
 /// never saved.
 enum RegistrationDomain {
     static let name = "NSRegistrationDomain"
-    static let values = Mutex<[String: PropertyList]>([:])
+    static let values = Lock<[String: PropertyList]>([:])
     /// Incremented by every change, so that instances refresh their view.
     static let version = Atomic<UInt64>(0)
 

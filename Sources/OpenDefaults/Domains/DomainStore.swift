@@ -36,8 +36,8 @@ public final class DomainStore: Sendable {
         let scope: PreferenceScope
     }
 
-    private let domains = Mutex<[Key: PersistentDomain]>([:])
-    private let managed = Mutex<[String: ManagedDomain]>([:])
+    private let domains = Lock<[Key: PersistentDomain]>([:])
+    private let managed = Lock<[String: ManagedDomain]>([:])
     /// Observers, with arrays kept beside the tables so that delivering a
     /// change copies nothing (a write costs one lock here, no allocation).
     struct Observers {
@@ -54,9 +54,9 @@ public final class DomainStore: Sendable {
         let many: @Sendable (DomainChange) -> Void
     }
 
-    private let observers = Mutex(Observers())
+    private let observers = Lock(Observers())
     private let nextObserver = Atomic<UInt64>(1)
-    private let errorHandler = Mutex<@Sendable (StorageError) -> Void>({ error in
+    private let errorHandler = Lock<@Sendable (StorageError) -> Void>({ error in
         StandardStream.error.print("OpenDefaults: \(error)")
     })
     let watcher: FileWatcher
@@ -275,9 +275,9 @@ public final class DomainStore: Sendable {
 
 /// Ends an observation when released (or when ``cancel()`` is called).
 public final class ObservationToken: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Lock<(@Sendable () -> Void)?>
 
-    init(_ onCancel: @escaping @Sendable () -> Void) { self.onCancel = Mutex(onCancel) }
+    init(_ onCancel: @escaping @Sendable () -> Void) { self.onCancel = Lock(onCancel) }
 
     /// Ends the observation now.
     public func cancel() {
@@ -295,7 +295,7 @@ public final class ObservationToken: Sendable {
 /// It keeps every store alive until then, so that no pending change is lost
 /// because its store was released.
 enum ExitFlush {
-    private static let stores = Mutex<[DomainStore]>([])
+    private static let stores = Lock<[DomainStore]>([])
     private static let registered = Atomic<Bool>(false)
 
     static func register(_ store: DomainStore) {

@@ -27,7 +27,7 @@ public final class ManagedDomain: Sendable {
     public let name: String
     /// The files consulted, in increasing precedence.
     public let paths: [String]
-    private let values: Mutex<[String: PropertyList]>
+    private let values: Lock<[String: PropertyList]>
     /// Stores are never deallocated (see ``PersistentDomain``).
     private unowned(unsafe) let store: DomainStore
 
@@ -35,7 +35,7 @@ public final class ManagedDomain: Sendable {
         self.name = name
         self.paths = paths
         self.store = store
-        self.values = Mutex([:])
+        self.values = Lock([:])
         reload()
     }
 

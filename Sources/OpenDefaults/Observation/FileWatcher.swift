@@ -29,7 +29,7 @@ final class FileWatcher: Sendable {
     }
 
     private let fd: Int32
-    private let watches = Mutex(Watches())
+    private let watches = Lock(Watches())
     private let queue = DispatchQueue(label: "OpenDefaults.watcher")
 
     init() {
