@@ -20,11 +20,12 @@ struct BinaryReader {
     private let refSize: Int
     private let objectCount: Int
     private let tableOffset: Int
-    /// Decoded objects that are referenced more than once, by object number.
+    /// Decoded objects met more than once, by object number.
     private var cache: [PropertyList?]
-    /// Per object: how often it is referenced (saturating at 2), plus
-    /// `inProgress` while a collection is being decoded (cycle detection).
+    /// Per object: `seen` once it has been decoded, `inProgress` while a
+    /// collection is being decoded (cycle detection).
     private var flags: [UInt8]
+    private static let seen: UInt8 = 1
     private static let inProgress: UInt8 = 4
 
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
@@ -39,7 +40,7 @@ struct BinaryReader {
     ///   when the key is absent. Every offset and reference touched is
     ///   checked as in ``read(_:)``; objects not touched are not checked.
     static func lookup(_ key: String, in bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList?? {
-        var reader = try BinaryReader(bytes, countingReferences: false)
+        var reader = try BinaryReader(bytes)
         let start = reader.offset(of: reader.topIndex)
         let marker = reader.b[start]
         guard marker >> 4 == 0xD else { return nil }
@@ -90,7 +91,7 @@ struct BinaryReader {
 
     private let topIndex: Int
 
-    private init(_ b: UnsafeRawBufferPointer, countingReferences: Bool = true) throws(PropertyListError) {
+    private init(_ b: UnsafeRawBufferPointer) throws(PropertyListError) {
         self.b = b
         let n = b.count
         guard n >= 8 + 1 + 32 else {
@@ -135,46 +136,7 @@ struct BinaryReader {
             }
         }
         cache = [PropertyList?](repeating: nil, count: objectCount)
-        flags = []
-        if countingReferences {
-            countReferences()
-        } else {
-            flags = [UInt8](repeating: 0, count: objectCount)
-        }
-    }
-
-    /// Counts references to each object, so that only shared objects are
-    /// cached. Malformed collections are skipped here; decoding reports them.
-    private mutating func countReferences() {
-        var counts = [UInt8](repeating: 0, count: objectCount)
-        counts[topIndex] = 1
-        counts.withUnsafeMutableBufferPointer { flags in
-            for k in 0..<objectCount {
-                let start = offset(of: k)
-                let marker = b[start]
-                let kind = marker >> 4
-                guard kind == 0xA || kind == 0xC || kind == 0xD else { continue }
-                var p = start + 1
-                var n = Int(marker & 0x0F)
-                if n == 0x0F {
-                    // The length follows as an integer object of 1, 2, 4 or 8 bytes.
-                    guard p < tableOffset, b[p] & 0xF0 == 0x10, b[p] & 0x0F <= 3 else { continue }
-                    let size = 1 << Int(b[p] & 0x0F)
-                    guard p + 1 + size <= tableOffset else { continue }
-                    let v = Self.bigEndian(b, p + 1, size)
-                    guard v <= UInt64(tableOffset) else { continue }
-                    n = Int(v)
-                    p += 1 + size
-                }
-                let refs = kind == 0xD ? 2 * n : n
-                guard refs <= (tableOffset - p) / refSize else { continue }
-                for r in 0..<refs {
-                    let ref = Int(truncatingIfNeeded: Self.bigEndian(b, p + r * refSize, refSize))
-                    if ref >= 0, ref < objectCount, flags[ref] < 2 { flags[ref] += 1 }
-                }
-            }
-        }
-        flags = counts
+        flags = [UInt8](repeating: 0, count: objectCount)
     }
 
     @inline(__always)
@@ -311,15 +273,17 @@ struct BinaryReader {
         default:
             throw Self.fail(start, "unknown object marker 0x\(String(marker, radix: 16))")
         }
-        flags[index] &= ~Self.inProgress
-        // Shared strings, data and collections are decoded once; scalars are
-        // cheaper to decode again than to cache.
-        if flags[index] > 1 {
+        // A shared string, data or collection is cached the second time it is
+        // met (no counting pass first), so no object is decoded more than
+        // twice and hostile sharing stays linear. Scalars are cheaper to
+        // decode again than to cache.
+        if flags[index] & Self.seen != 0 {
             switch marker >> 4 {
             case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD: cache[index] = value
             default: break
             }
         }
+        flags[index] = Self.seen
         return value
     }
 
