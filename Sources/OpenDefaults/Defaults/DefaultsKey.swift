@@ -22,17 +22,23 @@ extension Defaults {
     }
 
     /// Reads or writes a typed key; reading a missing or mistyped value gives the key's default.
+    ///
+    /// Inlinable, so that a read specializes for the key's type in the caller.
+    @inlinable
     public subscript<Value>(key: Key<Value>) -> Value {
         get {
             guard let stored = value(forKey: key.name), let v = Value(propertyList: stored) else { return key.defaultValue }
             return v
         }
-        set {
-            if newValue.removesKey { removeObject(forKey: key.name); return }
-            do { set(try newValue.propertyList, forKey: key.name) } catch {
-                store.report(StorageError(domain: domainName, path: ownDomain.path, kind: .invalidValue,
-                    reason: "cannot store the value for key '\(key.name)': \(error)"))
-            }
+        set { setTyped(newValue, forKey: key.name) }
+    }
+
+    @usableFromInline
+    func setTyped<Value: DefaultsValue>(_ newValue: Value, forKey name: String) {
+        if newValue.removesKey { removeObject(forKey: name); return }
+        do { set(try newValue.propertyList, forKey: name) } catch {
+            store.report(StorageError(domain: domainName, path: ownDomain.path, kind: .invalidValue,
+                reason: "cannot store the value for key '\(name)': \(error)"))
         }
     }
 }
@@ -55,6 +61,7 @@ public struct Stored<Value: DefaultsValue>: Sendable {
         self.defaults = defaults
     }
 
+    @inlinable
     public var wrappedValue: Value {
         get { defaults[key] }
         nonmutating set { defaults[key] = newValue }
