@@ -125,8 +125,10 @@ public final class SettingsApp: Sendable {
                 bundle.localizedString($0, table: pane.stringsTable, languages: languages)
             }
             guard submission.refusals.isEmpty else {
+                // Show the acceptable edits again, unsaved, so that only the refused field needs fixing.
+                for edit in submission.edits { controller.values[edit.key] = edit.value }
                 var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages)
-                page.banner = (true, "Nothing was changed:", submission.refusals)
+                page.banner = (true, "Nothing was changed (your other edits are kept below, not applied):", submission.refusals)
                 return .html(422, page.render())
             }
             if submission.edits.isEmpty { return .seeOther(here + "&status=unchanged") }

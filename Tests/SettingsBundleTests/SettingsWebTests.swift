@@ -83,6 +83,8 @@ struct SettingsWebTests {
             #expect(r.status == 422, "\(form)")
             #expect(r.text.contains("Nothing was changed"))
             #expect(onDisk("username") == nil, "\(form)")
+            // The acceptable edit is shown again, unsaved.
+            #expect(r.text.contains("name=\"value:username\" value=\"bob\""), "\(form)")
         }
         let r = post("/apps/com.example.AppSettings", form: "action=apply&value%3Aprotocol=%3Cscript%3E")
         #expect(r.text.contains("&#39;&lt;script&gt;&#39; is not one of its values"))
