@@ -2,6 +2,8 @@ import Foundation
 import PropertyList
 import Testing
 @testable import SettingsBundle
+@testable import SettingsWeb
+import OpenDefaults
 
 /// `../shared/corpora/settings`: 25 real bundles with the defaults each must
 /// register and the problems each has (`expected.json`, from an independent
@@ -124,5 +126,35 @@ struct CorpusTests {
             let failed = bundle.problems.contains { $0.file == table }
             #expect(failed || bundle.localizations[language]?.tables[name] != nil, "\(table)")
         }
+    }
+}
+
+/// Every pane of every corpus bundle is served by the Settings app in several languages, and a
+/// bare Apply writes nothing.
+@Suite("Settings app over the corpus", .enabled(if: settingsCorpus != nil, "needs ../shared/corpora/settings"))
+struct CorpusWebTests {
+    @Test("every pane renders", arguments: CorpusTests.cases)
+    func everyPaneRenders(_ c: CorpusTests.Case) throws {
+        let dir = try TemporaryDirectory()
+        let layout = PreferencesLayout(userDirectory: dir.path + "/config", systemDirectory: dir.path + "/sys",
+                                       managedDirectory: dir.path + "/managed", hostIdentifier: "host", userName: "tester")
+        let store = DomainStore(layout: layout)
+        store.setErrorHandler { _ in }
+        let domain = "org.corpus." + c.id.replacingOccurrences(of: "_", with: "-")
+        let app = SettingsApp(catalog: SettingsCatalog(directory: dir.path + "/none"), extraBundles: [domain: c.bundlePath], store: store)
+        let bundle = try SettingsBundle(path: c.bundlePath)
+        for file in bundle.paneOrder {
+            for language in ["", "de", "fr-FR,fr;q=0.8", "zh-Hans"] {
+                let r = app.respond(to: SettingsRequest(method: .get, path: "/apps/" + domain,
+                    query: FormData(fields: [("pane", file)]), acceptLanguage: language))
+                #expect(r.status == 200, "\(file) \(language)")
+                #expect(!r.text.contains("<script"), "\(file)")
+            }
+            // Apply with no field changed writes nothing.
+            let r = app.respond(to: SettingsRequest(method: .post, path: "/apps/" + domain,
+                query: FormData(fields: [("pane", file)]), form: FormData(fields: [("action", "apply")])))
+            #expect(r.status == 303, "\(file)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: layout.path(for: domain, scope: .currentUser)))
     }
 }
