@@ -135,10 +135,40 @@ struct XMLReader {
     }
 
     /// Reads `<name attrs…>` or `<name …/>`.
+    /// Whether the bytes at `i` are exactly `s`.
+    @inline(__always)
+    private func matches(_ s: StaticString) -> Bool {
+        let n = s.utf8CodeUnitCount
+        guard i + n <= bytes.count else { return false }
+        let p = s.utf8Start
+        for k in 0..<n where bytes[i + k] != p[k] { return false }
+        return true
+    }
+
     private mutating func openTag() throws(PropertyListError) -> (XMLTag, Bool) {
-        guard i < bytes.count, bytes[i] == UInt8(ascii: "<") else {
+        guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "<") else {
             throw fail("expected an element such as <dict>, <array> or <string>, found text")
         }
+        // Fast path: the plain tags Apple's writer emits, matched whole.
+        @inline(__always) func take(_ s: StaticString, _ tag: XMLTag, _ selfClosing: Bool) -> (XMLTag, Bool)? {
+            guard matches(s) else { return nil }
+            i += s.utf8CodeUnitCount
+            return (tag, selfClosing)
+        }
+        var quick: (XMLTag, Bool)?
+        switch bytes[i + 1] {
+        case UInt8(ascii: "k"): quick = take("<key>", .key, false)
+        case UInt8(ascii: "s"): quick = take("<string>", .string, false)
+        case UInt8(ascii: "i"): quick = take("<integer>", .integer, false)
+        case UInt8(ascii: "r"): quick = take("<real>", .real, false)
+        case UInt8(ascii: "t"): quick = take("<true/>", .true, true)
+        case UInt8(ascii: "f"): quick = take("<false/>", .false, true)
+        case UInt8(ascii: "d"):
+            quick = take("<dict>", .dict, false) ?? take("<date>", .date, false) ?? take("<data>", .data, false)
+        case UInt8(ascii: "a"): quick = take("<array>", .array, false)
+        default: break
+        }
+        if let quick { return quick }
         let start = i
         i += 1
         let nameStart = i
@@ -397,6 +427,7 @@ struct XMLReader {
         return s
     }
 
+    @inline(__always)
     private mutating func withScalarContent<T>(
         _ tag: XMLTag, _ body: (UnsafeRawBufferPointer) throws(PropertyListError) -> T
     ) throws(PropertyListError) -> T {

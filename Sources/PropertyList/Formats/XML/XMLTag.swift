@@ -25,6 +25,7 @@ enum XMLTag: UInt8 {
     }
 
     /// `</name>`, for the reader's fast path.
+    @inline(__always)
     var closingTag: StaticString {
         switch self {
         case .plist: "</plist>"
