@@ -235,3 +235,38 @@ struct LocalizationTests {
         #expect(defaults.persistentDomain(forName: "com.example.AppSettings") == nil)
     }
 }
+
+@Suite("Hostile bundles")
+struct HostileBundleTests {
+    @Test func childPanesNestedTenThousandDeepStopAtTheLimit() throws {
+        let dir = try TemporaryDirectory()
+        try dir.write("Root.plist", .dictionary(["PreferenceSpecifiers": [["Type": "PSChildPaneSpecifier", "File": "P0"]]]))
+        for k in 0..<10_000 {
+            try dir.write("P\(k).plist", .dictionary(["PreferenceSpecifiers": [
+                ["Type": "PSChildPaneSpecifier", "File": .string("P\(k + 1)")],
+                ["Type": "PSTextFieldSpecifier", "Key": .string("k\(k)"), "DefaultValue": "v"],
+            ]]))
+        }
+        let b = try SettingsBundle(path: dir.path)
+        #expect(b.paneOrder.count == 64)
+        #expect(b.problems.contains { $0.severity == .error && $0.message.contains("nested deeper than 64") })
+    }
+
+    @Test func hugeFilesAndFifosAreNotRead() throws {
+        let dir = try TemporaryDirectory()
+        try dir.write("Root.plist", .dictionary(["PreferenceSpecifiers": [
+            ["Type": "PSChildPaneSpecifier", "File": "Fifo"],
+            ["Type": "PSChildPaneSpecifier", "File": "Huge"],
+        ]]))
+        #expect(mkfifo(dir.path + "/Fifo.plist", 0o644) == 0)
+        // A sparse 17 MiB pane and table: refused before reading.
+        for name in ["Huge.plist", "en.lproj/Root.strings"] {
+            try dir.write(name, bytes: [])
+            #expect(truncate(dir.path + "/" + name, 17 << 20) == 0)
+        }
+        let b = try SettingsBundle(path: dir.path)
+        #expect(b.problems.contains { $0.file == "Fifo.plist" && $0.message.contains("not a regular file") })
+        #expect(b.problems.contains { $0.file == "Huge.plist" && $0.message.contains("larger than 16 MiB") })
+        #expect(b.problems.contains { $0.file == "en.lproj/Root.strings" && $0.message.contains("larger than 16 MiB") })
+    }
+}

@@ -29,8 +29,24 @@ struct BundleLoader {
     var rootVariants: [String] = []
     var localizations: [String: Localization] = [:]
 
-    /// Files above this size are not read (a pane or table is a few kilobytes).
-    static let maximumFileSize = 16 << 20
+    /// Files above this size are not read: a pane or a table is a few
+    /// kilobytes, and a hostile bundle must not exhaust memory.
+    static let maximumFileSize: Int64 = 16 << 20
+
+    /// Reads a file of the bundle, refusing one that is not a regular file or is too large.
+    static func readFile(_ path: String) throws(FileError) -> [UInt8] {
+        if let signature = FileSignature(path: path) {
+            guard signature.isRegularFile else { throw FileError(path: path, reason: "not a regular file") }
+            guard signature.size <= maximumFileSize else {
+                throw FileError(path: path, reason: "larger than \(maximumFileSize >> 20) MiB, not read")
+            }
+        }
+        return try FileIO.read(path)
+    }
+
+    /// How deep child panes may nest (real bundles use a handful of levels;
+    /// the walk is recursive, so hostile nesting must stop somewhere).
+    static let maximumDepth = 64
 
     init(bundlePath: String) { self.bundlePath = bundlePath }
 
@@ -40,7 +56,7 @@ struct BundleLoader {
         }
         let rootPath = bundlePath + "/" + root
         let bytes: [UInt8]
-        do { bytes = try FileIO.read(rootPath) } catch {
+        do { bytes = try Self.readFile(rootPath) } catch {
             throw SettingsBundleError(path: rootPath, reason: "cannot read the root pane: \(error.reason)")
         }
         let value: PropertyList
@@ -68,6 +84,11 @@ struct BundleLoader {
             return
         }
         guard visited.insert(file).inserted else { return }
+        guard stack.count < Self.maximumDepth else {
+            problems.append(SettingsProblem(.error, file: parent,
+                "child panes nested deeper than \(Self.maximumDepth) levels; \(file) and below are not read"))
+            return
+        }
         let dictionary: [String: PropertyList]
         if let preloaded {
             dictionary = preloaded
@@ -98,7 +119,7 @@ struct BundleLoader {
     mutating func readPane(_ file: String, referencedFrom parent: String) -> [String: PropertyList]? {
         let path = bundlePath + "/" + file
         let bytes: [UInt8]
-        do { bytes = try FileIO.read(path) } catch {
+        do { bytes = try Self.readFile(path) } catch {
             let reason = error.code == ENOENT ? "missing child pane (no such file)" : "cannot read child pane: \(error.reason)"
             problems.append(SettingsProblem(.error, file: file, "\(reason), referenced from \(parent)"))
             return nil
@@ -169,8 +190,9 @@ struct BundleLoader {
     /// silently truncate is reported; what could be read is still used.
     mutating func readTable(_ relative: String) -> [String: String]? {
         let path = bundlePath + "/" + relative
-        guard let bytes = try? FileIO.read(path) else {
-            problems.append(SettingsProblem(.warning, file: relative, "cannot read the strings table"))
+        let bytes: [UInt8]
+        do { bytes = try Self.readFile(path) } catch {
+            problems.append(SettingsProblem(.warning, file: relative, "cannot read the strings table: \(error.reason)"))
             return nil
         }
         let value: PropertyList
