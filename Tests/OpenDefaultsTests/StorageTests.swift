@@ -253,4 +253,15 @@ struct PeekTests {
         #expect(errors.all.contains { $0.path == path })
         #expect(store.loadedDomains.count == 1)
     }
+
+    @Test func aFifoInPlaceOfTheFileIsReportedNotWaitedOn() throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.path("com.example.fifo")
+        #expect(mkfifo(path, 0o600) == 0)
+        let store = DomainStore(layout: sandbox.layout)
+        let errors = ErrorRecorder()
+        store.setErrorHandler { errors.add($0) }
+        #expect(store.value(forKey: "k", inDomain: "com.example.fifo") == nil)
+        #expect(errors.all.contains { $0.path == path && $0.reason.contains("not a regular file") })
+    }
 }

@@ -114,6 +114,10 @@ public final class DomainStore: Sendable {
     }
 
     private func value(forKey key: String, atPath path: String, loading: () -> PropertyList?) -> PropertyList? {
+        // Only a regular file is read here (a FIFO would block); anything
+        // else goes through the full load, which reports it.
+        guard let signature = FileSignature(path: path) else { return errno == ENOENT ? nil : loading() }
+        guard signature.isRegularFile else { return loading() }
         let bytes: [UInt8]
         do { bytes = try FileIO.read(path) } catch {
             return error.code == ENOENT ? nil : loading()
