@@ -33,9 +33,9 @@ extension Defaults {
     public var suites: [String] { state.withLock { $0.suites } }
 
     private func rebuildAndNotify() {
-        let before = state.withLock { $0.resolved }
+        let before = state.withLock { $0.resolved.dictionary }
         rebuild()
-        let after = state.withLock { $0.resolved }
+        let after = state.withLock { $0.resolved.dictionary }
         refreshObservers(changedKeys: DomainChange.diff(before, after).keys, before: before)
     }
 

@@ -20,6 +20,16 @@ extension Defaults {
         return state.withLock { $0.resolved[key] }
     }
 
+    /// ``value(forKey:)`` with the key's hash already computed (typed keys).
+    @usableFromInline
+    func value(forKey key: String, hash: UInt64) -> PropertyList? {
+        let version = RegistrationDomain.version.load(ordering: .acquiring)
+        let (value, current) = state.withLock { ($0.resolved.value(forKey: key, hash: hash), $0.registrationVersion == version) }
+        if current { return value }
+        updateRegistration(version)
+        return state.withLock { $0.resolved[key] }
+    }
+
     /// `UserDefaults.object(forKey:)`: the value as Swift's plain types
     /// (`String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]`, `[String: Any]`).
     public func object(forKey key: String) -> Any? { value(forKey: key)?.bridgedValue }
@@ -103,7 +113,7 @@ extension Defaults {
     /// The union of the whole search list as typed values (no conversion cost).
     public func values() -> [String: PropertyList] {
         checkRegistration()
-        return state.withLock { $0.resolved }
+        return state.withLock { $0.resolved.dictionary }
     }
 
     /// True when an administrator forces `key` in this object's domain or

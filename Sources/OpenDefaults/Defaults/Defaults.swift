@@ -53,7 +53,7 @@ public final class Defaults: Sendable {
         /// The same, as a list: a handful of identity comparisons beat a hash.
         var persistentDomainList: [PersistentDomain] = []
         /// The effective value of every key: the union of the search list.
-        var resolved: [String: PropertyList] = [:]
+        var resolved = ResolvedView()
         var registrationVersion: UInt64 = .max
         var keyObservers: [String: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
         var anyObservers: [UInt64: @Sendable () -> Void] = [:]
@@ -186,7 +186,7 @@ public final class Defaults: Sendable {
             s.sources = sources
             s.persistentDomains = persistent
             s.persistentDomainList = sources.compactMap { if case .persistent(let d) = $0 { d } else { nil } }
-            s.resolved = resolveAll(s, registration: registration)
+            s.resolved = ResolvedView(resolveAll(s, registration: registration))
             s.registrationVersion = version
         }
     }

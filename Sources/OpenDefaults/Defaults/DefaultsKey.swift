@@ -15,9 +15,13 @@ extension Defaults {
         /// The value when the key is absent or holds something of another type.
         public let defaultValue: Value
 
+        /// The name's hash in the resolved view, computed once.
+        @usableFromInline let hash: UInt64
+
         public init(_ name: String, default defaultValue: Value) {
             self.name = name
             self.defaultValue = defaultValue
+            self.hash = ResolvedView.hash(name)
         }
     }
 
@@ -27,7 +31,7 @@ extension Defaults {
     @inlinable
     public subscript<Value>(key: Key<Value>) -> Value {
         get {
-            guard let stored = value(forKey: key.name), let v = Value(propertyList: stored) else { return key.defaultValue }
+            guard let stored = value(forKey: key.name, hash: key.hash), let v = Value(propertyList: stored) else { return key.defaultValue }
             return v
         }
         set { setTyped(newValue, forKey: key.name) }

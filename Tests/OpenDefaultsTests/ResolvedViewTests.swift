@@ -1,0 +1,36 @@
+import Testing
+@testable import OpenDefaults
+import PropertyList
+
+/// The resolved view's probe table against a `Dictionary`, under random
+/// inserts, updates and removals (backward-shift deletion included).
+@Suite("Resolved view")
+struct ResolvedViewTests {
+    @Test func agreesWithADictionaryUnderRandomOperations() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<20 {
+            var view = ResolvedView()
+            var model: [String: PropertyList] = [:]
+            let universe = (0..<(round % 2 == 0 ? 40 : 3000)).map { "key\($0)" } + ["", "ü", "a long key that is not a small string at all"]
+            for step in 0..<4000 {
+                let key = universe.randomElement(using: &generator)!
+                if Bool.random(using: &generator) || model.count < 5 {
+                    let value = PropertyList(Int64(step))
+                    #expect(view.updateValue(value, forKey: key) == model.updateValue(value, forKey: key))
+                } else {
+                    #expect(view.removeValue(forKey: key) == model.removeValue(forKey: key))
+                }
+            }
+            for key in universe { #expect(view[key] == model[key], "\(key)") }
+            #expect(view.dictionary == model)
+            let rebuilt = ResolvedView(model)
+            for key in universe { #expect(rebuilt[key] == model[key]) }
+        }
+    }
+
+    @Test func typedKeysBringTheSameHash() {
+        let key = Defaults.Key<Int>("Volume", default: 5)
+        #expect(key.hash == ResolvedView.hash("Volume"))
+        #expect(ResolvedView.hash("Volume") != ResolvedView.hash("volume"))
+    }
+}
