@@ -15,10 +15,10 @@ struct Serve: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The address to listen on.")
+    @Option(name: [.customLong("hostname"), .customLong("host")], help: "The address to listen on (loopback by default).")
     var hostname: String = "127.0.0.1"
 
-    @Option(help: "The port to listen on (0 picks a free one).")
+    @Option(name: [.customShort("p"), .long], help: "The port to listen on (0 picks a free one).")
     var port: Int = 8080
 
     @Option(help: "Also serve this bundle without installing it (with --domain).")
