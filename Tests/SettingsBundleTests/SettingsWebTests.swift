@@ -46,6 +46,12 @@ struct SettingsWebTests {
         #expect(page.contains("href=\"/apps/com.example.AppSettings\""))
         #expect(throws: SettingsBundleError.self) { try catalog.install(bundleAt: dir.path + "/none", domain: "org.example.X") }
         #expect(throws: SettingsBundleError.self) { try catalog.install(bundleAt: Self.example, domain: "../evil") }
+        // Installing again replaces; uninstalling removes the bundle (not the defaults).
+        try catalog.install(bundleAt: Self.example, domain: "org.example.Installed")
+        #expect(catalog.installedDomains() == ["org.example.Installed"])
+        try catalog.uninstall(domain: "org.example.Installed")
+        #expect(catalog.installedDomains().isEmpty)
+        #expect(!get("/").text.contains("org.example.Installed"))
     }
 
     @Test func theRootPaneShowsEveryControlLocalized() {
