@@ -299,6 +299,28 @@ struct ObservationTests {
         }
         for t in 0..<8 { #expect(d.integer(forKey: "t\(t)") == 499) }
     }
+
+    @Test("writers racing on one key leave every defaults object agreeing with the domain")
+    func racingWritersOnOneKey() async throws {
+        let sandbox = try Sandbox()
+        let (d, store) = makeDefaults(sandbox)
+        let other = Defaults(domainName: d.domainName, store: store, arguments: [])
+        for round in 0..<50 {
+            await withTaskGroup(of: Void.self) { group in
+                for t in 0..<4 {
+                    group.addTask {
+                        for i in 0..<200 {
+                            (t % 2 == 0 ? d : other).set(PropertyList(Int64(round * 10_000 + t * 1000 + i)), forKey: "shared")
+                            if i % 7 == 0 { d.removeObject(forKey: "shared") }
+                        }
+                    }
+                }
+            }
+            let truth = store.domain(d.domainName).value(forKey: "shared")
+            #expect(d.value(forKey: "shared") == truth, "round \(round)")
+            #expect(other.value(forKey: "shared") == truth, "round \(round)")
+        }
+    }
 }
 
 final class Recorder<T>: @unchecked Sendable {

@@ -83,7 +83,7 @@ public final class Defaults: Sendable {
         rebuild()
         // Synchronous for own writes; one key's change skips building a DomainChange.
         let token = store.listen(DomainStore.Listener(
-            one: { [weak self] domain, key in self?.domainChanged(domain, key: key) },
+            one: { [weak self] domain, key, value, version in self?.domainChanged(domain, key: key, value: value, version: version) },
             many: { [weak self] change in self?.domainChanged(change) }))
         storeObservation.withLock { $0 = token }
     }
@@ -213,13 +213,21 @@ public final class Defaults: Sendable {
         return merged
     }
 
-    /// The effective value of one key, walking the search list.
-    func resolve(_ key: String, _ s: State, registration: [String: PropertyList]? = nil) -> PropertyList? {
+    /// The effective value of one key, walking the search list. `changed`
+    /// holds `value` for the key as of `version` (see `domainChanged`).
+    func resolve(_ key: String, _ s: State, registration: [String: PropertyList]? = nil,
+                 changed: PersistentDomain? = nil, value: PropertyList? = nil, version: UInt64 = 0) -> PropertyList? {
         for source in s.sources {
             switch source {
             case .forced(let m): if let v = m.value(forKey: key) { return v }
             case .arguments: if let v = arguments[key] { return v }
-            case .persistent(let d): if let v = d.value(forKey: key) { return v }
+            case .persistent(let d):
+                if d === changed, d.valuesVersion.load(ordering: .acquiring) == version {
+                    if let value { return value }
+                    continue
+                }
+                if d.entryCount.load(ordering: .acquiring) == 0 { continue }
+                if let v = d.value(forKey: key) { return v }
             case .volatile(let name): if let v = s.volatileDomains[name]?[key] { return v }
             case .languages:
                 for lang in languages { if let v = s.volatileDomains[lang]?[key] { return v } }
@@ -235,13 +243,14 @@ public final class Defaults: Sendable {
 
     /// One key of a persistent domain changed in this process: one lock, no
     /// `DomainChange` built.
-    private func domainChanged(_ domain: PersistentDomain, key: String) {
+    private func domainChanged(_ domain: PersistentDomain, key: String, value: PropertyList?, version: UInt64) {
         var pending: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
         let any: [@Sendable () -> Void]? = state.withLock { s in
             guard s.persistentDomainList.contains(where: { $0 === domain }) else { return nil }
-            // Looked up again, not taken from the change: with two threads
-            // setting the key, the later delivery may carry the older value.
-            let new = resolve(key, s)
+            // The change's value is used only if nothing was written to the
+            // domain after it (with two threads setting the key, the later
+            // delivery may carry the older value); otherwise it is looked up.
+            let new = resolve(key, s, changed: domain, value: value, version: version)
             let old = new.map { s.resolved.updateValue($0, forKey: key) } ?? s.resolved.removeValue(forKey: key)
             guard old != new else { return nil }
             if !s.keyObservers.isEmpty, let observers = s.keyObservers[key] {

@@ -48,9 +48,9 @@ public final class DomainStore: Sendable {
         var listenerList: [Listener] = []
     }
 
-    /// An internal observer: one key that changed, or a whole change.
+    /// An internal observer: one key's new value with the domain's version after the write, or a whole change.
     struct Listener: Sendable {
-        let one: @Sendable (PersistentDomain, String) -> Void
+        let one: @Sendable (PersistentDomain, String, PropertyList?, UInt64) -> Void
         let many: @Sendable (DomainChange) -> Void
     }
 
@@ -256,9 +256,9 @@ public final class DomainStore: Sendable {
 
     /// One key of `domain` changed in this process: listeners hear it
     /// directly; public observers get a `DomainChange` only when there are any.
-    func deliver(_ domain: PersistentDomain, key: String, _ values: DomainChange.Values) {
+    func deliver(_ domain: PersistentDomain, key: String, _ values: DomainChange.Values, version: UInt64) {
         let (handlers, listeners) = observers.withLock { ($0.handlerList, $0.listenerList) }
-        for l in listeners { l.one(domain, key) }
+        for l in listeners { l.one(domain, key, values.new, version) }
         if handlers.isEmpty { return }
         let change = DomainChange(domain: domain.name, scope: domain.scope, changes: [key: values], origin: .thisProcess, source: domain)
         for h in handlers { h(change) }

@@ -59,6 +59,20 @@ public final class PersistentDomain: Sendable {
     }
 
     let state: Lock<State>
+    /// Bumped (under the state lock) each time `values` changes, so that a
+    /// defaults object can trust the value a change carries when nothing
+    /// was written after it, without taking the lock again.
+    let valuesVersion = Atomic<UInt64>(0)
+    /// The number of entries, kept with the version: an empty domain in the
+    /// search list is skipped without a lock.
+    let entryCount = Atomic<Int>(0)
+
+    /// Publishes a change of `values` (call under the state lock, after it).
+    @inline(__always)
+    private func published(_ s: borrowing State) -> UInt64 {
+        entryCount.store(s.values.count, ordering: .releasing)
+        return valuesVersion.add(1, ordering: .acquiringAndReleasing).newValue
+    }
     /// Serializes this process's flushes of the domain (the file lock serializes processes).
     /// Counts this process's flushes (a lock over a value, not over `Void`:
     /// ThreadSanitizer misreads exclusive access to a zero-sized value).
@@ -98,16 +112,16 @@ public final class PersistentDomain: Sendable {
     /// Sets (or with nil removes) a key: memory at once, disk within the
     /// flush delay. O(1) whatever the domain's size.
     public func set(_ value: PropertyList?, forKey key: String) {
-        let change: DomainChange.Values? = state.withLock { s in
+        let change: (DomainChange.Values, UInt64)? = state.withLock { s in
             // One hash for the read and the write of the value.
             let old = value.map { s.values.updateValue($0, forKey: key) } ?? s.values.removeValue(forKey: key)
             if old == value && s.replaced == nil && s.pending[key] == nil { return nil }
             s.sequence += 1
             s.pending[key] = Pending(value: value, sequence: s.sequence)
             scheduleFlush(&s)
-            return old == value ? nil : DomainChange.Values(old: old, new: value)
+            return old == value ? nil : (DomainChange.Values(old: old, new: value), published(s))
         }
-        if let change { store.deliver(self, key: key, change) }
+        if let (values, version) = change { store.deliver(self, key: key, values, version: version) }
     }
 
     /// Sets several keys at once (nil values remove).
@@ -121,6 +135,7 @@ public final class PersistentDomain: Sendable {
                 s.pending[key] = Pending(value: value, sequence: s.sequence)
                 if old != value { changes[key] = .init(old: old, new: value) }
             }
+            _ = published(s)
             scheduleFlush(&s)
             return changes
         }
@@ -136,6 +151,7 @@ public final class PersistentDomain: Sendable {
             let changes = DomainChange.diff(s.values, new)
             s.sequence += 1
             s.values = new
+            _ = published(s)
             s.pending = [:]
             s.replaced = s.sequence
             scheduleFlush(&s)
@@ -247,6 +263,7 @@ public final class PersistentDomain: Sendable {
                 for (key, p) in s.pending { values[key] = p.value }
                 let changes = reRead ? DomainChange.diff(s.values, values) : [:]
                 s.values = values
+                _ = published(s)
                 s.signature = signature
                 s.format = format
                 s.lastError = nil
@@ -298,6 +315,7 @@ public final class PersistentDomain: Sendable {
             if s.replaced == nil { for (key, p) in s.pending { values[key] = p.value } }
             let changes = DomainChange.diff(s.values, values)
             s.values = values
+            _ = published(s)
             s.signature = signature
             if let format { s.format = format }
             s.lastError = reported
