@@ -44,7 +44,7 @@ public final class SettingsApp: Sendable {
 
     func bundlePath(for domain: String) -> String? {
         if let path = extraBundles[domain] { return path }
-        return catalog.installedDomains().contains(domain) ? catalog.bundlePath(forDomain: domain) : nil
+        return catalog.isInstalled(domain) ? catalog.bundlePath(forDomain: domain) : nil
     }
 
     /// The defaults object the values of `domain` are written through (no

@@ -40,7 +40,7 @@ struct Validate: ParsableCommand {
             out += "\(bundle): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"), \(notes) note\(notes == 1 ? "" : "s")\n"
         }
         StandardStream.output.write(out)
-        if errors + warnings > 0 { throw ExitCode(1) }
+        if settings.hasProblems(atLeast: .warning) { throw ExitCode(1) }
     }
 }
 

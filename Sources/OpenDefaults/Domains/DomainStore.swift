@@ -41,11 +41,20 @@ public final class DomainStore: Sendable {
     /// Observers, with arrays kept beside the tables so that delivering a
     /// change copies nothing (a write costs one lock here, no allocation).
     struct Observers {
-        var handlers: [UInt64: @Sendable (DomainChange) -> Void] = [:]
-        var handlerList: [@Sendable (DomainChange) -> Void] = []
+        var handlers = ObserverTable<@Sendable (DomainChange) -> Void>()
         /// Defaults objects: told of one key's change without a `DomainChange`.
-        var listeners: [UInt64: Listener] = [:]
-        var listenerList: [Listener] = []
+        var listeners = ObserverTable<Listener>()
+    }
+
+    /// Observers by id, with the list delivery iterates kept beside them.
+    struct ObserverTable<Handler> {
+        private var byID: [UInt64: Handler] = [:]
+        private(set) var list: [Handler] = []
+
+        mutating func set(_ id: UInt64, _ handler: Handler?) {
+            byID[id] = handler
+            list = Array(byID.values)
+        }
     }
 
     /// An internal observer: one key's new value with the domain's version after the write, or a whole change.
@@ -221,35 +230,19 @@ public final class DomainStore: Sendable {
     /// is held while it runs. Keep the token; observation ends when it is released.
     public func observe(_ handler: @escaping @Sendable (DomainChange) -> Void) -> ObservationToken {
         let id = nextObserver.add(1, ordering: .relaxed).oldValue
-        observers.withLock { o in
-            o.handlers[id] = handler
-            o.handlerList = Array(o.handlers.values)
-        }
-        return ObservationToken { [self] in
-            self.observers.withLock { o in
-                o.handlers[id] = nil
-                o.handlerList = Array(o.handlers.values)
-            }
-        }
+        observers.withLock { $0.handlers.set(id, handler) }
+        return ObservationToken { [self] in observers.withLock { $0.handlers.set(id, nil) } }
     }
 
     /// Registers a defaults object's listener (single-key changes skip building a `DomainChange`).
     func listen(_ listener: Listener) -> ObservationToken {
         let id = nextObserver.add(1, ordering: .relaxed).oldValue
-        observers.withLock { o in
-            o.listeners[id] = listener
-            o.listenerList = Array(o.listeners.values)
-        }
-        return ObservationToken { [self] in
-            self.observers.withLock { o in
-                o.listeners[id] = nil
-                o.listenerList = Array(o.listeners.values)
-            }
-        }
+        observers.withLock { $0.listeners.set(id, listener) }
+        return ObservationToken { [self] in observers.withLock { $0.listeners.set(id, nil) } }
     }
 
     func deliver(_ change: DomainChange) {
-        let (handlers, listeners) = observers.withLock { ($0.handlerList, $0.listenerList) }
+        let (handlers, listeners) = observers.withLock { ($0.handlers.list, $0.listeners.list) }
         for l in listeners { l.many(change) }
         for h in handlers { h(change) }
     }
@@ -257,7 +250,7 @@ public final class DomainStore: Sendable {
     /// One key of `domain` changed in this process: listeners hear it
     /// directly; public observers get a `DomainChange` only when there are any.
     func deliver(_ domain: PersistentDomain, key: String, _ values: DomainChange.Values, version: UInt64) {
-        let (handlers, listeners) = observers.withLock { ($0.handlerList, $0.listenerList) }
+        let (handlers, listeners) = observers.withLock { ($0.handlers.list, $0.listeners.list) }
         for l in listeners { l.one(domain, key, values.new, version) }
         if handlers.isEmpty { return }
         let change = DomainChange(domain: domain.name, scope: domain.scope, changes: [key: values], origin: .thisProcess, source: domain)

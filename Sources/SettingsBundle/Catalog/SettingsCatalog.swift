@@ -40,10 +40,13 @@ public struct SettingsCatalog: Sendable {
     /// The domains with an installed bundle, sorted.
     public func installedDomains() -> [String] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return entries.filter {
-            PreferencesLayout.isValidDomainName($0)
-                && FileManager.default.fileExists(atPath: bundlePath(forDomain: $0) + "/Root.plist")
-        }.sorted()
+        return entries.filter(isInstalled).sorted()
+    }
+
+    /// Whether a bundle is installed for `domain`.
+    public func isInstalled(_ domain: String) -> Bool {
+        PreferencesLayout.isValidDomainName(domain)
+            && FileManager.default.fileExists(atPath: bundlePath(forDomain: domain) + "/Root.plist")
     }
 
     /// Copies the bundle at `path` into the catalog for `domain`, replacing

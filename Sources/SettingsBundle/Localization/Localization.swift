@@ -38,9 +38,9 @@ public enum LanguageMatching {
             let tag = language.trimmingWhitespace
             add(tag)
             add(tag.replacingHyphens)
-            let base = String(tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
-            // Script subtags matter for Chinese: zh-Hans, zh-Hant.
             let parts = tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
+            let base = parts.first ?? ""
+            // Script subtags matter for Chinese: zh-Hans, zh-Hant.
             if parts.count > 2, parts[1].count == 4 { add(parts[0] + "-" + parts[1]) }
             add(base)
             if let legacy = legacyNames[base.lowercased()] { add(legacy) }

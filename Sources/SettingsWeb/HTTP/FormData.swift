@@ -4,7 +4,7 @@
 /// let form = FormData(urlEncoded: "a=1&b=x+y&c=%3C")
 /// form["b"]  // "x y"
 /// ```
-public struct FormData: Sendable, Hashable {
+public struct FormData: Sendable {
     /// The fields in order; a name may repeat.
     public let fields: [(name: String, value: String)]
 
@@ -58,10 +58,4 @@ public struct FormData: Sendable, Hashable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public static func == (a: FormData, b: FormData) -> Bool {
-        a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
-    }
-    public func hash(into hasher: inout Hasher) {
-        for f in fields { hasher.combine(f.name); hasher.combine(f.value) }
-    }
 }

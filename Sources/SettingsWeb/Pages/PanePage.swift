@@ -224,7 +224,7 @@ struct PanePage {
         let values = s.values ?? []
         let titles = s.titles ?? []
         var rows = values.enumerated().map { (i, v) in (value: v, title: localized(i < titles.count ? titles[i] : ValueText.text(v))) }
-        if s.displaySortedByTitle { rows.sort { $0.title.localizedStandardLess($1.title) } }
+        if s.displaySortedByTitle { rows.sort { $0.title.caseInsensitiveLess($1.title) } }
         for row in rows {
             h.raw(asCells ? "<li class=\"radio\" data-key=\"\((key ?? "").htmlEscaped)\">" : "<li>")
             h.raw("<label class=\"choice label\"><input type=\"radio\" name=\"\(field)\" value=\"")
@@ -264,8 +264,8 @@ struct PanePage {
 }
 
 extension String {
-    /// A locale-independent "natural" order: case-insensitive, digits by value.
-    func localizedStandardLess(_ other: String) -> Bool {
+    /// Case-insensitive order, for `DisplaySortedByTitle` (no locale rules).
+    func caseInsensitiveLess(_ other: String) -> Bool {
         lowercased().lexicographicallyPrecedes(other.lowercased())
     }
 }

@@ -206,13 +206,7 @@ struct XMLReader {
     private mutating func closeTag(_ tag: XMLTag) throws(PropertyListError) {
         // Fast path: the exact closing tag, `</dict>`, compared in place.
         let closing = tag.closingTag
-        let n = closing.utf8CodeUnitCount
-        if i + n <= bytes.count {
-            let p = closing.utf8Start
-            var k = 0
-            while k < n, bytes[i + k] == p[k] { k += 1 }
-            if k == n { i += n; return }
-        }
+        if matches(closing) { i += closing.utf8CodeUnitCount; return }
         let start = i
         guard peekClose() else { throw fail("expected '</\(tag.name)>'") }
         i += 2
