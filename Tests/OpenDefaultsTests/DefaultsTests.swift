@@ -321,6 +321,33 @@ struct ObservationTests {
             #expect(other.value(forKey: "shared") == truth, "round \(round)")
         }
     }
+
+    @Test("a released defaults object is let go by its domains, and a removed suite stops telling it")
+    func releasedObjectsDetach() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let own = store.domain("com.example.released")
+        let suite = store.domain("group.released")
+        weak var released: Defaults?
+        do {
+            let d = Defaults(domainName: "com.example.released", store: store, arguments: [])
+            released = d
+            #expect(own.dependentCount == 1)
+            d.addSuite(named: "group.released")
+            #expect(suite.dependentCount == 1)
+            suite.set("suite", forKey: "S")
+            #expect(d.string(forKey: "S") == "suite")
+            d.removeSuite(named: "group.released")
+            #expect(suite.dependentCount == 0)
+            suite.set("changed", forKey: "S")
+            #expect(d.string(forKey: "S") == nil)
+        }
+        #expect(released == nil)
+        #expect(own.dependentCount == 0)
+        #expect(store.domain(PreferencesLayout.globalDomainName).dependentCount == 0)
+        own.set("still writable", forKey: "K")
+        #expect(own.value(forKey: "K") == "still writable")
+    }
 }
 
 final class Recorder<T>: @unchecked Sendable {

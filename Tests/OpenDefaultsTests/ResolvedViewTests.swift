@@ -20,9 +20,12 @@ struct ResolvedViewTests {
                 } else {
                     #expect(view.removeValue(forKey: key) == model.removeValue(forKey: key))
                 }
+                // The dictionary is built on demand and kept until the next change.
+                if step % 397 == 0 { #expect(view.dictionary() == model) }
             }
             for key in universe { #expect(view[key] == model[key], "\(key)") }
-            #expect(view.dictionary == model)
+            #expect(view.dictionary() == model)
+            #expect(Set(view.keys) == Set(model.keys))
             let rebuilt = ResolvedView(model)
             for key in universe { #expect(rebuilt[key] == model[key]) }
         }
@@ -30,7 +33,7 @@ struct ResolvedViewTests {
 
     @Test func typedKeysBringTheSameHash() {
         let key = Defaults.Key<Int>("Volume", default: 5)
-        #expect(key.hash == ResolvedView.hash("Volume"))
-        #expect(ResolvedView.hash("Volume") != ResolvedView.hash("volume"))
+        #expect(key.hash == KeyHash.hash("Volume"))
+        #expect(KeyHash.hash("Volume") != KeyHash.hash("volume"))
     }
 }

@@ -11,48 +11,26 @@ extension Defaults {
         guard PreferencesLayout.isValidDomainName(suiteName), suiteName != domainName,
             suiteName != PreferencesLayout.globalDomainName
         else { return }
-        let added = state.withLock { s -> Bool in
+        let added = searchList.state.withLock { s -> Bool in
             guard !s.suites.contains(suiteName) else { return false }
             s.suites.append(suiteName)
             return true
         }
-        if added { rebuildAndNotify() }
+        if added { searchList.rebuildAndNotify() }
     }
 
     /// Removes the suite `suiteName` from the search list.
     public func removeSuite(named suiteName: String) {
-        let removed = state.withLock { s -> Bool in
+        let removed = searchList.state.withLock { s -> Bool in
             guard let i = s.suites.firstIndex(of: suiteName) else { return false }
             s.suites.remove(at: i)
             return true
         }
-        if removed { rebuildAndNotify() }
+        if removed { searchList.rebuildAndNotify() }
     }
 
     /// The suites in the search list, in order.
-    public var suites: [String] { state.withLock { $0.suites } }
-
-    private func rebuildAndNotify() {
-        let before = state.withLock { $0.resolved.dictionary }
-        rebuild()
-        let after = state.withLock { $0.resolved.dictionary }
-        refreshObservers(changedKeys: DomainChange.diff(before, after).keys, before: before)
-    }
-
-    /// Tells observers about keys whose resolved value already changed.
-    func refreshObservers(changedKeys: some Collection<String>, before: [String: PropertyList]) {
-        guard !changedKeys.isEmpty else { return }
-        var calls: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
-        let any: [@Sendable () -> Void] = state.withLock { s in
-            for key in changedKeys {
-                for o in s.keyObservers[key]?.values ?? [:].values { calls.append((o, before[key], s.resolved[key])) }
-            }
-            return Array(s.anyObservers.values)
-        }
-        for (o, old, new) in calls { o(old, new) }
-        for o in any { o() }
-        if GlobalObservers.count.load(ordering: .relaxed) > 0 { GlobalObservers.notify(self) }
-    }
+    public var suites: [String] { searchList.state.withLock { $0.suites } }
 
     // MARK: Volatile domains
 
@@ -69,12 +47,12 @@ extension Defaults {
     public func setVolatileDomain(_ domain: [String: PropertyList], forName name: String) {
         if name == RegistrationDomain.name {
             RegistrationDomain.replace(domain)
-            rebuildAndNotify()
+            searchList.rebuildAndNotify()
             return
         }
         guard name != ArgumentDomain.name else { return }
-        state.withLock { $0.volatileDomains[name] = domain }
-        rebuildAndNotify()
+        searchList.state.withLock { $0.volatileDomains[name] = domain }
+        searchList.rebuildAndNotify()
     }
 
     /// The volatile domain `name` (including `NSArgumentDomain` and `NSRegistrationDomain`).
@@ -87,20 +65,20 @@ extension Defaults {
         switch name {
         case ArgumentDomain.name: arguments
         case RegistrationDomain.name: RegistrationDomain.values.withLock { $0 }
-        default: state.withLock { $0.volatileDomains[name] ?? [:] }
+        default: searchList.state.withLock { $0.volatileDomains[name] ?? [:] }
         }
     }
 
     /// The names of the volatile domains, `NSArgumentDomain` and `NSRegistrationDomain` among them.
     public var volatileDomainNames: [String] {
-        [ArgumentDomain.name, RegistrationDomain.name] + state.withLock { $0.volatileDomains.keys.sorted() }
+        [ArgumentDomain.name, RegistrationDomain.name] + searchList.state.withLock { $0.volatileDomains.keys.sorted() }
     }
 
     /// Removes a volatile domain.
     public func removeVolatileDomain(forName name: String) {
         if name == RegistrationDomain.name { setVolatileDomain([String: PropertyList](), forName: name); return }
-        let removed = state.withLock { $0.volatileDomains.removeValue(forKey: name) != nil }
-        if removed { rebuildAndNotify() }
+        let removed = searchList.state.withLock { $0.volatileDomains.removeValue(forKey: name) != nil }
+        if removed { searchList.rebuildAndNotify() }
     }
 
     // MARK: Persistent domains
@@ -135,7 +113,7 @@ extension Defaults {
     public func setPersistentDomain(_ domain: [String: PropertyList], forName name: String) {
         guard PreferencesLayout.isValidDomainName(name) else { return }
         store.domain(name, scope: .currentUser).replaceAll(with: domain)
-        refreshIfInSearchList(name, keys: Set(domain.keys).union(state.withLock { Array($0.resolved.keys) }))
+        refreshIfInSearchList(name, keys: Set(domain.keys).union(searchList.state.withLock { Array($0.resolved.keys) }))
     }
 
     /// Removes the persistent domain `name` and its file.
@@ -154,7 +132,7 @@ extension Defaults {
 
     private func refreshIfInSearchList(_ name: String, keys: some Sequence<String>) {
         if name == domainName || name == PreferencesLayout.globalDomainName || suites.contains(name) {
-            refresh(keys)
+            searchList.refresh(keys)
         }
     }
 }

@@ -11,14 +11,14 @@ extension Defaults {
     /// let token = defaults.observe("Volume") { old, new in print(old as Any, "→", new as Any) }
     /// ```
     public func observe(_ key: String, _ handler: @escaping @Sendable (_ old: PropertyList?, _ new: PropertyList?) -> Void) -> ObservationToken {
-        let id = state.withLock { s -> UInt64 in
+        let id = searchList.state.withLock { s -> UInt64 in
             let id = s.nextObserver
             s.nextObserver += 1
             s.keyObservers[key, default: [:]][id] = handler
             return id
         }
-        return ObservationToken { [weak self] in
-            self?.state.withLock { s in
+        return ObservationToken { [searchList] in
+            searchList.state.withLock { s in
                 s.keyObservers[key]?[id] = nil
                 if s.keyObservers[key]?.isEmpty == true { s.keyObservers[key] = nil }
             }
@@ -28,14 +28,14 @@ extension Defaults {
     /// Calls `handler` after any change to the effective values (what
     /// `didChangeNotification` reports).
     public func observeChanges(_ handler: @escaping @Sendable () -> Void) -> ObservationToken {
-        let id = state.withLock { s -> UInt64 in
+        let id = searchList.state.withLock { s -> UInt64 in
             let id = s.nextObserver
             s.nextObserver += 1
             s.anyObservers[id] = handler
             return id
         }
-        return ObservationToken { [weak self] in
-            self?.state.withLock { s in s.anyObservers[id] = nil }
+        return ObservationToken { [searchList] in
+            searchList.state.withLock { s in s.anyObservers[id] = nil }
         }
     }
 

@@ -14,20 +14,20 @@ extension Defaults {
     @inline(__always)
     public func value(forKey key: String) -> PropertyList? {
         let version = RegistrationDomain.version.load(ordering: .acquiring)
-        let (value, current) = state.withLock { ($0.resolved[key], $0.registrationVersion == version) }
+        let (value, current) = searchList.state.withLock { ($0.resolved[key], $0.registrationVersion == version) }
         if current { return value }
-        updateRegistration(version)
-        return state.withLock { $0.resolved[key] }
+        searchList.updateRegistration(version)
+        return searchList.state.withLock { $0.resolved[key] }
     }
 
     /// ``value(forKey:)`` with the key's hash already computed (typed keys).
     @usableFromInline
     func value(forKey key: String, hash: UInt64) -> PropertyList? {
         let version = RegistrationDomain.version.load(ordering: .acquiring)
-        let (value, current) = state.withLock { ($0.resolved.value(forKey: key, hash: hash), $0.registrationVersion == version) }
+        let (value, current) = searchList.state.withLock { ($0.resolved.value(forKey: key, hash: hash), $0.registrationVersion == version) }
         if current { return value }
-        updateRegistration(version)
-        return state.withLock { $0.resolved[key] }
+        searchList.updateRegistration(version)
+        return searchList.state.withLock { $0.resolved[key] }
     }
 
     /// `UserDefaults.object(forKey:)`: the value as Swift's plain types
@@ -112,8 +112,8 @@ extension Defaults {
 
     /// The union of the whole search list as typed values (no conversion cost).
     public func values() -> [String: PropertyList] {
-        checkRegistration()
-        return state.withLock { $0.resolved.dictionary }
+        searchList.checkRegistration()
+        return searchList.state.withLock { $0.resolved.dictionary() }
     }
 
     /// True when an administrator forces `key` in this object's domain or

@@ -90,7 +90,7 @@ extension Defaults {
     /// Merges typed values into the registration domain.
     public func register(_ defaults: [String: PropertyList]) {
         RegistrationDomain.register(defaults)
-        checkRegistration()
+        searchList.checkRegistration()
     }
 
     /// Writes pending changes durably and reloads what other processes
@@ -103,6 +103,6 @@ extension Defaults {
     /// `synchronize()` that throws the reason it could not write or read.
     public func synchronizeOrThrow() throws(StorageError) {
         try store.synchronizeAll()
-        rebuild()
+        searchList.rebuild()
     }
 }

@@ -21,7 +21,7 @@ extension Defaults {
         public init(_ name: String, default defaultValue: Value) {
             self.name = name
             self.defaultValue = defaultValue
-            self.hash = ResolvedView.hash(name)
+            self.hash = KeyHash.hash(name)
         }
     }
 

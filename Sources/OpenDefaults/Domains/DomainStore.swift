@@ -38,15 +38,8 @@ public final class DomainStore: Sendable {
 
     private let domains = Lock<[Key: PersistentDomain]>([:])
     private let managed = Lock<[String: ManagedDomain]>([:])
-    /// Observers, with arrays kept beside the tables so that delivering a
-    /// change copies nothing (a write costs one lock here, no allocation).
-    struct Observers {
-        var handlers = ObserverTable<@Sendable (DomainChange) -> Void>()
-        /// Defaults objects: told of one key's change without a `DomainChange`.
-        var listeners = ObserverTable<Listener>()
-    }
-
-    /// Observers by id, with the list delivery iterates kept beside them.
+    /// Observers by id, with the list delivery iterates kept beside them
+    /// (delivering a change copies nothing).
     struct ObserverTable<Handler> {
         private var byID: [UInt64: Handler] = [:]
         private(set) var list: [Handler] = []
@@ -57,13 +50,9 @@ public final class DomainStore: Sendable {
         }
     }
 
-    /// An internal observer: one key's new value with the domain's version after the write, or a whole change.
-    struct Listener: Sendable {
-        let one: @Sendable (PersistentDomain, String, PropertyList?, UInt64) -> Void
-        let many: @Sendable (DomainChange) -> Void
-    }
-
-    private let observers = Lock(Observers())
+    private let observers = Lock(ObserverTable<@Sendable (DomainChange) -> Void>())
+    /// How many observers there are, so that a write with none takes no lock here.
+    private let observerCount = Atomic<Int>(0)
     private let nextObserver = Atomic<UInt64>(1)
     private let errorHandler = Lock<@Sendable (StorageError) -> Void>({ error in
         StandardStream.error.print("OpenDefaults: \(error)")
@@ -230,31 +219,25 @@ public final class DomainStore: Sendable {
     /// is held while it runs. Keep the token; observation ends when it is released.
     public func observe(_ handler: @escaping @Sendable (DomainChange) -> Void) -> ObservationToken {
         let id = nextObserver.add(1, ordering: .relaxed).oldValue
-        observers.withLock { $0.handlers.set(id, handler) }
-        return ObservationToken { [self] in observers.withLock { $0.handlers.set(id, nil) } }
+        observers.withLock { o in
+            o.set(id, handler)
+            observerCount.store(o.list.count, ordering: .releasing)
+        }
+        return ObservationToken { [self] in
+            observers.withLock { o in
+                o.set(id, nil)
+                observerCount.store(o.list.count, ordering: .releasing)
+            }
+        }
     }
 
-    /// Registers a defaults object's listener (single-key changes skip building a `DomainChange`).
-    func listen(_ listener: Listener) -> ObservationToken {
-        let id = nextObserver.add(1, ordering: .relaxed).oldValue
-        observers.withLock { $0.listeners.set(id, listener) }
-        return ObservationToken { [self] in observers.withLock { $0.listeners.set(id, nil) } }
-    }
+    /// True when some observer is registered with ``observe(_:)``.
+    var hasHandlers: Bool { observerCount.load(ordering: .acquiring) > 0 }
 
+    /// Calls the observers (the domain has told its dependents already).
     func deliver(_ change: DomainChange) {
-        let (handlers, listeners) = observers.withLock { ($0.handlers.list, $0.listeners.list) }
-        for l in listeners { l.many(change) }
-        for h in handlers { h(change) }
-    }
-
-    /// One key of `domain` changed in this process: listeners hear it
-    /// directly; public observers get a `DomainChange` only when there are any.
-    func deliver(_ domain: PersistentDomain, key: String, _ values: DomainChange.Values, version: UInt64) {
-        let (handlers, listeners) = observers.withLock { ($0.handlers.list, $0.listeners.list) }
-        for l in listeners { l.one(domain, key, values.new, version) }
-        if handlers.isEmpty { return }
-        let change = DomainChange(domain: domain.name, scope: domain.scope, changes: [key: values], origin: .thisProcess, source: domain)
-        for h in handlers { h(change) }
+        guard hasHandlers else { return }
+        for h in observers.withLock({ $0.list }) { h(change) }
     }
 
     // MARK: Errors

@@ -37,16 +37,11 @@ public final class PersistentDomain: Sendable {
     /// one would put every retain and release of the domain on the slow path.
     unowned(unsafe) let store: DomainStore
 
-    struct Pending {
-        var value: PropertyList?
-        var sequence: UInt64
-    }
-
     struct State {
         /// What reads see: the file's entries with this process's pending changes applied.
         var values: [String: PropertyList] = [:]
         /// This process's changes not yet written (nil removes).
-        var pending: [String: Pending] = [:]
+        var pending = PendingChanges()
         /// The whole domain was replaced or removed: the next flush writes `values` as they are.
         var replaced: UInt64? = nil
         var sequence: UInt64 = 0
@@ -56,6 +51,8 @@ public final class PersistentDomain: Sendable {
         var format: PropertyListFormat = .binary
         var flushScheduled = false
         var lastError: StorageError? = nil
+        /// Told of every change before the write returns (defaults objects' search lists).
+        var dependents: [any DomainDependent] = []
     }
 
     let state: Lock<State>
@@ -112,16 +109,25 @@ public final class PersistentDomain: Sendable {
     /// Sets (or with nil removes) a key: memory at once, disk within the
     /// flush delay. O(1) whatever the domain's size.
     public func set(_ value: PropertyList?, forKey key: String) {
-        let change: (DomainChange.Values, UInt64)? = state.withLock { s in
-            // One hash for the read and the write of the value.
-            let old = value.map { s.values.updateValue($0, forKey: key) } ?? s.values.removeValue(forKey: key)
-            if old == value && s.replaced == nil && s.pending[key] == nil { return nil }
+        var old: PropertyList? = nil
+        var version: UInt64 = 0
+        let dependents: [any DomainDependent]? = state.withLock { s in
+            // One hash for the read and the write of the value; the pending
+            // change is appended. Setting the value a key has is no change:
+            // a pending change of the key, if any, already writes it.
+            old = value.map { s.values.updateValue($0, forKey: key) } ?? s.values.removeValue(forKey: key)
+            if old == value { return nil }
             s.sequence += 1
-            s.pending[key] = Pending(value: value, sequence: s.sequence)
+            s.pending.record(key, value, sequence: s.sequence)
             scheduleFlush(&s)
-            return old == value ? nil : (DomainChange.Values(old: old, new: value), published(s))
+            version = published(s)
+            return s.dependents
         }
-        if let (values, version) = change { store.deliver(self, key: key, values, version: version) }
+        guard let dependents else { return }
+        for d in dependents { d.domainChanged(self, key: key, value: value, version: version) }
+        if store.hasHandlers {
+            notify(DomainChange(domain: name, scope: scope, changes: [key: .init(old: old, new: value)], origin: .thisProcess, source: self))
+        }
     }
 
     /// Sets several keys at once (nil values remove).
@@ -132,7 +138,7 @@ public final class PersistentDomain: Sendable {
                 let old = s.values[key]
                 s.sequence += 1
                 s.values[key] = value
-                s.pending[key] = Pending(value: value, sequence: s.sequence)
+                s.pending.record(key, value, sequence: s.sequence)
                 if old != value { changes[key] = .init(old: old, new: value) }
             }
             _ = published(s)
@@ -140,7 +146,7 @@ public final class PersistentDomain: Sendable {
             return changes
         }
         if !changes.isEmpty {
-            store.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
+            notify(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
         }
     }
 
@@ -152,15 +158,38 @@ public final class PersistentDomain: Sendable {
             s.sequence += 1
             s.values = new
             _ = published(s)
-            s.pending = [:]
+            s.pending.removeAll()
             s.replaced = s.sequence
             scheduleFlush(&s)
             return changes
         }
         if !changes.isEmpty {
-            store.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
+            notify(DomainChange(domain: name, scope: scope, changes: changes, origin: .thisProcess, source: self))
         }
     }
+
+    /// Tells dependents, then the store's observers, of a change (no lock held).
+    private func notify(_ change: DomainChange) {
+        for d in state.withLock({ $0.dependents }) { d.domainChanged(change) }
+        store.deliver(change)
+    }
+
+    // MARK: Dependents
+
+    /// Adds a dependent, told of every change until detached.
+    func attach(_ dependent: any DomainDependent) {
+        state.withLock { s in
+            if !s.dependents.contains(where: { $0 === dependent }) { s.dependents.append(dependent) }
+        }
+    }
+
+    /// Removes a dependent.
+    func detach(_ dependent: any DomainDependent) {
+        state.withLock { s in s.dependents.removeAll { $0 === dependent } }
+    }
+
+    /// How many dependents are attached.
+    var dependentCount: Int { state.withLock { $0.dependents.count } }
 
     private func scheduleFlush(_ s: inout State) {
         guard !s.flushScheduled else { return }
@@ -188,7 +217,7 @@ public final class PersistentDomain: Sendable {
             count += 1
             return try flushLocked()
         }
-        if let change { store.deliver(change) }
+        if let change { notify(change) }
     }
 
     /// Returns what the file held that this process had not seen (delivered after the lock).
@@ -235,7 +264,7 @@ public final class PersistentDomain: Sendable {
                     format = fileFormat
                 }
                 reRead = true
-                for (key, p) in pending { base[key] = p.value }
+                pending.apply(to: &base)
             }
             do throws(StorageError) {
                 let signature: FileSignature?
@@ -256,11 +285,11 @@ public final class PersistentDomain: Sendable {
         case .success(let (written, signature, format, reRead)):
             // Keep changes made while writing; what reads see is the written file plus them.
             let changes: [String: DomainChange.Values] = state.withLock { s in
-                let flushedUpTo = max(pending.values.map(\.sequence).max() ?? 0, replaced ?? 0)
-                s.pending = s.pending.filter { $0.value.sequence > flushedUpTo }
+                let flushedUpTo = max(pending.lastSequence, replaced ?? 0)
+                s.pending.removeThrough(flushedUpTo)
                 if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
                 var values = written
-                for (key, p) in s.pending { values[key] = p.value }
+                s.pending.apply(to: &values)
                 let changes = reRead ? DomainChange.diff(s.values, values) : [:]
                 s.values = values
                 _ = published(s)
@@ -312,7 +341,7 @@ public final class PersistentDomain: Sendable {
         }
         let changes: [String: DomainChange.Values] = state.withLock { s in
             var values = s.replaced != nil ? s.values : disk
-            if s.replaced == nil { for (key, p) in s.pending { values[key] = p.value } }
+            if s.replaced == nil { s.pending.apply(to: &values) }
             let changes = DomainChange.diff(s.values, values)
             s.values = values
             _ = published(s)
@@ -323,7 +352,7 @@ public final class PersistentDomain: Sendable {
         }
         if let reported { store.report(reported) }
         if notify, !changes.isEmpty {
-            store.deliver(DomainChange(domain: name, scope: scope, changes: changes, origin: origin, source: self))
+            self.notify(DomainChange(domain: name, scope: scope, changes: changes, origin: origin, source: self))
         }
         return reported
     }

@@ -1,0 +1,278 @@
+import PropertyList
+import Synchronization
+
+/// The search list of one ``Defaults`` object and the effective value of
+/// every key it resolves to.
+///
+/// It is apart from `Defaults` so that the persistent domains it reads can
+/// hold it strongly as a ``DomainDependent`` and tell it of a change before a
+/// write returns, with no weak reference on the way (a weak reference moves
+/// every retain and release of its object to a slow path). The defaults
+/// object detaches it from its domains when released.
+final class SearchList: DomainDependent {
+    /// A source of values, in search order. Domains are referenced without
+    /// retaining them: a store keeps its domains, and stores live for the
+    /// whole process.
+    enum Source: Sendable {
+        case forced(Unretained<ManagedDomain>)
+        case arguments
+        case persistent(Unretained<PersistentDomain>)
+        case languages
+        case registration
+    }
+
+    struct State {
+        var suites: [String] = []
+        var volatileDomains: [String: [String: PropertyList]] = [:]
+        var sources: [Source] = []
+        /// The persistent domains among the sources (this search list is attached to each).
+        var persistentDomains: [PersistentDomain] = []
+        /// The effective value of every key: the union of the search list.
+        var resolved = ResolvedView()
+        var registrationVersion: UInt64 = .max
+        var keyObservers: [String: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
+        var anyObservers: [UInt64: @Sendable () -> Void] = [:]
+        var nextObserver: UInt64 = 1
+    }
+
+    /// The defaults object's own domain name.
+    let domainName: String
+    let store: DomainStore
+    /// `NSArgumentDomain`.
+    let arguments: [String: PropertyList]
+    /// The preferred languages, one volatile domain each.
+    let languages: [String]
+    let state: Lock<State>
+    /// The defaults object, for process-wide observers (``Defaults/observeAllInstances(_:)``).
+    private let owner = Lock<WeakOwner>(WeakOwner())
+
+    private struct WeakOwner {
+        weak var defaults: Defaults?
+    }
+
+    init(domainName: String, store: DomainStore, arguments: [String: PropertyList], languages: [String]) {
+        self.domainName = domainName
+        self.store = store
+        self.arguments = arguments
+        self.languages = languages
+        self.state = Lock(State())
+    }
+
+    func setOwner(_ defaults: Defaults) {
+        owner.withLock { $0.defaults = defaults }
+    }
+
+    /// Tells process-wide observers that the effective values changed.
+    private func notifyAllInstances() {
+        guard GlobalObservers.count.load(ordering: .relaxed) > 0 else { return }
+        if let defaults = owner.withLock({ $0.defaults }) { GlobalObservers.notify(defaults) }
+    }
+
+    // MARK: Building
+
+    /// The persistent domains consulted, in order.
+    func persistentSearchList(suites: [String]) -> [(String, PreferenceScope)] {
+        let names = [domainName] + suites.filter { $0 != domainName } + [PreferencesLayout.globalDomainName]
+        var list: [(String, PreferenceScope)] = []
+        for user in [PreferenceScope.User.current, .any] {
+            for name in names {
+                list.append((name, PreferenceScope(user: user, host: .current)))
+                list.append((name, PreferenceScope(user: user, host: .any)))
+            }
+        }
+        return list
+    }
+
+    /// Rebuilds the sources and the resolved view from scratch (after the
+    /// search list changes), and attaches to the persistent domains in it.
+    func rebuild() {
+        let suites = state.withLock { $0.suites }
+        var sources: [Source] = []
+        for name in [domainName] + suites + [PreferencesLayout.globalDomainName] {
+            // Managed domains change only when reloaded (synchronize rebuilds): skip empty ones.
+            let managed = store.managedDomain(name)
+            if !managed.entries.isEmpty { sources.append(.forced(Unretained(managed))) }
+        }
+        if !arguments.isEmpty { sources.append(.arguments) }
+        var persistent: [PersistentDomain] = []
+        for (name, scope) in persistentSearchList(suites: suites) {
+            let d = store.domain(name, scope: scope)
+            sources.append(.persistent(Unretained(d)))
+            persistent.append(d)
+        }
+        sources.append(.languages)
+        sources.append(.registration)
+        // Attached before resolving: a change from now on reaches this list
+        // either through the entries read below or as a delivery after them.
+        for d in persistent { d.attach(self) }
+        let registration = RegistrationDomain.values.withLock { $0 }
+        let version = RegistrationDomain.version.load(ordering: .acquiring)
+        let stale: [PersistentDomain] = state.withLock { s in
+            let old = s.persistentDomains
+            s.sources = sources
+            s.persistentDomains = persistent
+            s.resolved = ResolvedView(resolveAll(s, registration: registration))
+            s.registrationVersion = version
+            return old.filter { o in !persistent.contains { $0 === o } }
+        }
+        for d in stale { d.detach(self) }
+    }
+
+    /// Stops hearing of the domains' changes (the defaults object is gone).
+    func detachFromDomains() {
+        for d in state.withLock({ $0.persistentDomains }) { d.detach(self) }
+    }
+
+    // MARK: Resolving
+
+    /// The union of the search list, earlier sources winning.
+    private func resolveAll(_ s: State, registration: [String: PropertyList]) -> [String: PropertyList] {
+        var merged = registration
+        for source in s.sources.reversed() {
+            switch source {
+            case .registration: continue
+            case .languages:
+                for lang in languages.reversed() {
+                    if let d = s.volatileDomains[lang] { merged.merge(d) { _, new in new } }
+                }
+                merged["AppleLanguages"] = .array(languages.map { .string($0) })
+                merged["AppleLocale"] = .string(Languages.localeFromEnvironment())
+            case .arguments: merged.merge(arguments) { _, new in new }
+            case .persistent(let d): merged.merge(d.withObject(\.entries)) { _, new in new }
+            case .forced(let m): merged.merge(m.withObject(\.entries)) { _, new in new }
+            }
+        }
+        return merged
+    }
+
+    /// The effective value of one key, walking the search list. `changed`
+    /// holds `value` for the key as of `version` (see `domainChanged`).
+    func resolve(_ key: String, _ s: borrowing State, changed: PersistentDomain? = nil,
+                 value: PropertyList? = nil, version: UInt64 = 0) -> PropertyList? {
+        for source in s.sources {
+            switch source {
+            case .forced(let m): if let v = m.withObject({ $0.value(forKey: key) }) { return v }
+            case .arguments: if let v = arguments[key] { return v }
+            case .persistent(let d):
+                // `nil` means "not here, go on"; `.some(nil)` means "removed here, go on" too.
+                let found: PropertyList? = d.withObject { d in
+                    if d === changed, d.valuesVersion.load(ordering: .acquiring) == version { return value }
+                    if d.entryCount.load(ordering: .acquiring) == 0 { return nil }
+                    return d.value(forKey: key)
+                }
+                if let found { return found }
+            case .languages:
+                for lang in languages { if let v = s.volatileDomains[lang]?[key] { return v } }
+                if key == "AppleLanguages" { return .array(languages.map { .string($0) }) }
+                if key == "AppleLocale" { return .string(Languages.localeFromEnvironment()) }
+            case .registration:
+                return RegistrationDomain.values.withLock { $0[key] }
+            }
+        }
+        return nil
+    }
+
+    // MARK: Changes
+
+    /// One key of a persistent domain changed in this process: one lock, no
+    /// `DomainChange` built.
+    func domainChanged(_ domain: PersistentDomain, key: String, value: PropertyList?, version: UInt64) {
+        var pending: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
+        let any: [@Sendable () -> Void]? = state.withLock { s in
+            // The change's value is used only if nothing was written to the
+            // domain after it (with two threads setting the key, the later
+            // delivery may carry the older value); otherwise it is looked up.
+            let new = resolve(key, s, changed: domain, value: value, version: version)
+            let old = new.map { s.resolved.updateValue($0, forKey: key) } ?? s.resolved.removeValue(forKey: key)
+            guard old != new else { return nil }
+            if !s.keyObservers.isEmpty, let observers = s.keyObservers[key] {
+                for o in observers.values { pending.append((o, old, new)) }
+            }
+            return s.anyObservers.isEmpty ? [] : Array(s.anyObservers.values)
+        }
+        guard let any else { return }
+        for (o, old, new) in pending { o(old, new) }
+        for o in any { o() }
+        notifyAllInstances()
+    }
+
+    /// Several keys of a persistent domain changed, in this process or on disk.
+    func domainChanged(_ change: DomainChange) {
+        refresh(change.changes.keys)
+    }
+
+    /// Recomputes `keys` and tells observers what changed.
+    func refresh(_ keys: some Sequence<String>) {
+        var anyChanged = false
+        var pending: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
+        let any: [@Sendable () -> Void] = state.withLock { s in
+            for key in keys {
+                let old = s.resolved[key]
+                let new = resolve(key, s)
+                guard old != new else { continue }
+                s.resolved[key] = new
+                anyChanged = true
+                if let observers = s.keyObservers[key] {
+                    for o in observers.values { pending.append((o, old, new)) }
+                }
+            }
+            return anyChanged ? Array(s.anyObservers.values) : []
+        }
+        for (o, old, new) in pending { o(old, new) }
+        for o in any { o() }
+        if anyChanged { notifyAllInstances() }
+    }
+
+    /// Tells observers about keys whose resolved value already changed.
+    func refreshObservers(changedKeys: some Collection<String>, before: [String: PropertyList]) {
+        guard !changedKeys.isEmpty else { return }
+        var calls: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
+        let any: [@Sendable () -> Void] = state.withLock { s in
+            for key in changedKeys {
+                for o in s.keyObservers[key]?.values ?? [:].values { calls.append((o, before[key], s.resolved[key])) }
+            }
+            return Array(s.anyObservers.values)
+        }
+        for (o, old, new) in calls { o(old, new) }
+        for o in any { o() }
+        notifyAllInstances()
+    }
+
+    /// Rebuilds after the search list changed, and tells observers what that changed.
+    func rebuildAndNotify() {
+        let before = state.withLock { $0.resolved.dictionary() }
+        rebuild()
+        let after = state.withLock { $0.resolved.dictionary() }
+        refreshObservers(changedKeys: DomainChange.diff(before, after).keys, before: before)
+    }
+
+    // MARK: The registration domain
+
+    /// Brings the view of the registration domain up to date (it is shared by the process).
+    @inline(__always)
+    func checkRegistration() {
+        let version = RegistrationDomain.version.load(ordering: .acquiring)
+        if state.withLock({ $0.registrationVersion }) == version { return }
+        updateRegistration(version)
+    }
+
+    func updateRegistration(_ version: UInt64) {
+        let keys = RegistrationDomain.values.withLock { Array($0.keys) }  // registering only adds
+        state.withLock { $0.registrationVersion = version }
+        refresh(keys)
+    }
+}
+
+/// A reference that does not retain its object, for objects known to
+/// outlive every holder (a store's domains live as long as the process).
+/// Using the object through ``withObject(_:)`` costs no retain or release.
+struct Unretained<Object: AnyObject & Sendable>: @unchecked Sendable {
+    private let reference: Unmanaged<Object>
+
+    init(_ object: Object) { reference = .passUnretained(object) }
+
+    @inline(__always)
+    func withObject<Result>(_ body: (Object) -> Result) -> Result {
+        reference._withUnsafeGuaranteedRef(body)
+    }
+}

@@ -1,0 +1,91 @@
+/// An open-addressing table of string keys hashed with ``KeyHash``.
+///
+/// Linear probing with backward-shift deletion; at most half full.
+struct ProbeTable<Value> {
+    struct Entry {
+        let hash: UInt64
+        let key: String
+        var value: Value
+    }
+
+    private var slots: [Entry?] = [Entry?](repeating: nil, count: 8)
+    private(set) var count = 0
+    private var mask: Int { slots.count - 1 }
+
+    mutating func reserve(_ n: Int) {
+        var capacity = slots.count
+        while capacity < 2 * n { capacity <<= 1 }
+        if capacity > slots.count { rehash(capacity) }
+    }
+
+    @inline(__always)
+    func get(_ key: String, hash: UInt64) -> Value? {
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while let entry = slots[i] {
+            if entry.hash == hash, entry.key == key { return entry.value }
+            i = (i + 1) & mask
+        }
+        return nil
+    }
+
+    /// Every entry, in table order.
+    var entries: some Sequence<Entry> { slots.lazy.compactMap { $0 } }
+
+    /// Sets the value of `key`; returns the value it replaced.
+    @discardableResult
+    mutating func set(_ key: String, hash: UInt64, _ value: Value) -> Value? {
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while let entry = slots[i] {
+            if entry.hash == hash, entry.key == key {
+                let old = entry.value
+                slots[i]!.value = value
+                return old
+            }
+            i = (i + 1) & mask
+        }
+        slots[i] = Entry(hash: hash, key: key, value: value)
+        count += 1
+        if 2 * count > slots.count { rehash(slots.count * 2) }
+        return nil
+    }
+
+    /// Removes `key`; returns its value.
+    @discardableResult
+    mutating func remove(_ key: String, hash: UInt64) -> Value? {
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while let entry = slots[i] {
+            if entry.hash == hash, entry.key == key { break }
+            i = (i + 1) & mask
+        }
+        guard let removed = slots[i] else { return nil }
+        slots[i] = nil
+        count -= 1
+        // Backward shift: move later entries of the run into the hole when
+        // their home slot does not lie cyclically in (hole, current].
+        var hole = i
+        var j = (i + 1) & mask
+        while let entry = slots[j] {
+            let home = Int(truncatingIfNeeded: entry.hash) & mask
+            let inBetween = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j)
+            if !inBetween {
+                slots[hole] = entry
+                slots[j] = nil
+                hole = j
+            }
+            j = (j + 1) & mask
+        }
+        return removed.value
+    }
+
+    private mutating func rehash(_ capacity: Int) {
+        let old = slots
+        slots = [Entry?](repeating: nil, count: capacity)
+        count = 0
+        for case let entry? in old {
+            var i = Int(truncatingIfNeeded: entry.hash) & mask
+            while slots[i] != nil { i = (i + 1) & mask }
+            slots[i] = entry
+            count += 1
+        }
+    }
+}
