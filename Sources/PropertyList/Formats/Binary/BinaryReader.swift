@@ -20,13 +20,16 @@ struct BinaryReader {
     private let refSize: Int
     private let objectCount: Int
     private let tableOffset: Int
-    /// Decoded objects met more than once, by object number.
-    private var cache: [PropertyList?]
+    /// Decoded objects met more than once, in the order they were cached.
+    private var cache: [PropertyList] = []
     /// Per object: `seen` once it has been decoded, `inProgress` while a
-    /// collection is being decoded (cycle detection).
-    private var flags: [UInt8]
-    private static let seen: UInt8 = 1
-    private static let inProgress: UInt8 = 4
+    /// collection is being decoded (cycle detection), and above those bits
+    /// the object's place in `cache` plus one (0: not cached). Eight bytes per
+    /// object, so that the check made for every object touches little memory.
+    private var states: [UInt64]
+    private static let seen: UInt64 = 1
+    private static let inProgress: UInt64 = 2
+    private static let cacheShift: UInt64 = 2
 
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
         var reader = try BinaryReader(bytes)
@@ -135,15 +138,24 @@ struct BinaryReader {
                 throw Self.fail(tableOffset + k * offsetSize, "offset \(o) of object \(k) lies outside the object area 8..<\(table)")
             }
         }
-        cache = [PropertyList?](repeating: nil, count: objectCount)
-        flags = [UInt8](repeating: 0, count: objectCount)
+        states = [UInt64](repeating: 0, count: objectCount)
     }
 
+    /// The big-endian unsigned integer of `size` bytes at `at` (callers
+    /// have checked that the bytes lie inside the buffer). The sizes files
+    /// use (1, 2, 4, 8) are single loads.
     @inline(__always)
     private static func bigEndian(_ b: UnsafeRawBufferPointer, _ at: Int, _ size: Int) -> UInt64 {
-        var v: UInt64 = 0
-        for k in 0..<size { v = v << 8 | UInt64(b[at + k]) }
-        return v
+        switch size {
+        case 1: return UInt64(b[at])
+        case 2: return UInt64(UInt16(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        default:
+            var v: UInt64 = 0
+            for k in 0..<size { v = v << 8 | UInt64(b[at + k]) }
+            return v
+        }
     }
 
     @inline(__always) private func offset(of object: Int) -> Int {
@@ -170,9 +182,10 @@ struct BinaryReader {
     }
 
     private mutating func object(_ index: Int, depth: Int) throws(PropertyListError) -> PropertyList {
-        if let cached = cache[index] { return cached }
+        let state = states[index]
+        if state >> Self.cacheShift != 0 { return cache[Int(state >> Self.cacheShift) - 1] }
         let start = offset(of: index)
-        if flags[index] & Self.inProgress != 0 { throw Self.fail(start, "object \(index) contains itself (a reference cycle)") }
+        if state & Self.inProgress != 0 { throw Self.fail(start, "object \(index) contains itself (a reference cycle)") }
         guard depth <= Self.maxDepth else {
             throw Self.fail(start, "nesting is deeper than \(Self.maxDepth) levels")
         }
@@ -246,7 +259,7 @@ struct BinaryReader {
         case 0xA, 0xC:
             let n = try count(marker, at: &p)
             guard n <= (end - p) / refSize else { throw Self.fail(start, "array of \(n) references runs past the object area") }
-            flags[index] |= Self.inProgress
+            states[index] |= Self.inProgress
             var elements: [PropertyList] = []
             elements.reserveCapacity(n)
             for k in 0..<n {
@@ -259,7 +272,7 @@ struct BinaryReader {
             guard n <= (end - p) / refSize / 2 else {
                 throw Self.fail(start, "dictionary of \(n) entries runs past the object area")
             }
-            flags[index] |= Self.inProgress
+            states[index] |= Self.inProgress
             var entries = [String: PropertyList](minimumCapacity: n)
             for k in 0..<n {
                 let keyRef = try reference(at: p + k * refSize)
@@ -277,13 +290,16 @@ struct BinaryReader {
         // met (no counting pass first), so no object is decoded more than
         // twice and hostile sharing stays linear. Scalars are cheaper to
         // decode again than to cache.
-        if flags[index] & Self.seen != 0 {
+        if state & Self.seen != 0 {
             switch marker >> 4 {
-            case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD: cache[index] = value
+            case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD:
+                cache.append(value)
+                states[index] = Self.seen | UInt64(cache.count) << Self.cacheShift
+                return value
             default: break
             }
         }
-        flags[index] = Self.seen
+        states[index] = Self.seen
         return value
     }
 

@@ -284,7 +284,7 @@ struct XMLReader {
         try enter(start)
         defer { depth -= 1 }
         let base = entryStack.count
-        defer { entryStack.removeSubrange(base...) }
+        defer { if entryStack.count > base { entryStack.removeSubrange(base...) } }
         while true {
             try skipMisc(allowDoctype: false)
             if peekClose() { try closeTag(.dict); break }
@@ -309,8 +309,13 @@ struct XMLReader {
         {
             return .uid(u)
         }
+        // Moved off the stack from the end, so nothing is copied; a repeated
+        // key keeps the value met last, as when they are inserted in order.
         var entries = [String: PropertyList](minimumCapacity: count)
-        for (key, value) in entryStack[base...] { entries[key] = value }  // a repeated key: the last wins
+        while entryStack.count > base {
+            let (key, value) = entryStack.removeLast()
+            entries.insertIfAbsent(value, forKey: key)
+        }
         return .dictionary(entries)
     }
 
