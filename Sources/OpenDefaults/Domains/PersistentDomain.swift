@@ -283,16 +283,23 @@ public final class PersistentDomain: Sendable {
         case .failure(let error):
             throw record(error)
         case .success(let (written, signature, format, reRead)):
-            // Keep changes made while writing; what reads see is the written file plus them.
+            // Keep changes made while writing. When the file was not re-read,
+            // what was written is what memory held, so memory (with any change
+            // made since, a replacement of the whole domain included) stays as
+            // it is; otherwise reads see the file as written plus the changes
+            // still pending, unless the domain was replaced meanwhile.
             let changes: [String: DomainChange.Values] = state.withLock { s in
                 let flushedUpTo = max(pending.lastSequence, replaced ?? 0)
                 s.pending.removeThrough(flushedUpTo)
                 if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
-                var values = written
-                s.pending.apply(to: &values)
-                let changes = reRead ? DomainChange.diff(s.values, values) : [:]
-                s.values = values
-                _ = published(s)
+                var changes: [String: DomainChange.Values] = [:]
+                if reRead, s.replaced == nil {
+                    var values = written
+                    s.pending.apply(to: &values)
+                    changes = DomainChange.diff(s.values, values)
+                    s.values = values
+                    _ = published(s)
+                }
                 s.signature = signature
                 s.format = format
                 s.lastError = nil
@@ -340,11 +347,15 @@ public final class PersistentDomain: Sendable {
             signature = sig
         }
         let changes: [String: DomainChange.Values] = state.withLock { s in
-            var values = s.replaced != nil ? s.values : disk
-            if s.replaced == nil { s.pending.apply(to: &values) }
-            let changes = DomainChange.diff(s.values, values)
-            s.values = values
-            _ = published(s)
+            // A replaced domain keeps what replaced it until it is written.
+            var changes: [String: DomainChange.Values] = [:]
+            if s.replaced == nil {
+                var values = disk
+                s.pending.apply(to: &values)
+                changes = DomainChange.diff(s.values, values)
+                s.values = values
+                _ = published(s)
+            }
             s.signature = signature
             if let format { s.format = format }
             s.lastError = reported
