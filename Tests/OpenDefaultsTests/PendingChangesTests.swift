@@ -2,61 +2,50 @@ import Testing
 @testable import OpenDefaults
 import PropertyList
 
-/// The log of a domain's unwritten changes: applied in order, forgotten once
-/// written, and bounded by the keys it holds however often they change.
+/// A domain's unwritten changes: the newest change of each key, applied on
+/// top of the file's entries, forgotten once written unless changed again.
 @Suite("Pending changes")
 struct PendingChangesTests {
-    @Test func appliesInOrderLastWriteWinning() {
-        var log = PendingChanges()
-        log.record("a", 1, sequence: 1)
-        log.record("b", 2, sequence: 2)
-        log.record("a", nil, sequence: 3)
-        log.record("c", "x", sequence: 4)
-        log.record("a", 5, sequence: 5)
+    @Test func theNewestChangeOfAKeyWins() {
+        var pending = PendingChanges()
+        #expect(pending.record("a", 1, sequence: 1) == nil)
+        #expect(pending.record("b", 2, sequence: 2) == nil)
+        #expect(pending.record("a", nil, sequence: 3) == .some(1))
+        #expect(pending.record("c", "x", sequence: 4) == nil)
+        #expect(pending.record("a", 5, sequence: 5) == .some(nil))
         var values: [String: PropertyList] = ["a": 0, "d": 9]
-        log.apply(to: &values)
+        pending.apply(to: &values)
         #expect(values == ["a": 5, "b": 2, "c": "x", "d": 9])
-        #expect(log.lastSequence == 5)
+        #expect(pending.lastSequence == 5)
+        #expect(pending.count == 3)
+        #expect(pending.value(forKey: "a") == .some(5))
+        #expect(pending.value(forKey: "zz") == nil)
     }
 
-    @Test func aRepeatedKeyReplacesTheLastChange() {
-        var log = PendingChanges()
-        log.record("slider", 1, sequence: 1)
-        log.record("slider", 2, sequence: 2)
-        log.record("other", 3, sequence: 3)
-        log.record("other", nil, sequence: 4)
-        #expect(log.changes.map(\.key) == ["slider", "other"])
-        #expect(log.changes.map(\.sequence) == [2, 4])
-        var values: [String: PropertyList] = ["other": 0]
-        log.apply(to: &values)
-        #expect(values == ["slider": 2])
+    @Test func aPendingRemovalIsDistinctFromNoChange() {
+        var pending = PendingChanges()
+        _ = pending.record("gone", nil, sequence: 1)
+        #expect(pending.value(forKey: "gone") == .some(nil))
+        #expect(pending.value(forKey: "untouched") == nil)
+        var values: [String: PropertyList] = ["gone": 1, "untouched": 2]
+        pending.apply(to: &values)
+        #expect(values == ["untouched": 2])
     }
 
-    @Test func removeThroughKeepsLaterChanges() {
-        var log = PendingChanges()
-        for i in 1...10 { log.record("k\(i % 3)", PropertyList(i), sequence: UInt64(i)) }
-        log.removeThrough(7)
-        #expect(log.changes.map(\.sequence) == [8, 9, 10])
-        log.removeThrough(10)
-        #expect(log.isEmpty)
-        #expect(log.lastSequence == 0)
+    @Test func removeThroughKeepsChangesMadeLater() {
+        var pending = PendingChanges()
+        for i in 1...10 { _ = pending.record("k\(i % 3)", PropertyList(i), sequence: UInt64(i)) }
+        // k0: 9, k1: 10, k2: 8 — a flush that wrote up to 8 leaves k0 and k1.
+        pending.removeThrough(8)
+        #expect(Set(pending.changes.map(\.key)) == ["k0", "k1"])
+        pending.removeThrough(10)
+        #expect(pending.isEmpty)
     }
 
-    @Test func manyWritesOfFewKeysStayBoundedAndAgreeWithADictionary() {
-        var log = PendingChanges()
-        var model: [String: PropertyList?] = [:]
-        for i in 1...100_000 {
-            let key = "k\(i % 5)"
-            let value: PropertyList? = i % 11 == 0 ? nil : PropertyList(i)
-            log.record(key, value, sequence: UInt64(i))
-            model[key] = .some(value)
-            #expect(log.changes.count <= 2 * 5 + 64 + 1)
-        }
-        var applied: [String: PropertyList] = ["k0": "old", "other": "kept"]
-        log.apply(to: &applied)
-        var expected: [String: PropertyList] = ["k0": "old", "other": "kept"]
-        for (key, value) in model { expected[key] = value }
-        #expect(applied == expected)
-        #expect(log.changes.map(\.sequence) == log.changes.map(\.sequence).sorted())
+    @Test func aDiscardedChangeIsForgotten() {
+        var pending = PendingChanges()
+        _ = pending.record("same", 1, sequence: 1)
+        pending.discard("same")
+        #expect(pending.isEmpty)
     }
 }

@@ -88,6 +88,31 @@ struct StorageTests {
         #expect(d.entries.isEmpty)
     }
 
+    @Test("writes, whole replacements and flushes racing, with another store writing the file, leave memory equal to the file")
+    func racingWritesReplacementsAndFlushes() async throws {
+        let sandbox = try Sandbox()
+        let d = sandbox.makeStore().domain("com.example.race")
+        // A second store stands for another process: its writes make flushes re-read the file.
+        let other = sandbox.makeStore().domain("com.example.race")
+        for round in 0..<20 {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for i in 0..<300 { d.set(PropertyList(round * 1000 + i), forKey: "k\(i % 17)") } }
+                group.addTask { for i in 0..<20 { d.replaceAll(with: ["replaced": PropertyList(round * 100 + i)]) } }
+                group.addTask { for _ in 0..<10 { try? d.synchronize() } }
+                group.addTask {
+                    for i in 0..<5 {
+                        other.set(PropertyList(i), forKey: "other\(i)")
+                        try? other.synchronize()
+                    }
+                }
+            }
+            try d.synchronize()
+            #expect(try sandbox.fileValue("com.example.race") == .dictionary(d.entries), "round \(round)")
+            #expect(d.entryCount.load(ordering: .acquiring) == d.entries.count, "the count kept beside the entries")
+            for (key, value) in d.entries { #expect(d.value(forKey: key) == value) }
+        }
+    }
+
     @Test("this process's changes are reported with old and new values")
     func localChangeEvents() throws {
         let sandbox = try Sandbox()

@@ -232,6 +232,37 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("dictionaryRepresentation(), 1,000 keys · Foundation") { b in
         for _ in b.scaledIterations { blackHole(foundation.dictionaryRepresentation()) }
     }
+    // Flat in domain size and in the number of suites: the same operations on
+    // a 100,000-key application domain with ten suites (each of 1,000 keys) in
+    // the search list, the key read living in the last suite.
+    populate("com.bench.large", count: 100_000)
+    for s in 0..<10 { populate("com.bench.suite\(s)", count: 1000) }
+    store.domain("com.bench.suite9").set(PropertyList(9), forKey: "inLastSuite")
+    let large = Defaults(domainName: "com.bench.large", store: store, arguments: ["bench"])
+    for s in 0..<10 { large.addSuite(named: "com.bench.suite\(s)") }
+    let foundationLarge = UserDefaults(suiteName: "com.bench.large")!
+    for s in 0..<10 { foundationLarge.addSuite(named: "com.bench.suite\(s)") }
+    Benchmark("object(forKey:) hit, 100,000-key domain · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(large.value(forKey: "key50000")) }
+    }
+    Benchmark("object(forKey:) hit, 100,000-key domain · Foundation", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(foundationLarge.object(forKey: "key50000")) }
+    }
+    Benchmark("object(forKey:) hit in the 10th suite · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(large.value(forKey: "inLastSuite")) }
+    }
+    Benchmark("object(forKey:) miss, 100,000 keys and 10 suites · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(large.value(forKey: "missing")) }
+    }
+    Benchmark("set(Int), 100,000-key domain, 10 suites · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations { large.set(Counter.next(), forKey: "counter") }
+    }
+    Benchmark("read after write, 100,000-key domain, 10 suites · OpenDefaults", configuration: fast) { b in
+        for _ in b.scaledIterations {
+            large.set(Counter.next(), forKey: "key10")
+            blackHole(large.value(forKey: "key10"))
+        }
+    }
     Benchmark("8 tasks × 100,000 reads at once · OpenDefaults", configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds, maxIterations: 20)) { b in
         for _ in b.scaledIterations {
             await withTaskGroup(of: Void.self) { group in

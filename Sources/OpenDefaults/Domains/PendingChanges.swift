@@ -1,81 +1,77 @@
 import PropertyList
 
-/// This process's changes to a domain that are not on disk yet, in the
-/// order they were made.
+/// This process's changes to a domain that are not on disk yet: for each
+/// key, its newest value (nil removes the key) and that change's place in
+/// the domain's order of writes.
 ///
-/// A log rather than a dictionary: recording a change appends it, without
-/// hashing the key with SipHash again (the domain's values have just done
-/// so). A change of the key the last change was about replaces it (a slider
-/// dragged, a counter counting). When the log grows past twice the number
-/// of changes it held after its last folding (plus 64), it is folded to the
-/// last change of each key, so its memory is bounded by the keys changed
-/// however often each is written between flushes; the folding hashes with
-/// ``KeyHash``, a few nanoseconds per change.
+/// The domain's values are the file's contents with these on top, so a
+/// write touches only this table, whatever the size of the domain: the
+/// contents themselves are never changed in place, and a flush can hold
+/// them while it writes without making the next write copy them. The table
+/// hashes with ``KeyHash``, not SipHash: recording a change is the whole
+/// cost of a write to the domain.
 struct PendingChanges: Sendable {
-    /// One change: the key's new value (nil removes it) and its place in the domain's order of writes.
+    /// One key's newest change.
     struct Change: Sendable {
-        let key: String
-        let value: PropertyList?
-        let sequence: UInt64
+        var value: PropertyList?
+        var sequence: UInt64
     }
 
-    /// The changes, oldest first (sequences increase).
-    private(set) var changes: [Change] = []
-    /// The length of the log after it was last folded.
-    private var foldedCount = 0
+    /// The changes by key.
+    private var table = ProbeTable<Change>()
+    /// The newest sequence recorded (0 when none ever was).
+    private(set) var lastSequence: UInt64 = 0
 
     init() {}
 
     /// True when nothing is waiting to be written.
-    var isEmpty: Bool { changes.isEmpty }
+    var isEmpty: Bool { table.count == 0 }
 
-    /// The sequence of the newest change, 0 when there is none.
-    var lastSequence: UInt64 { changes.last?.sequence ?? 0 }
+    /// The number of keys changed.
+    var count: Int { table.count }
 
-    /// Records a change (sequences must increase).
-    mutating func record(_ key: String, _ value: PropertyList?, sequence: UInt64) {
-        let change = Change(key: key, value: value, sequence: sequence)
-        if let last = changes.indices.last, changes[last].key == key {
-            changes[last] = change
-            return
-        }
-        changes.append(change)
-        if changes.count > 2 * foldedCount + 64 { fold() }
+    /// Every change, in no particular order.
+    var changes: [(key: String, change: Change)] { table.entries.map { ($0.key, $0.value) } }
+
+    /// Records a change (sequences must increase) and returns the change it
+    /// replaced: `.some(nil)` when a removal was pending, nil when the key
+    /// had no pending change.
+    @inline(__always)
+    mutating func record(_ key: String, _ value: PropertyList?, sequence: UInt64) -> PropertyList?? {
+        lastSequence = sequence
+        return table.set(key, hash: KeyHash.hash(key), Change(value: value, sequence: sequence)).map(\.value)
     }
 
-    /// Applies the changes, in order, to `values`.
+    /// Forgets the pending change of `key` (it turned out to change nothing).
+    mutating func discard(_ key: String) {
+        table.remove(key, hash: KeyHash.hash(key))
+    }
+
+    /// The pending value of `key`: `.some(nil)` for a pending removal, nil
+    /// when the key has no pending change.
+    @inline(__always)
+    func value(forKey key: String) -> PropertyList?? {
+        table.get(key, hash: KeyHash.hash(key)).map(\.value)
+    }
+
+    /// Applies the changes to `values`.
     func apply(to values: inout [String: PropertyList]) {
-        for change in changes { values[change.key] = change.value }
+        for entry in table.entries { values[entry.key] = entry.value.value }
     }
 
-    /// Forgets the changes up to and including `sequence` (they are written).
+    /// Forgets the changes up to and including `sequence` (they are written);
+    /// a key changed again since keeps its newer change.
     mutating func removeThrough(_ sequence: UInt64) {
-        let written = changes.prefix { $0.sequence <= sequence }.count
-        if written > 0 { changes.removeFirst(written) }
-        foldedCount = min(foldedCount, changes.count)
+        guard table.count > 0 else { return }
+        var kept = ProbeTable<Change>()
+        for entry in table.entries where entry.value.sequence > sequence {
+            kept.set(entry.key, hash: entry.hash, entry.value)
+        }
+        table = kept
     }
 
     /// Forgets every change.
     mutating func removeAll() {
-        changes.removeAll()
-        foldedCount = 0
-    }
-
-    /// Keeps only the last change of each key, in order.
-    private mutating func fold() {
-        var last = ProbeTable<Int>()
-        last.reserve(changes.count)
-        var hashes: [UInt64] = []
-        hashes.reserveCapacity(changes.count)
-        for (i, change) in changes.enumerated() {
-            let hash = KeyHash.hash(change.key)
-            hashes.append(hash)
-            last.set(change.key, hash: hash, i)
-        }
-        var folded: [Change] = []
-        folded.reserveCapacity(last.count)
-        for (i, change) in changes.enumerated() where last.get(change.key, hash: hashes[i]) == i { folded.append(change) }
-        changes = folded
-        foldedCount = folded.count
+        table = ProbeTable()
     }
 }

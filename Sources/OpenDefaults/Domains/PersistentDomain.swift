@@ -38,11 +38,16 @@ public final class PersistentDomain: Sendable {
     unowned(unsafe) let store: DomainStore
 
     struct State {
-        /// What reads see: the file's entries with this process's pending changes applied.
-        var values: [String: PropertyList] = [:]
-        /// This process's changes not yet written (nil removes).
+        /// The file's entries as last read or written (or what replaced the
+        /// domain). Never changed in place: a flush holds it while writing,
+        /// and a write must not have to copy it.
+        var base: [String: PropertyList] = [:]
+        /// This process's changes not yet written (nil removes). What reads
+        /// see is `base` with these on top.
         var pending = PendingChanges()
-        /// The whole domain was replaced or removed: the next flush writes `values` as they are.
+        /// The number of entries reads see.
+        var count = 0
+        /// The whole domain was replaced or removed: the next flush writes `base` and `pending` as they are.
         var replaced: UInt64? = nil
         var sequence: UInt64 = 0
         /// The version of the file `values` are based on.
@@ -53,6 +58,32 @@ public final class PersistentDomain: Sendable {
         var lastError: StorageError? = nil
         /// Told of every change before the write returns (defaults objects' search lists).
         var dependents: [any DomainDependent] = []
+
+        /// The value reads see.
+        @inline(__always)
+        func value(forKey key: String) -> PropertyList? {
+            if let pending = pending.value(forKey: key) { return pending }
+            return base[key]
+        }
+
+        /// Every entry reads see (a copy of `base` when changes are pending).
+        var values: [String: PropertyList] {
+            if pending.isEmpty { return base }
+            var values = base
+            pending.apply(to: &values)
+            return values
+        }
+
+        /// Recounts the entries after `base` or `pending` changed wholesale.
+        mutating func recount() {
+            var n = base.count
+            for (key, change) in pending.changes {
+                let inBase = base[key] != nil
+                if change.value != nil, !inBase { n += 1 }
+                if change.value == nil, inBase { n -= 1 }
+            }
+            count = n
+        }
     }
 
     let state: Lock<State>
@@ -67,7 +98,7 @@ public final class PersistentDomain: Sendable {
     /// Publishes a change of `values` (call under the state lock, after it).
     @inline(__always)
     private func published(_ s: borrowing State) -> UInt64 {
-        entryCount.store(s.values.count, ordering: .releasing)
+        entryCount.store(s.count, ordering: .releasing)
         return valuesVersion.add(1, ordering: .acquiringAndReleasing).newValue
     }
     /// Serializes this process's flushes of the domain (the file lock serializes processes).
@@ -90,16 +121,20 @@ public final class PersistentDomain: Sendable {
     /// The value of `key`, from memory.
     @inline(__always)
     public func value(forKey key: String) -> PropertyList? {
-        state.withLock { $0.values[key] }
+        state.withLock { $0.value(forKey: key) }
     }
 
-    /// All entries, from memory.
+    /// All entries, from memory (merged outside the lock).
     public var entries: [String: PropertyList] {
-        state.withLock { $0.values }
+        let (base, pending) = state.withLock { ($0.base, $0.pending) }
+        if pending.isEmpty { return base }
+        var values = base
+        pending.apply(to: &values)
+        return values
     }
 
     /// True when the domain has no entries.
-    public var isEmpty: Bool { state.withLock { $0.values.isEmpty } }
+    public var isEmpty: Bool { state.withLock { $0.count == 0 } }
 
     /// The last error reading or writing this domain, if the last attempt failed.
     public var lastError: StorageError? { state.withLock { $0.lastError } }
@@ -112,13 +147,18 @@ public final class PersistentDomain: Sendable {
         var old: PropertyList? = nil
         var version: UInt64 = 0
         let dependents: [any DomainDependent]? = state.withLock { s in
-            // One hash for the read and the write of the value; the pending
-            // change is appended. Setting the value a key has is no change:
-            // a pending change of the key, if any, already writes it.
-            old = value.map { s.values.updateValue($0, forKey: key) } ?? s.values.removeValue(forKey: key)
-            if old == value { return nil }
+            // One hash to record the change; the file's value is looked up
+            // only when the key had no pending change.
             s.sequence += 1
-            s.pending.record(key, value, sequence: s.sequence)
+            let previous = s.pending.record(key, value, sequence: s.sequence)
+            old = previous ?? s.base[key]
+            if old == value {
+                // Setting the value a key has changes nothing (a pending
+                // change of the key, if any, already writes it).
+                if previous == nil { s.pending.discard(key) }
+                return nil
+            }
+            if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
             scheduleFlush(&s)
             version = published(s)
             return s.dependents
@@ -126,7 +166,7 @@ public final class PersistentDomain: Sendable {
         guard let dependents else { return }
         for d in dependents { d.domainChanged(self, key: key, value: value, version: version) }
         if store.hasHandlers {
-            notify(DomainChange(domain: name, scope: scope, changes: [key: .init(old: old, new: value)], origin: .thisProcess, source: self))
+            store.deliver(DomainChange(domain: name, scope: scope, changes: [key: .init(old: old, new: value)], origin: .thisProcess, source: self))
         }
     }
 
@@ -135,11 +175,12 @@ public final class PersistentDomain: Sendable {
         let changes: [String: DomainChange.Values] = state.withLock { s in
             var changes: [String: DomainChange.Values] = [:]
             for (key, value) in values {
-                let old = s.values[key]
                 s.sequence += 1
-                s.values[key] = value
-                s.pending.record(key, value, sequence: s.sequence)
-                if old != value { changes[key] = .init(old: old, new: value) }
+                let old = s.pending.record(key, value, sequence: s.sequence) ?? s.base[key]
+                if old != value {
+                    changes[key] = .init(old: old, new: value)
+                    if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
+                }
             }
             _ = published(s)
             scheduleFlush(&s)
@@ -156,9 +197,10 @@ public final class PersistentDomain: Sendable {
             let new = entries ?? [:]
             let changes = DomainChange.diff(s.values, new)
             s.sequence += 1
-            s.values = new
-            _ = published(s)
+            s.base = new
             s.pending.removeAll()
+            s.count = new.count
+            _ = published(s)
             s.replaced = s.sequence
             scheduleFlush(&s)
             return changes
@@ -222,10 +264,11 @@ public final class PersistentDomain: Sendable {
 
     /// Returns what the file held that this process had not seen (delivered after the lock).
     private func flushLocked() throws(StorageError) -> DomainChange? {
-        // What to write: a snapshot of the pending changes.
-        let (pending, replaced, format, knownSignature) = state.withLock { s in
+        // What to write: a snapshot of the entries and the pending changes,
+        // taken together (sharing storage: nothing is copied under the lock).
+        let (snapshotBase, pending, replaced, format, knownSignature) = state.withLock { s in
             s.flushScheduled = false
-            return (s.pending, s.replaced, s.format, s.signature)
+            return (s.base, s.pending, s.replaced, s.format, s.signature)
         }
         if pending.isEmpty && replaced == nil { return nil }
         let lock: FileLock
@@ -242,10 +285,10 @@ public final class PersistentDomain: Sendable {
             var format = format
             var reRead = false
             let current = FileSignature(path: path)
-            if replaced != nil {
-                base = state.withLock { $0.values }
-            } else if current != nil, current == knownSignature {
-                base = state.withLock { $0.values }
+            if replaced != nil || (current != nil && current == knownSignature) {
+                // The copy is made here, on the flushing thread, not by the next write.
+                base = snapshotBase
+                pending.apply(to: &base)
             } else {
                 switch file.read() {
                 case .absent: base = [:]
@@ -283,28 +326,31 @@ public final class PersistentDomain: Sendable {
         case .failure(let error):
             throw record(error)
         case .success(let (written, signature, format, reRead)):
-            // Keep changes made while writing. When the file was not re-read,
-            // what was written is what memory held, so memory (with any change
-            // made since, a replacement of the whole domain included) stays as
-            // it is; otherwise reads see the file as written plus the changes
-            // still pending, unless the domain was replaced meanwhile.
+            // What was written becomes the entries; changes made while writing
+            // stay pending on top. When the file was not re-read, what reads
+            // see is unchanged. A replacement of the whole domain made while
+            // writing is kept as it is, to be written next.
             let changes: [String: DomainChange.Values] = state.withLock { s in
                 let flushedUpTo = max(pending.lastSequence, replaced ?? 0)
-                s.pending.removeThrough(flushedUpTo)
                 if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
                 var changes: [String: DomainChange.Values] = [:]
-                if reRead, s.replaced == nil {
-                    var values = written
-                    s.pending.apply(to: &values)
-                    changes = DomainChange.diff(s.values, values)
-                    s.values = values
-                    _ = published(s)
+                if s.replaced == nil {
+                    let before = reRead ? s.values : [:]
+                    s.base = written
+                    s.pending.removeThrough(flushedUpTo)
+                    s.recount()
+                    if reRead {
+                        changes = DomainChange.diff(before, s.values)
+                        if !changes.isEmpty { _ = published(s) }
+                    }
                 }
                 s.signature = signature
                 s.format = format
                 s.lastError = nil
                 return changes
             }
+            // The entries replaced above are freed here, not under the state lock.
+            withExtendedLifetime(snapshotBase) {}
             return changes.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess, source: self)
         }
     }
@@ -350,10 +396,10 @@ public final class PersistentDomain: Sendable {
             // A replaced domain keeps what replaced it until it is written.
             var changes: [String: DomainChange.Values] = [:]
             if s.replaced == nil {
-                var values = disk
-                s.pending.apply(to: &values)
-                changes = DomainChange.diff(s.values, values)
-                s.values = values
+                let before = s.values
+                s.base = disk
+                s.recount()
+                changes = DomainChange.diff(before, s.values)
                 _ = published(s)
             }
             s.signature = signature

@@ -89,3 +89,6 @@ struct ProbeTable<Value> {
         }
     }
 }
+
+extension ProbeTable: Sendable where Value: Sendable {}
+extension ProbeTable.Entry: Sendable where Value: Sendable {}
