@@ -368,10 +368,23 @@ public final class PersistentDomain: Sendable {
     /// reports what changed. Returns the error when it cannot be read.
     @discardableResult
     func reload(origin: DomainChange.Origin, notify: Bool) -> StorageError? {
-        let known = state.withLock { $0.signature }
+        // Serialized with flushes: a reload the watcher starts for this
+        // process's own write waits for the flush to record the file's new
+        // signature, then finds nothing to do.
+        let (changes, reported) = flushing.withLock { _ in reloadLocked() }
+        if let reported { store.report(reported) }
+        if notify, !changes.isEmpty {
+            self.notify(DomainChange(domain: name, scope: scope, changes: changes, origin: origin, source: self))
+        }
+        return reported
+    }
+
+    /// Reads the file if it changed and makes it the entries; under the flushing lock.
+    private func reloadLocked() -> ([String: DomainChange.Values], StorageError?) {
+        let (known, oldBase) = state.withLock { ($0.signature, $0.base) }
         let current = FileSignature(path: path)
-        if current != nil, current == known { return nil }
-        if current == nil, known == nil, errno == ENOENT { return nil }
+        if current != nil, current == known { return ([:], nil) }
+        if current == nil, known == nil, errno == ENOENT { return ([:], nil) }
         var reported: StorageError? = nil
         var disk: [String: PropertyList] = [:]
         var format: PropertyListFormat? = nil
@@ -392,25 +405,28 @@ public final class PersistentDomain: Sendable {
             format = fileFormat
             signature = sig
         }
+        // What changed on disk, found outside the state lock (a domain can be
+        // large). Only flushes and reloads, which hold the flushing lock, and
+        // replacements of the whole domain change the entries, so they are
+        // still `oldBase` below unless the domain was replaced.
+        let diskChanges = DomainChange.diff(oldBase, disk)
         let changes: [String: DomainChange.Values] = state.withLock { s in
             // A replaced domain keeps what replaced it until it is written.
             var changes: [String: DomainChange.Values] = [:]
             if s.replaced == nil {
-                let before = s.values
                 s.base = disk
                 s.recount()
-                changes = DomainChange.diff(before, s.values)
-                _ = published(s)
+                // A key with a pending change reads the same as before.
+                for (key, values) in diskChanges where s.pending.value(forKey: key) == nil { changes[key] = values }
+                if !changes.isEmpty { _ = published(s) }
             }
             s.signature = signature
             if let format { s.format = format }
             s.lastError = reported
             return changes
         }
-        if let reported { store.report(reported) }
-        if notify, !changes.isEmpty {
-            self.notify(DomainChange(domain: name, scope: scope, changes: changes, origin: origin, source: self))
-        }
-        return reported
+        // The entries replaced above are freed here, not under the state lock.
+        withExtendedLifetime(oldBase) {}
+        return (changes, reported)
     }
 }
