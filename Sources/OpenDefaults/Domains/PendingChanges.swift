@@ -51,7 +51,8 @@ struct PendingChanges: Sendable {
     /// when the key has no pending change.
     @inline(__always)
     func value(forKey key: String) -> PropertyList?? {
-        table.get(key, hash: KeyHash.hash(key)).map(\.value)
+        if table.count == 0 { return nil }
+        return table.get(key, hash: KeyHash.hash(key)).map(\.value)
     }
 
     /// Applies the changes to `values`.

@@ -280,10 +280,12 @@ public final class PersistentDomain: Sendable {
         }
         // Under the lock: the file's current entries (re-read if another process
         // wrote it), this process's changes on top, written whole.
-        let outcome: Result<(written: [String: PropertyList], FileSignature?, PropertyListFormat, reRead: Bool), StorageError> = lock.withLock {
+        let outcome: Result<(written: [String: PropertyList], FileSignature?, PropertyListFormat, diskChanges: [String: DomainChange.Values]?), StorageError> = lock.withLock {
             var base: [String: PropertyList]
             var format = format
-            var reRead = false
+            // What another process changed (keys this flush writes aside),
+            // found here rather than under the state lock; nil when not re-read.
+            var diskChanges: [String: DomainChange.Values]? = nil
             let current = FileSignature(path: path)
             if replaced != nil || (current != nil && current == knownSignature) {
                 // The copy is made here, on the flushing thread, not by the next write.
@@ -306,7 +308,9 @@ public final class PersistentDomain: Sendable {
                     base = entries
                     format = fileFormat
                 }
-                reRead = true
+                var found = DomainChange.diff(snapshotBase, base)
+                for (key, _) in pending.changes { found[key] = nil }
+                diskChanges = found
                 pending.apply(to: &base)
             }
             do throws(StorageError) {
@@ -317,7 +321,7 @@ public final class PersistentDomain: Sendable {
                 } else {
                     signature = try file.write(base, format: format)
                 }
-                return .success((base, signature, format, reRead))
+                return .success((base, signature, format, diskChanges))
             } catch {
                 return .failure(error)
             }
@@ -325,7 +329,7 @@ public final class PersistentDomain: Sendable {
         switch outcome {
         case .failure(let error):
             throw record(error)
-        case .success(let (written, signature, format, reRead)):
+        case .success(let (written, signature, format, diskChanges)):
             // What was written becomes the entries; changes made while writing
             // stay pending on top. When the file was not re-read, what reads
             // see is unchanged. A replacement of the whole domain made while
@@ -335,12 +339,12 @@ public final class PersistentDomain: Sendable {
                 if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
                 var changes: [String: DomainChange.Values] = [:]
                 if s.replaced == nil {
-                    let before = reRead ? s.values : [:]
                     s.base = written
                     s.pending.removeThrough(flushedUpTo)
                     s.recount()
-                    if reRead {
-                        changes = DomainChange.diff(before, s.values)
+                    if let diskChanges {
+                        // A key changed here since the snapshot reads as this process set it.
+                        for (key, values) in diskChanges where s.pending.value(forKey: key) == nil { changes[key] = values }
                         if !changes.isEmpty { _ = published(s) }
                     }
                 }
@@ -371,7 +375,7 @@ public final class PersistentDomain: Sendable {
         // Serialized with flushes: a reload the watcher starts for this
         // process's own write waits for the flush to record the file's new
         // signature, then finds nothing to do.
-        let (changes, reported) = flushing.withLock { _ in reloadLocked() }
+        let (changes, reported) = flushing.withLock { _ in reloadLocked(reporting: notify) }
         if let reported { store.report(reported) }
         if notify, !changes.isEmpty {
             self.notify(DomainChange(domain: name, scope: scope, changes: changes, origin: origin, source: self))
@@ -379,8 +383,10 @@ public final class PersistentDomain: Sendable {
         return reported
     }
 
-    /// Reads the file if it changed and makes it the entries; under the flushing lock.
-    private func reloadLocked() -> ([String: DomainChange.Values], StorageError?) {
+    /// Reads the file if it changed and makes it the entries; under the
+    /// flushing lock. What changed is worked out only when it is `reporting`
+    /// (not for the first load).
+    private func reloadLocked(reporting: Bool) -> ([String: DomainChange.Values], StorageError?) {
         let (known, oldBase) = state.withLock { ($0.signature, $0.base) }
         let current = FileSignature(path: path)
         if current != nil, current == known { return ([:], nil) }
@@ -409,7 +415,7 @@ public final class PersistentDomain: Sendable {
         // large). Only flushes and reloads, which hold the flushing lock, and
         // replacements of the whole domain change the entries, so they are
         // still `oldBase` below unless the domain was replaced.
-        let diskChanges = DomainChange.diff(oldBase, disk)
+        let diskChanges = reporting ? DomainChange.diff(oldBase, disk) : [:]
         let changes: [String: DomainChange.Values] = state.withLock { s in
             // A replaced domain keeps what replaced it until it is written.
             var changes: [String: DomainChange.Values] = [:]
@@ -417,8 +423,12 @@ public final class PersistentDomain: Sendable {
                 s.base = disk
                 s.recount()
                 // A key with a pending change reads the same as before.
-                for (key, values) in diskChanges where s.pending.value(forKey: key) == nil { changes[key] = values }
-                if !changes.isEmpty { _ = published(s) }
+                if s.pending.isEmpty {
+                    changes = diskChanges
+                } else {
+                    for (key, values) in diskChanges where s.pending.value(forKey: key) == nil { changes[key] = values }
+                }
+                if !changes.isEmpty || !reporting { _ = published(s) }
             }
             s.signature = signature
             if let format { s.format = format }
