@@ -33,15 +33,15 @@ struct ResolvedView {
     func value(forKey key: String, hash: UInt64) -> PropertyList? { table.get(key, hash: hash) }
 
     @discardableResult
-    mutating func updateValue(_ value: PropertyList, forKey key: String) -> PropertyList? {
+    mutating func updateValue(_ value: PropertyList, forKey key: String, hash: UInt64? = nil) -> PropertyList? {
         snapshot = nil
-        return table.set(key, hash: KeyHash.hash(key), value)
+        return table.set(key, hash: hash ?? KeyHash.hash(key), value)
     }
 
     @discardableResult
-    mutating func removeValue(forKey key: String) -> PropertyList? {
+    mutating func removeValue(forKey key: String, hash: UInt64? = nil) -> PropertyList? {
         snapshot = nil
-        return table.remove(key, hash: KeyHash.hash(key))
+        return table.remove(key, hash: hash ?? KeyHash.hash(key))
     }
 
     /// Every key.

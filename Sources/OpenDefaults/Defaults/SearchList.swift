@@ -176,14 +176,14 @@ final class SearchList: DomainDependent {
 
     /// One key of a persistent domain changed in this process: one lock, no
     /// `DomainChange` built.
-    func domainChanged(_ domain: PersistentDomain, key: String, value: PropertyList?, version: UInt64) {
+    func domainChanged(_ domain: PersistentDomain, key: String, hash: UInt64, value: PropertyList?, version: UInt64) {
         var pending: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
         let any: [@Sendable () -> Void]? = state.withLock { s in
             // The change's value is used only if nothing was written to the
             // domain after it (with two threads setting the key, the later
             // delivery may carry the older value); otherwise it is looked up.
             let new = resolve(key, s, changed: domain, value: value, version: version)
-            let old = new.map { s.resolved.updateValue($0, forKey: key) } ?? s.resolved.removeValue(forKey: key)
+            let old = new.map { s.resolved.updateValue($0, forKey: key, hash: hash) } ?? s.resolved.removeValue(forKey: key, hash: hash)
             guard old != new else { return nil }
             if !s.keyObservers.isEmpty, let observers = s.keyObservers[key] {
                 for o in observers.values { pending.append((o, old, new)) }

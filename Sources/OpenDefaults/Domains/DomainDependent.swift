@@ -11,8 +11,9 @@ import PropertyList
 /// reference counting that weak references force on an object.
 protocol DomainDependent: AnyObject, Sendable {
     /// One key of `domain` changed in this process. `value` is the key's
-    /// value as of `version` of the domain (see ``PersistentDomain/valuesVersion``).
-    func domainChanged(_ domain: PersistentDomain, key: String, value: PropertyList?, version: UInt64)
+    /// value as of `version` of the domain (see ``PersistentDomain/valuesVersion``);
+    /// `hash` is the key's ``KeyHash``, computed once for every table the change touches.
+    func domainChanged(_ domain: PersistentDomain, key: String, hash: UInt64, value: PropertyList?, version: UInt64)
     /// Several keys changed, or keys changed on disk.
     func domainChanged(_ change: DomainChange)
 }

@@ -38,8 +38,14 @@ struct PendingChanges: Sendable {
     /// had no pending change.
     @inline(__always)
     mutating func record(_ key: String, _ value: PropertyList?, sequence: UInt64) -> PropertyList?? {
+        record(key, hash: KeyHash.hash(key), value, sequence: sequence)
+    }
+
+    /// ``record(_:_:sequence:)`` with the key's ``KeyHash`` already computed.
+    @inline(__always)
+    mutating func record(_ key: String, hash: UInt64, _ value: PropertyList?, sequence: UInt64) -> PropertyList?? {
         lastSequence = sequence
-        return table.set(key, hash: KeyHash.hash(key), Change(value: value, sequence: sequence)).map(\.value)
+        return table.set(key, hash: hash, Change(value: value, sequence: sequence)).map(\.value)
     }
 
     /// Forgets the pending change of `key` (it turned out to change nothing).

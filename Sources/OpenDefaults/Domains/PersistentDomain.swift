@@ -146,11 +146,12 @@ public final class PersistentDomain: Sendable {
     public func set(_ value: PropertyList?, forKey key: String) {
         var old: PropertyList? = nil
         var version: UInt64 = 0
+        let hash = KeyHash.hash(key)
         let dependents: [any DomainDependent]? = state.withLock { s in
             // One hash to record the change; the file's value is looked up
             // only when the key had no pending change.
             s.sequence += 1
-            let previous = s.pending.record(key, value, sequence: s.sequence)
+            let previous = s.pending.record(key, hash: hash, value, sequence: s.sequence)
             old = previous ?? s.base[key]
             if old == value {
                 // Setting the value a key has changes nothing (a pending
@@ -164,7 +165,7 @@ public final class PersistentDomain: Sendable {
             return s.dependents
         }
         guard let dependents else { return }
-        for d in dependents { d.domainChanged(self, key: key, value: value, version: version) }
+        for d in dependents { d.domainChanged(self, key: key, hash: hash, value: value, version: version) }
         if store.hasHandlers {
             store.deliver(DomainChange(domain: name, scope: scope, changes: [key: .init(old: old, new: value)], origin: .thisProcess, source: self))
         }
