@@ -154,9 +154,10 @@ public final class PersistentDomain: Sendable {
             let previous = s.pending.record(key, hash: hash, value, sequence: s.sequence)
             old = previous ?? s.base[key]
             if old == value {
-                // Setting the value a key has changes nothing (a pending
-                // change of the key, if any, already writes it).
-                if previous == nil { s.pending.discard(key) }
+                // Setting the value a key already has changes nothing: with
+                // no pending change there is nothing to write; a pending one
+                // (just recorded again) is written by the next flush.
+                if previous == nil { s.pending.discard(key) } else { scheduleFlush(&s) }
                 return nil
             }
             if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
