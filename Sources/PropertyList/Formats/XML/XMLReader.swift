@@ -75,9 +75,9 @@ struct XMLReader {
             if c == UInt8(ascii: "?") {
                 try skip(past: "?>", what: "processing instruction")
             } else if c == UInt8(ascii: "!") {
-                if has("<!--") {
+                if matches("<!--") {
                     try skip(past: "-->", what: "comment")
-                } else if allowDoctype, has("<!DOCTYPE") {
+                } else if allowDoctype, matches("<!DOCTYPE") {
                     try skipDoctype()
                 } else {
                     throw fail("expected an element, found an unexpected '<!' declaration")
@@ -105,14 +105,6 @@ struct XMLReader {
         throw fail("expected '>' to end the DOCTYPE declaration", at: start)
     }
 
-    private func has(_ s: StaticString) -> Bool {
-        let n = s.utf8CodeUnitCount
-        guard i + n <= bytes.count else { return false }
-        let p = s.utf8Start
-        for k in 0..<n where bytes[i + k] != p[k] { return false }
-        return true
-    }
-
     private mutating func skip(past terminator: StaticString, what: String) throws(PropertyListError) {
         let start = i
         let n = terminator.utf8CodeUnitCount
@@ -134,7 +126,6 @@ struct XMLReader {
         i + 1 < bytes.count && bytes[i] == UInt8(ascii: "<") && bytes[i + 1] == UInt8(ascii: "/")
     }
 
-    /// Reads `<name attrs…>` or `<name …/>`.
     /// Whether the bytes at `i` are exactly `s`.
     @inline(__always)
     private func matches(_ s: StaticString) -> Bool {
@@ -145,6 +136,7 @@ struct XMLReader {
         return true
     }
 
+    /// Reads `<name attrs…>` or `<name …/>`.
     private mutating func openTag() throws(PropertyListError) -> (XMLTag, Bool) {
         guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "<") else {
             throw fail("expected an element such as <dict>, <array> or <string>, found text")
@@ -352,7 +344,7 @@ struct XMLReader {
                 try entity(into: &out)
             } else if c == UInt8(ascii: "<") {
                 if peekClose() { try closeTag(tag); return }
-                if has("<![CDATA[") {
+                if matches("<![CDATA[") {
                     let cstart = i
                     i += 9
                     let begin = i
@@ -364,9 +356,9 @@ struct XMLReader {
                     guard i + 2 < bytes.count else { throw fail("expected ']]>' to end the CDATA section", at: cstart) }
                     out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[begin..<i]))
                     i += 3
-                } else if has("<!--") {
+                } else if matches("<!--") {
                     try skip(past: "-->", what: "comment")
-                } else if has("<?") {
+                } else if matches("<?") {
                     try skip(past: "?>", what: "processing instruction")
                 } else {
                     throw fail("expected text or '</\(tag.name)>' inside <\(tag.name)>, found a nested element")
