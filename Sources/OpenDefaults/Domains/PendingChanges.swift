@@ -66,6 +66,21 @@ struct PendingChanges: Sendable {
         for entry in table.entries { values[entry.key] = entry.value.value }
     }
 
+    /// `base` with the changes applied (`base` itself when there are none).
+    func applied(to base: [String: PropertyList]) -> [String: PropertyList] {
+        if isEmpty { return base }
+        var values = base
+        apply(to: &values)
+        return values
+    }
+
+    /// The changes found on disk that reads see: those of keys without a
+    /// pending change (such a key reads as this process set it).
+    func hiding(_ diskChanges: [String: DomainChange.Values]) -> [String: DomainChange.Values] {
+        if isEmpty { return diskChanges }
+        return diskChanges.filter { value(forKey: $0.key) == nil }
+    }
+
     /// Forgets the changes up to and including `sequence` (they are written);
     /// a key changed again since keeps its newer change.
     mutating func removeThrough(_ sequence: UInt64) {

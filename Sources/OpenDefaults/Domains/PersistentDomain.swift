@@ -50,7 +50,7 @@ public final class PersistentDomain: Sendable {
         /// The whole domain was replaced or removed: the next flush writes `base` and `pending` as they are.
         var replaced: UInt64? = nil
         var sequence: UInt64 = 0
-        /// The version of the file `values` are based on.
+        /// The version of the file `base` holds.
         var signature: FileSignature? = nil
         /// The format to write back (the file's own; binary for new files).
         var format: PropertyListFormat = .binary
@@ -67,12 +67,7 @@ public final class PersistentDomain: Sendable {
         }
 
         /// Every entry reads see (a copy of `base` when changes are pending).
-        var values: [String: PropertyList] {
-            if pending.isEmpty { return base }
-            var values = base
-            pending.apply(to: &values)
-            return values
-        }
+        var values: [String: PropertyList] { pending.applied(to: base) }
 
         /// Recounts the entries after `base` or `pending` changed wholesale.
         mutating func recount() {
@@ -127,10 +122,7 @@ public final class PersistentDomain: Sendable {
     /// All entries, from memory (merged outside the lock).
     public var entries: [String: PropertyList] {
         let (base, pending) = state.withLock { ($0.base, $0.pending) }
-        if pending.isEmpty { return base }
-        var values = base
-        pending.apply(to: &values)
-        return values
+        return pending.applied(to: base)
     }
 
     /// True when the domain has no entries.
@@ -291,8 +283,7 @@ public final class PersistentDomain: Sendable {
             let current = FileSignature(path: path)
             if replaced != nil || (current != nil && current == knownSignature) {
                 // The copy is made here, on the flushing thread, not by the next write.
-                base = snapshotBase
-                pending.apply(to: &base)
+                base = pending.applied(to: snapshotBase)
             } else {
                 switch file.read() {
                 case .absent: base = [:]
@@ -310,9 +301,7 @@ public final class PersistentDomain: Sendable {
                     base = entries
                     format = fileFormat
                 }
-                var found = DomainChange.diff(snapshotBase, base)
-                for (key, _) in pending.changes { found[key] = nil }
-                diskChanges = found
+                diskChanges = pending.hiding(DomainChange.diff(snapshotBase, base))
                 pending.apply(to: &base)
             }
             do throws(StorageError) {
@@ -345,8 +334,7 @@ public final class PersistentDomain: Sendable {
                     s.pending.removeThrough(flushedUpTo)
                     s.recount()
                     if let diskChanges {
-                        // A key changed here since the snapshot reads as this process set it.
-                        for (key, values) in diskChanges where s.pending.value(forKey: key) == nil { changes[key] = values }
+                        changes = s.pending.hiding(diskChanges)
                         if !changes.isEmpty { _ = published(s) }
                     }
                 }
@@ -424,12 +412,7 @@ public final class PersistentDomain: Sendable {
             if s.replaced == nil {
                 s.base = disk
                 s.recount()
-                // A key with a pending change reads the same as before.
-                if s.pending.isEmpty {
-                    changes = diskChanges
-                } else {
-                    for (key, values) in diskChanges where s.pending.value(forKey: key) == nil { changes[key] = values }
-                }
+                changes = s.pending.hiding(diskChanges)
                 if !changes.isEmpty || !reporting { _ = published(s) }
             }
             s.signature = signature
