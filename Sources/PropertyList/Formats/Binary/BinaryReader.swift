@@ -27,6 +27,17 @@ struct BinaryReader {
     /// the object's place in `cache` plus one (0: not cached). Eight bytes per
     /// object, so that the check made for every object touches little memory.
     private var states: [UInt64]
+    /// The key references of dictionaries met before, in 64 places chosen
+    /// by their first key (see ``dictionary(_:at:depth:)``).
+    private var shapes = [KnownKeys?](repeating: nil, count: 64)
+    private struct KnownKeys {
+        /// Where the key references of the dictionary met last lie in the file.
+        var references: Int
+        var count: Int
+        /// Made the second time the same key references are met; nil also
+        /// when a key repeats.
+        var shape: DictionaryShape?
+    }
     private static let seen: UInt64 = 1
     private static let inProgress: UInt64 = 2
     private static let cacheShift: UInt64 = 2
@@ -162,6 +173,67 @@ struct BinaryReader {
         Int(Self.bigEndian(b, tableOffset + object * offsetSize, offsetSize))
     }
 
+    /// The entries of a dictionary of `n` keys whose references start at `p`.
+    ///
+    /// A dictionary whose key references are the same bytes as those of one
+    /// met before has the same keys: from the second such dictionary on, its
+    /// keys are laid out once in a ``DictionaryShape`` and every later one is
+    /// a copy of it with its values set, hashing no key.
+    private mutating func dictionary(_ n: Int, at p: Int, depth: Int) throws(PropertyListError) -> [String: PropertyList] {
+        let slot = n == 0 ? 0 : shapeSlot(firstReference: try reference(at: p), count: n)
+        var recurring = false
+        if n > 0, let known = shapes[slot], known.count == n, sameBytes(known.references, p, n * refSize) {
+            if let shape = known.shape {
+                var entries = shape.template
+                for k in 0..<n {
+                    let valueRef = try reference(at: p + (n + k) * refSize)
+                    entries.values[shape.slots[k]] = try object(valueRef, depth: depth + 1)
+                }
+                return entries
+            }
+            recurring = true
+        }
+        var entries = [String: PropertyList](minimumCapacity: n)
+        var keys: [String] = []
+        if recurring { keys.reserveCapacity(n) }
+        for k in 0..<n {
+            let keyRef = try reference(at: p + k * refSize)
+            guard case .string(let key) = try object(keyRef, depth: depth + 1) else {
+                throw Self.fail(offset(of: keyRef), "expected a string as dictionary key, found another kind of object")
+            }
+            if recurring { keys.append(key) }
+            let valueRef = try reference(at: p + (n + k) * refSize)
+            entries[key] = try object(valueRef, depth: depth + 1)
+        }
+        if n > 0 {
+            shapes[slot] = KnownKeys(references: p, count: n, shape: recurring ? DictionaryShape(keys: keys) : nil)
+        }
+        return entries
+    }
+
+    /// Where the dictionaries whose first key is `firstReference` are
+    /// remembered in ``shapes`` (a later one with other keys takes the place).
+    @inline(__always)
+    private func shapeSlot(firstReference: Int, count: Int) -> Int {
+        Int(truncatingIfNeeded: ((UInt64(firstReference) &+ UInt64(count) << 40) &* 0x9E37_79B9_7F4A_7C15) >> 58)
+    }
+
+    /// Whether the `count` bytes at `x` and at `y` are equal.
+    @inline(__always)
+    private func sameBytes(_ x: Int, _ y: Int, _ count: Int) -> Bool {
+        if x == y { return true }
+        var k = 0
+        while k + 8 <= count {
+            if b.loadUnaligned(fromByteOffset: x + k, as: UInt64.self) != b.loadUnaligned(fromByteOffset: y + k, as: UInt64.self) { return false }
+            k += 8
+        }
+        while k < count {
+            if b[x + k] != b[y + k] { return false }
+            k += 1
+        }
+        return true
+    }
+
     /// Reads the length that follows a marker whose low nibble is 0xF.
     private func count(_ marker: UInt8, at p: inout Int) throws(PropertyListError) -> Int {
         let low = Int(marker & 0x0F)
@@ -273,16 +345,7 @@ struct BinaryReader {
                 throw Self.fail(start, "dictionary of \(n) entries runs past the object area")
             }
             states[index] |= Self.inProgress
-            var entries = [String: PropertyList](minimumCapacity: n)
-            for k in 0..<n {
-                let keyRef = try reference(at: p + k * refSize)
-                guard case .string(let key) = try object(keyRef, depth: depth + 1) else {
-                    throw Self.fail(offset(of: keyRef), "expected a string as dictionary key, found another kind of object")
-                }
-                let valueRef = try reference(at: p + (n + k) * refSize)
-                entries[key] = try object(valueRef, depth: depth + 1)
-            }
-            value = .dictionary(entries)
+            value = .dictionary(try dictionary(n, at: p, depth: depth))
         default:
             throw Self.fail(start, "unknown object marker 0x\(String(marker, radix: 16))")
         }

@@ -22,6 +22,15 @@ struct XMLReader {
     /// each collection is built once, at its final size.
     private var elementStack: [PropertyList] = []
     private var entryStack: [(String, PropertyList)] = []
+    /// Dictionaries met before, in 64 places chosen by a fingerprint of
+    /// their key lengths (see ``dictionary(selfClosing:start:)``).
+    private var shapes = [KnownKeys?](repeating: nil, count: 64)
+    private struct KnownKeys {
+        var fingerprint: UInt64
+        /// Made the second time the fingerprint is met; nil when only noted
+        /// or when a key repeats.
+        var shape: DictionaryShape?
+    }
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -301,6 +310,28 @@ struct XMLReader {
         {
             return .uid(u)
         }
+        // Keys met in this order before are laid out in a shape: from the
+        // third such dictionary on, the shape's template is copied and no key
+        // is hashed (the second makes the shape, the first is only noted).
+        var fingerprint = UInt64(count)
+        for k in base..<entryStack.count {
+            fingerprint = (fingerprint ^ UInt64(entryStack[k].0.utf8.count)) &* 0x100_0000_01B3
+        }
+        let slot = Int(truncatingIfNeeded: (fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        var recurring = false
+        if let known = shapes[slot], known.fingerprint == fingerprint {
+            if let shape = known.shape, shape.matches(entryStack[base...].lazy.map(\.0)) {
+                var entries = shape.template
+                var k = count
+                while entryStack.count > base {
+                    k -= 1
+                    entries.values[shape.slots[k]] = entryStack.removeLast().1
+                }
+                return .dictionary(entries)
+            }
+            recurring = known.shape == nil
+        }
+        let keys = recurring ? entryStack[base...].map(\.0) : []
         // Moved off the stack from the end, so nothing is copied; a repeated
         // key keeps the value met last, as when they are inserted in order.
         var entries = [String: PropertyList](minimumCapacity: count)
@@ -308,6 +339,7 @@ struct XMLReader {
             let (key, value) = entryStack.removeLast()
             entries.insertIfAbsent(value, forKey: key)
         }
+        shapes[slot] = KnownKeys(fingerprint: fingerprint, shape: recurring ? DictionaryShape(keys: keys) : nil)
         return .dictionary(entries)
     }
 

@@ -1,0 +1,38 @@
+/// The keys of a dictionary that recurs in a document (the records of an
+/// array, say), hashed once and laid out in a template.
+///
+/// A reader that meets the same keys again copies the template and sets its
+/// values through the template's indices: a copy of a dictionary keeps its
+/// hash seed and buckets, so no key is hashed again. On documents made of
+/// records this removes most of the hashing a decode does.
+struct DictionaryShape {
+    /// The shape's keys with a placeholder value each; every slot is
+    /// overwritten before a copy is handed out.
+    let template: [String: PropertyList]
+    /// Per key, in the document's order, its place in ``template``.
+    let slots: [Dictionary<String, PropertyList>.Index]
+    /// The keys in the document's order.
+    let keys: [String]
+
+    /// A shape for `keys`, or nil when a key repeats (readers then build
+    /// such dictionaries key by key, keeping the last value of a key).
+    init?(keys: [String]) {
+        var template = [String: PropertyList](minimumCapacity: keys.count)
+        for key in keys { template[key] = .boolean(false) }
+        guard template.count == keys.count else { return nil }
+        self.slots = keys.map { template.index(forKey: $0)! }
+        self.template = template
+        self.keys = keys
+    }
+
+    /// Whether `keys` are this shape's keys in the same order.
+    func matches(_ other: some Collection<String>) -> Bool {
+        guard other.count == keys.count else { return false }
+        var k = 0
+        for key in other {
+            if key != keys[k] { return false }
+            k += 1
+        }
+        return true
+    }
+}

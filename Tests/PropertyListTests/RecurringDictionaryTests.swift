@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import PropertyList
+
+/// The XML and binary readers lay out the keys of a dictionary that recurs
+/// (the records of an array) once and copy that layout for later ones. These
+/// tests pin down that such documents read exactly as any other.
+@Suite("Dictionaries that recur in a document")
+struct RecurringDictionaryTests {
+    /// `count` records with the same keys and different values, some nested.
+    static func records(_ count: Int) -> PropertyList {
+        .array((0..<count).map { i -> PropertyList in
+            let nested: [String: PropertyList] = ["level": PropertyList(i % 3), "label": .string("n\(i)")]
+            var record: [String: PropertyList] = ["id": PropertyList(i), "name": .string("record \(i)")]
+            record["enabled"] = .boolean(i % 2 == 0)
+            record["a much longer key than fits in a small string"] = .real(Double(i) / 3)
+            record["nested"] = .dictionary(nested)
+            return .dictionary(record)
+        })
+    }
+
+    @Test("records read back equal, from the first to the hundredth", arguments: [PropertyListFormat.xml, .binary])
+    func records(format: PropertyListFormat) throws {
+        for count in [1, 2, 3, 4, 100] {
+            let value = Self.records(count)
+            #expect(try PropertyList(decoding: value.encoded(as: format), format: format) == value)
+        }
+    }
+
+    @Test("dictionaries read from one layout are independent values", arguments: [PropertyListFormat.xml, .binary])
+    func independentCopies(format: PropertyListFormat) throws {
+        guard case .array(var records) = try PropertyList(decoding: Self.records(5).encoded(as: format), format: format),
+            case .dictionary(var third) = records[2]
+        else { Issue.record("expected an array of dictionaries"); return }
+        third["id"] = "changed"
+        third["added"] = true
+        records[2] = .dictionary(third)
+        #expect(records[3]["id"] == 3)
+        #expect(records[3]["added"] == nil)
+        #expect(records[4].dictionaryValue?.count == 5)
+    }
+
+    @Test("random records drawn from a few key sets, some with keys of equal lengths", arguments: [PropertyListFormat.xml, .binary])
+    func randomRecords(format: PropertyListFormat) throws {
+        let keySets: [[String]] = [["ab", "cd"], ["ef", "gh"], ["ab", "gh"], ["x"], ["name", "kind", "size"], ["size", "kind", "name"]]
+        var gen = RandomValues(rng: SeededGenerator(seed: 7), leafKinds: [.string, .integer, .real, .boolean, .date, .data])
+        for _ in 0..<40 {
+            let value = PropertyList.array((0..<Int.random(in: 1...30, using: &gen.rng)).map { _ in
+                let keys = keySets.randomElement(using: &gen.rng)!
+                return .dictionary(Dictionary(uniqueKeysWithValues: keys.map { ($0, gen.value(depth: 3)) }))
+            })
+            #expect(try PropertyList(decoding: value.encoded(as: format), format: format) == value)
+        }
+    }
+
+    @Test("XML: a repeated key keeps its last value in a dictionary that looks like a known one")
+    func xmlRepeatedKey() throws {
+        func dict(_ entries: [(String, Int)]) -> String {
+            "<dict>" + entries.map { "<key>\($0.0)</key><integer>\($0.1)</integer>" }.joined() + "</dict>"
+        }
+        let known = (0..<4).map { dict([("ab", $0), ("cd", $0)]) }.joined()
+        let xml = "<plist><array>\(known)\(dict([("ab", 5), ("ab", 6)]))\(dict([("cd", 7), ("ab", 8)]))\(dict([("ab", 9), ("cd", 10)]))</array></plist>"
+        let value = try decode(xml, .xml)
+        #expect(value[4] == ["ab": 6])
+        #expect(value[5] == ["cd": 7, "ab": 8])
+        #expect(value[6] == ["ab": 9, "cd": 10])
+        #expect(value[3] == ["ab": 3, "cd": 3])
+    }
+
+    @Test("binary: dictionaries sharing their key references, with a repeated key, keep the last value")
+    func binarySharedKeyReferences() throws {
+        // 0: array of 6 dictionaries; 1-3: {a, a} = (1, 2), (2, 1), (1, 2);
+        // 4-6: {a, b} = (1, 2), (2, 1), (1, 1); 7: "a", 8: 1, 9: 2, 10: "b".
+        let objects: [[UInt8]] = [
+            [0xA6, 1, 2, 3, 4, 5, 6],
+            [0xD2, 7, 7, 8, 9], [0xD2, 7, 7, 9, 8], [0xD2, 7, 7, 8, 9],
+            [0xD2, 7, 10, 8, 9], [0xD2, 7, 10, 9, 8], [0xD2, 7, 10, 8, 8],
+            [0x51, 0x61], [0x10, 1], [0x10, 2], [0x51, 0x62],
+        ]
+        let value = try PropertyList(decoding: BinaryFormatTests.file(objects: objects), format: .binary)
+        #expect(value == [["a": 2], ["a": 1], ["a": 2], ["a": 1, "b": 2], ["a": 2, "b": 1], ["a": 1, "b": 1]])
+    }
+}
