@@ -16,6 +16,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PropertyList", package: "OpenDefaults"),
+                "CHeapSize",
             ],
             path: "Benchmarks/PropertyListBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -30,6 +31,8 @@ let package = Package(
             path: "Benchmarks/DefaultsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The heap's size (glibc's mallinfo2, which Swift's Glibc module does not export).
+        .target(name: "CHeapSize", path: "Sources/CHeapSize"),
         // Programs started by the cold-start and visibility benchmarks.
         .executableTarget(name: "empty-program", path: "Sources/empty-program"),
         .executableTarget(
