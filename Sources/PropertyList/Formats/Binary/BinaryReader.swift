@@ -27,17 +27,13 @@ struct BinaryReader {
     /// the object's place in `cache` plus one (0: not cached). Eight bytes per
     /// object, so that the check made for every object touches little memory.
     private var states: [UInt64]
-    /// The key references of dictionaries met before, in 64 places chosen
-    /// by their first key (see ``dictionary(_:at:depth:)``).
-    private var shapes = [KnownKeys?](repeating: nil, count: 64)
-    private struct KnownKeys {
-        /// Where the key references of the dictionary met last lie in the file.
-        var references: Int
-        var count: Int
-        /// Made the second time the same key references are met; nil also
-        /// when a key repeats.
-        var shape: DictionaryShape?
-    }
+    /// Where the key references of dictionaries met before lie, in 64
+    /// places chosen by their first key (see ``dictionary(_:at:depth:)``);
+    /// plain integers, so noting a dictionary costs two stores.
+    private var knownKeys = [(references: Int, count: Int)](repeating: (0, 0), count: 64)
+    /// The shape made for the keys noted in the same place, once they have
+    /// been met twice (nil also when a key repeats).
+    private var shapes = [DictionaryShape?](repeating: nil, count: 64)
     private static let seen: UInt64 = 1
     private static let inProgress: UInt64 = 2
     private static let cacheShift: UInt64 = 2
@@ -182,8 +178,8 @@ struct BinaryReader {
     private mutating func dictionary(_ n: Int, at p: Int, depth: Int) throws(PropertyListError) -> [String: PropertyList] {
         let slot = n == 0 ? 0 : shapeSlot(firstReference: try reference(at: p), count: n)
         var recurring = false
-        if n > 0, let known = shapes[slot], known.count == n, sameBytes(known.references, p, n * refSize) {
-            if let shape = known.shape {
+        if n > 0, knownKeys[slot].count == n, sameBytes(knownKeys[slot].references, p, n * refSize) {
+            if let shape = shapes[slot] {
                 var entries = shape.template
                 for k in 0..<n {
                     let valueRef = try reference(at: p + (n + k) * refSize)
@@ -205,14 +201,17 @@ struct BinaryReader {
             let valueRef = try reference(at: p + (n + k) * refSize)
             entries[key] = try object(valueRef, depth: depth + 1)
         }
-        if n > 0 {
-            shapes[slot] = KnownKeys(references: p, count: n, shape: recurring ? DictionaryShape(keys: keys) : nil)
+        if recurring {
+            shapes[slot] = DictionaryShape(keys: keys)
+        } else if n > 0 {
+            knownKeys[slot] = (p, n)
+            if shapes[slot] != nil { shapes[slot] = nil }
         }
         return entries
     }
 
     /// Where the dictionaries whose first key is `firstReference` are
-    /// remembered in ``shapes`` (a later one with other keys takes the place).
+    /// noted in ``knownKeys`` (a later one with other keys takes the place).
     @inline(__always)
     private func shapeSlot(firstReference: Int, count: Int) -> Int {
         Int(truncatingIfNeeded: ((UInt64(firstReference) &+ UInt64(count) << 40) &* 0x9E37_79B9_7F4A_7C15) >> 58)

@@ -22,15 +22,12 @@ struct XMLReader {
     /// each collection is built once, at its final size.
     private var elementStack: [PropertyList] = []
     private var entryStack: [(String, PropertyList)] = []
-    /// Dictionaries met before, in 64 places chosen by a fingerprint of
-    /// their key lengths (see ``dictionary(selfClosing:start:)``).
-    private var shapes = [KnownKeys?](repeating: nil, count: 64)
-    private struct KnownKeys {
-        var fingerprint: UInt64
-        /// Made the second time the fingerprint is met; nil when only noted
-        /// or when a key repeats.
-        var shape: DictionaryShape?
-    }
+    /// Fingerprints of the keys of dictionaries met before, in 64 places
+    /// chosen by the fingerprint (see ``dictionary(selfClosing:start:)``).
+    private var fingerprints = [UInt64](repeating: 0, count: 64)
+    /// The shape made for the fingerprint in the same place, the second
+    /// time it is met (nil until then, and when a key repeats).
+    private var shapes = [DictionaryShape?](repeating: nil, count: 64)
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -315,12 +312,14 @@ struct XMLReader {
         // is hashed (the second makes the shape, the first is only noted).
         var fingerprint = UInt64(count)
         for k in base..<entryStack.count {
-            fingerprint = (fingerprint ^ UInt64(entryStack[k].0.utf8.count)) &* 0x100_0000_01B3
+            let key = entryStack[k].0.utf8
+            let mix = UInt64(key.count) << 16 | UInt64(key.first ?? 0) << 8 | UInt64(key.last ?? 0)
+            fingerprint = (fingerprint ^ mix) &* 0x100_0000_01B3
         }
         let slot = Int(truncatingIfNeeded: (fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
         var recurring = false
-        if let known = shapes[slot], known.fingerprint == fingerprint {
-            if let shape = known.shape, shape.matches(entryStack[base...].lazy.map(\.0)) {
+        if fingerprints[slot] == fingerprint {
+            if let shape = shapes[slot], shape.matches(entryStack[base...].lazy.map(\.0)) {
                 var entries = shape.template
                 var k = count
                 while entryStack.count > base {
@@ -329,7 +328,7 @@ struct XMLReader {
                 }
                 return .dictionary(entries)
             }
-            recurring = known.shape == nil
+            recurring = shapes[slot] == nil
         }
         let keys = recurring ? entryStack[base...].map(\.0) : []
         // Moved off the stack from the end, so nothing is copied; a repeated
@@ -339,7 +338,12 @@ struct XMLReader {
             let (key, value) = entryStack.removeLast()
             entries.insertIfAbsent(value, forKey: key)
         }
-        shapes[slot] = KnownKeys(fingerprint: fingerprint, shape: recurring ? DictionaryShape(keys: keys) : nil)
+        if recurring {
+            shapes[slot] = DictionaryShape(keys: keys)
+        } else {
+            fingerprints[slot] = fingerprint
+            if shapes[slot] != nil { shapes[slot] = nil }
+        }
         return .dictionary(entries)
     }
 
