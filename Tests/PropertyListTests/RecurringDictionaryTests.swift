@@ -57,6 +57,23 @@ struct RecurringDictionaryTests {
         }
     }
 
+    @Test("nested records of many shapes, so that shapes met inside others share their places", arguments: [PropertyListFormat.xml, .binary])
+    func nestedShapes(format: PropertyListFormat) throws {
+        var gen = RandomValues(rng: SeededGenerator(seed: 11), leafKinds: [.string, .integer, .boolean])
+        let names = (0..<40).map { "k\($0)" }
+        let keySets = (0..<30).map { _ in Array(names.shuffled(using: &gen.rng).prefix(Int.random(in: 1...6, using: &gen.rng))) }
+        func record(_ depth: Int) -> PropertyList {
+            let keys = keySets.randomElement(using: &gen.rng)!
+            return .dictionary(Dictionary(uniqueKeysWithValues: keys.map { key in
+                (key, depth < 3 && Bool.random(using: &gen.rng) ? record(depth + 1) : gen.leaf())
+            }))
+        }
+        for _ in 0..<60 {
+            let value = PropertyList.array((0..<Int.random(in: 20...80, using: &gen.rng)).map { _ in record(0) })
+            #expect(try PropertyList(decoding: value.encoded(as: format), format: format) == value)
+        }
+    }
+
     @Test("XML: a repeated key keeps its last value in a dictionary that looks like a known one")
     func xmlRepeatedKey() throws {
         func dict(_ entries: [(String, Int)]) -> String {

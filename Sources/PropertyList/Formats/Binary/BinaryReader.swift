@@ -32,7 +32,8 @@ struct BinaryReader {
     /// plain integers, so noting a dictionary costs two stores.
     private var knownKeys = [(references: Int, count: Int)](repeating: (0, 0), count: 64)
     /// The shape made for the keys noted in the same place, once they have
-    /// been met twice (nil also when a key repeats).
+    /// been met twice (nil also when a key repeats); always written together
+    /// with the place's entry in ``knownKeys``.
     private var shapes = [DictionaryShape?](repeating: nil, count: 64)
     private static let seen: UInt64 = 1
     private static let inProgress: UInt64 = 2
@@ -201,11 +202,16 @@ struct BinaryReader {
             let valueRef = try reference(at: p + (n + k) * refSize)
             entries[key] = try object(valueRef, depth: depth + 1)
         }
-        if recurring {
-            shapes[slot] = DictionaryShape(keys: keys)
-        } else if n > 0 {
+        // The values just read may have noted other keys in this place, so
+        // the keys and their shape are written together: a shape is only
+        // ever found next to the references it was made from.
+        if n > 0 {
             knownKeys[slot] = (p, n)
-            if shapes[slot] != nil { shapes[slot] = nil }
+            if recurring {
+                shapes[slot] = DictionaryShape(keys: keys)
+            } else if shapes[slot] != nil {
+                shapes[slot] = nil
+            }
         }
         return entries
     }

@@ -338,11 +338,12 @@ struct XMLReader {
             let (key, value) = entryStack.removeLast()
             entries.insertIfAbsent(value, forKey: key)
         }
+        // Written together, so a shape is only found next to its fingerprint.
+        fingerprints[slot] = fingerprint
         if recurring {
             shapes[slot] = DictionaryShape(keys: keys)
-        } else {
-            fingerprints[slot] = fingerprint
-            if shapes[slot] != nil { shapes[slot] = nil }
+        } else if shapes[slot] != nil {
+            shapes[slot] = nil
         }
         return .dictionary(entries)
     }
