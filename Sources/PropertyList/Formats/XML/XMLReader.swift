@@ -319,7 +319,7 @@ struct XMLReader {
         let slot = Int(truncatingIfNeeded: (fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
         var recurring = false
         if fingerprints[slot] == fingerprint {
-            if let shape = shapes[slot], shape.matches(entryStack[base...].lazy.map(\.0)) {
+            if let shape = shapes[slot], shape.matches(entryStack[base...].lazy.map { $0.0 }) {
                 var entries = shape.template
                 var k = count
                 while entryStack.count > base {
@@ -330,7 +330,7 @@ struct XMLReader {
             }
             recurring = shapes[slot] == nil
         }
-        let keys = recurring ? entryStack[base...].map(\.0) : []
+        let keys = recurring ? entryStack[base...].map { $0.0 } : []
         // Moved off the stack from the end, so nothing is copied; a repeated
         // key keeps the value met last, as when they are inserted in order.
         var entries = [String: PropertyList](minimumCapacity: count)
