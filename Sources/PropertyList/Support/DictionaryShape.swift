@@ -4,8 +4,9 @@
 /// A reader that meets the same keys again copies the template and sets its
 /// values through the template's indices: a copy of a dictionary keeps its
 /// hash seed and buckets, so no key is hashed again. On documents made of
-/// records this removes most of the hashing a decode does.
-struct DictionaryShape {
+/// records this removes most of the hashing a decode does. A class, so that
+/// a reader takes a shape out of its table with one retain.
+final class DictionaryShape {
     /// The shape's keys with a placeholder value each; every slot is
     /// overwritten before a copy is handed out.
     let template: [String: PropertyList]

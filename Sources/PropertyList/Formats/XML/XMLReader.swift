@@ -24,6 +24,8 @@ struct XMLReader {
     private var entryStack: [(String, PropertyList)] = []
     /// Fingerprints of the keys of dictionaries met before, in 64 places
     /// chosen by the fingerprint (see ``dictionary(selfClosing:start:)``).
+    /// A fingerprint only finds a candidate: the keys themselves are compared
+    /// before a shape is used.
     private var fingerprints = [UInt64](repeating: 0, count: 64)
     /// The shape made for the fingerprint in the same place, the second
     /// time it is met (nil until then, and when a key repeats).
@@ -283,6 +285,9 @@ struct XMLReader {
         defer { depth -= 1 }
         let base = entryStack.count
         defer { if entryStack.count > base { entryStack.removeSubrange(base...) } }
+        // A fingerprint of the keys' text (see `shapes`): each key's length in
+        // the document, its first byte and the byte before its closing tag.
+        var fingerprint: UInt64 = 0
         while true {
             try skipMisc(allowDoctype: false)
             if peekClose() { try closeTag(.dict); break }
@@ -292,7 +297,13 @@ struct XMLReader {
             guard tag == .key else {
                 throw fail("expected <key> in <dict>, found <\(tag.name)>", at: keyStart)
             }
+            let keyText = i
             let key = selfClosing ? "" : try text(.key)
+            if i > keyText {
+                let mix = UInt64(i - keyText) << 16 | UInt64(bytes[keyText]) << 8 | UInt64(bytes[max(keyText, i - 7)])
+                fingerprint = (fingerprint ^ mix) &* 0x100_0000_01B3
+            }
+            fingerprint = (fingerprint ^ 1) &* 0x100_0000_01B3
             try skipMisc(allowDoctype: false)
             if peekClose() || i >= bytes.count {
                 throw fail("expected a value after <key>\(key.prefix(40))</key>")
@@ -310,12 +321,6 @@ struct XMLReader {
         // Keys met in this order before are laid out in a shape: from the
         // third such dictionary on, the shape's template is copied and no key
         // is hashed (the second makes the shape, the first is only noted).
-        var fingerprint = UInt64(count)
-        for k in base..<entryStack.count {
-            let key = entryStack[k].0.utf8
-            let mix = UInt64(key.count) << 16 | UInt64(key.first ?? 0) << 8 | UInt64(key.last ?? 0)
-            fingerprint = (fingerprint ^ mix) &* 0x100_0000_01B3
-        }
         let slot = Int(truncatingIfNeeded: (fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
         var recurring = false
         if fingerprints[slot] == fingerprint {
