@@ -139,9 +139,22 @@ struct XMLReader {
     private func matches(_ s: StaticString) -> Bool {
         let n = s.utf8CodeUnitCount
         guard i + n <= bytes.count else { return false }
-        let p = s.utf8Start
-        for k in 0..<n where bytes[i + k] != p[k] { return false }
-        return true
+        guard n > 0, let base = bytes.baseAddress else { return true }
+        let p = UnsafeRawPointer(s.utf8Start)
+        let q = base + i
+        // Literals of 4 to 16 bytes (all of the markup) are two overlapping loads each side.
+        @inline(__always) func same<T: FixedWidthInteger>(_: T.Type) -> Bool {
+            p.loadUnaligned(as: T.self) == q.loadUnaligned(as: T.self)
+                && p.loadUnaligned(fromByteOffset: n - MemoryLayout<T>.size, as: T.self)
+                    == q.loadUnaligned(fromByteOffset: n - MemoryLayout<T>.size, as: T.self)
+        }
+        switch n {
+        case 8...16: return same(UInt64.self)
+        case 4..<8: return same(UInt32.self)
+        default:
+            for k in 0..<n where q.load(fromByteOffset: k, as: UInt8.self) != p.load(fromByteOffset: k, as: UInt8.self) { return false }
+            return true
+        }
     }
 
     /// Reads `<name attrs…>` or `<name …/>`.
