@@ -48,7 +48,9 @@ enum NumberParsing {
         while i < b.count, ASCII.isSpace(b[i]) { i += 1 }
         let text = UnsafeRawBufferPointer(rebasing: b[i...])
         guard !text.isEmpty else { return nil }
-        if let special = specialReal(text) { return special }
+        // nan and inf are the only reals with a letter before any digit.
+        let lead = text[0] == UInt8(ascii: "+") || text[0] == UInt8(ascii: "-") ? 1 : 0
+        if lead < text.count, ASCII.isLetter(text[lead]) { return specialReal(text) }
         var k = 0
         if text[k] == UInt8(ascii: "+") || text[k] == UInt8(ascii: "-") { k += 1 }
         var digits = 0
