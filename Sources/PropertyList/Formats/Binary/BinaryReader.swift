@@ -27,14 +27,9 @@ struct BinaryReader {
     /// the object's place in `cache` plus one (0: not cached). Eight bytes per
     /// object, so that the check made for every object touches little memory.
     private var states: [UInt64]
-    /// Where the key references of dictionaries met before lie, in 64
-    /// places chosen by their first key (see ``dictionary(_:at:depth:)``);
-    /// plain integers, so noting a dictionary costs two stores.
-    private var knownKeys = [(references: Int, count: Int)](repeating: (0, 0), count: 64)
-    /// The shape made for the keys noted in the same place, once they have
-    /// been met twice (nil also when a key repeats); always written together
-    /// with the place's entry in ``knownKeys``.
-    private var shapes = [DictionaryShape?](repeating: nil, count: 64)
+    /// Dictionaries met before, by where their key references lie (see
+    /// ``dictionary(_:at:depth:)``).
+    private var recurringKeys = RecurringKeys<(references: Int, count: Int)>()
     private static let seen: UInt64 = 1
     private static let inProgress: UInt64 = 2
     private static let cacheShift: UInt64 = 2
@@ -177,18 +172,20 @@ struct BinaryReader {
     /// keys are laid out once in a ``DictionaryShape`` and every later one is
     /// a copy of it with its values set, hashing no key.
     private mutating func dictionary(_ n: Int, at p: Int, depth: Int) throws(PropertyListError) -> [String: PropertyList] {
-        let slot = n == 0 ? 0 : shapeSlot(firstReference: try reference(at: p), count: n)
+        let place = n == 0 ? 0 : RecurringKeys<(references: Int, count: Int)>.place(UInt64(try reference(at: p)) &+ UInt64(n) << 40)
         var recurring = false
-        if n > 0, knownKeys[slot].count == n, sameBytes(knownKeys[slot].references, p, n * refSize) {
-            if let shape = shapes[slot] {
+        if n > 0 {
+            switch recurringKeys.lookup(place, isSame: { $0.count == n && sameBytes($0.references, p, n * refSize) }) {
+            case .shape(let shape):
                 var entries = shape.template
                 for k in 0..<n {
                     let valueRef = try reference(at: p + (n + k) * refSize)
                     entries.values[shape.slots[k]] = try object(valueRef, depth: depth + 1)
                 }
                 return entries
+            case .metOnce: recurring = true
+            case .new: break
             }
-            recurring = true
         }
         var entries = [String: PropertyList](minimumCapacity: n)
         var keys: [String] = []
@@ -202,25 +199,10 @@ struct BinaryReader {
             let valueRef = try reference(at: p + (n + k) * refSize)
             entries[key] = try object(valueRef, depth: depth + 1)
         }
-        // The values just read may have noted other keys in this place, so
-        // the keys and their shape are written together: a shape is only
-        // ever found next to the references it was made from.
         if n > 0 {
-            knownKeys[slot] = (p, n)
-            if recurring {
-                shapes[slot] = DictionaryShape(keys: keys)
-            } else if shapes[slot] != nil {
-                shapes[slot] = nil
-            }
+            recurringKeys.note((p, n), at: place, shape: recurring ? DictionaryShape(keys: keys) : nil)
         }
         return entries
-    }
-
-    /// Where the dictionaries whose first key is `firstReference` are
-    /// noted in ``knownKeys`` (a later one with other keys takes the place).
-    @inline(__always)
-    private func shapeSlot(firstReference: Int, count: Int) -> Int {
-        Int(truncatingIfNeeded: ((UInt64(firstReference) &+ UInt64(count) << 40) &* 0x9E37_79B9_7F4A_7C15) >> 58)
     }
 
     /// Whether the `count` bytes at `x` and at `y` are equal.

@@ -22,14 +22,10 @@ struct XMLReader {
     /// each collection is built once, at its final size.
     private var elementStack: [PropertyList] = []
     private var entryStack: [(String, PropertyList)] = []
-    /// Fingerprints of the keys of dictionaries met before, in 64 places
-    /// chosen by the fingerprint (see ``dictionary(selfClosing:start:)``).
-    /// A fingerprint only finds a candidate: the keys themselves are compared
-    /// before a shape is used.
-    private var fingerprints = [UInt64](repeating: 0, count: 64)
-    /// The shape made for the fingerprint in the same place, the second
-    /// time it is met (nil until then, and when a key repeats).
-    private var shapes = [DictionaryShape?](repeating: nil, count: 64)
+    /// Dictionaries met before, by a fingerprint of their keys' text (see
+    /// ``dictionary(selfClosing:start:)``). A fingerprint only finds a
+    /// candidate: the keys themselves are compared before a shape is used.
+    private var recurringKeys = RecurringKeys<UInt64>()
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -298,7 +294,7 @@ struct XMLReader {
         defer { depth -= 1 }
         let base = entryStack.count
         defer { if entryStack.count > base { entryStack.removeSubrange(base...) } }
-        // A fingerprint of the keys' text (see `shapes`): each key's length in
+        // A fingerprint of the keys' text (see `recurringKeys`): each key's length in
         // the document, its first byte and the byte before its closing tag.
         var fingerprint: UInt64 = 0
         while true {
@@ -334,19 +330,19 @@ struct XMLReader {
         // Keys met in this order before are laid out in a shape: from the
         // third such dictionary on, the shape's template is copied and no key
         // is hashed (the second makes the shape, the first is only noted).
-        let slot = Int(truncatingIfNeeded: (fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        let place = RecurringKeys<UInt64>.place(fingerprint)
         var recurring = false
-        if fingerprints[slot] == fingerprint {
-            if let shape = shapes[slot], shape.matches(entryStack[base...].lazy.map { $0.0 }) {
-                var entries = shape.template
-                var k = count
-                while entryStack.count > base {
-                    k -= 1
-                    entries.values[shape.slots[k]] = entryStack.removeLast().1
-                }
-                return .dictionary(entries)
+        switch recurringKeys.lookup(place, isSame: { $0 == fingerprint }) {
+        case .shape(let shape) where shape.matches(entryStack[base...].lazy.map { $0.0 }):
+            var entries = shape.template
+            var k = count
+            while entryStack.count > base {
+                k -= 1
+                entries.values[shape.slots[k]] = entryStack.removeLast().1
             }
-            recurring = shapes[slot] == nil
+            return .dictionary(entries)
+        case .metOnce: recurring = true
+        case .shape, .new: break
         }
         let keys = recurring ? entryStack[base...].map { $0.0 } : []
         // Moved off the stack from the end, so nothing is copied; a repeated
@@ -356,13 +352,7 @@ struct XMLReader {
             let (key, value) = entryStack.removeLast()
             entries.insertIfAbsent(value, forKey: key)
         }
-        // Written together, so a shape is only found next to its fingerprint.
-        fingerprints[slot] = fingerprint
-        if recurring {
-            shapes[slot] = DictionaryShape(keys: keys)
-        } else if shapes[slot] != nil {
-            shapes[slot] = nil
-        }
+        recurringKeys.note(fingerprint, at: place, shape: recurring ? DictionaryShape(keys: keys) : nil)
         return .dictionary(entries)
     }
 

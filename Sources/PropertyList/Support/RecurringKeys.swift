@@ -1,0 +1,45 @@
+/// The dictionaries a reader has met, noted in 64 places: what identifies
+/// each one's keys (a `Signature`: where their references lie in a binary
+/// file, a fingerprint of their text in XML) and, once keys with the same
+/// signature have been met twice, their ``DictionaryShape``.
+///
+/// A signature and its shape are always written together, after the
+/// dictionary's values have been read (which may note other dictionaries in
+/// the same place), so a shape is only ever found beside the signature it
+/// was made for.
+struct RecurringKeys<Signature> {
+    private var signatures = [Signature?](repeating: nil, count: 64)
+    private var shapes = [DictionaryShape?](repeating: nil, count: 64)
+
+    /// What a reader knows of a dictionary's keys when it has read them.
+    enum Known {
+        /// Not met before (or pushed out of its place by other keys since).
+        case new
+        /// Met once before: this time a shape can be made.
+        case metOnce
+        /// Met at least twice before, laid out in this shape.
+        case shape(DictionaryShape)
+    }
+
+    /// The place of a signature, from a hash of it.
+    @inline(__always)
+    static func place(_ hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 58)
+    }
+
+    /// What is known at `place` of the keys whose signature `isSame` accepts.
+    @inline(__always)
+    func lookup(_ place: Int, isSame: (Signature) -> Bool) -> Known {
+        guard let noted = signatures[place], isSame(noted) else { return .new }
+        if let shape = shapes[place] { return .shape(shape) }
+        return .metOnce
+    }
+
+    /// Notes the keys of a dictionary just read: their signature and, when
+    /// they had been met before, their shape (nil when a key repeats).
+    @inline(__always)
+    mutating func note(_ signature: Signature, at place: Int, shape: DictionaryShape?) {
+        signatures[place] = signature
+        if shape != nil || shapes[place] != nil { shapes[place] = shape }
+    }
+}
