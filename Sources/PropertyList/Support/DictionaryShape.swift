@@ -12,8 +12,6 @@ final class DictionaryShape {
     let template: [String: PropertyList]
     /// Per key, in the document's order, its place in ``template``.
     let slots: [Dictionary<String, PropertyList>.Index]
-    /// The keys in the document's order.
-    let keys: [String]
 
     /// A shape for `keys`, or nil when a key repeats (readers then build
     /// such dictionaries key by key, keeping the last value of a key).
@@ -23,15 +21,14 @@ final class DictionaryShape {
         guard template.count == keys.count else { return nil }
         self.slots = keys.map { template.index(forKey: $0)! }
         self.template = template
-        self.keys = keys
     }
 
     /// Whether `keys` are this shape's keys in the same order.
-    func matches(_ other: some Collection<String>) -> Bool {
-        guard other.count == keys.count else { return false }
+    func matches(_ keys: some Collection<String>) -> Bool {
+        guard keys.count == slots.count else { return false }
         var k = 0
-        for key in other {
-            if key != keys[k] { return false }
+        for key in keys {
+            if key != template.keys[slots[k]] { return false }
             k += 1
         }
         return true

@@ -172,20 +172,19 @@ struct BinaryReader {
     /// keys are laid out once in a ``DictionaryShape`` and every later one is
     /// a copy of it with its values set, hashing no key.
     private mutating func dictionary(_ n: Int, at p: Int, depth: Int) throws(PropertyListError) -> [String: PropertyList] {
-        let place = n == 0 ? 0 : RecurringKeys<(references: Int, count: Int)>.place(UInt64(try reference(at: p)) &+ UInt64(n) << 40)
+        guard n > 0 else { return [:] }
+        let place = RecurringKeys<(references: Int, count: Int)>.place(UInt64(try reference(at: p)) &+ UInt64(n) << 40)
         var recurring = false
-        if n > 0 {
-            switch recurringKeys.lookup(place, isSame: { $0.count == n && sameBytes($0.references, p, n * refSize) }) {
-            case .shape(let shape):
-                var entries = shape.template
-                for k in 0..<n {
-                    let valueRef = try reference(at: p + (n + k) * refSize)
-                    entries.values[shape.slots[k]] = try object(valueRef, depth: depth + 1)
-                }
-                return entries
-            case .metOnce: recurring = true
-            case .new: break
+        switch recurringKeys.lookup(place, isSame: { $0.count == n && sameBytes($0.references, p, n * refSize) }) {
+        case .shape(let shape):
+            var entries = shape.template
+            for k in 0..<n {
+                let valueRef = try reference(at: p + (n + k) * refSize)
+                entries.values[shape.slots[k]] = try object(valueRef, depth: depth + 1)
             }
+            return entries
+        case .metOnce: recurring = true
+        case .new: break
         }
         var entries = [String: PropertyList](minimumCapacity: n)
         var keys: [String] = []
@@ -199,9 +198,7 @@ struct BinaryReader {
             let valueRef = try reference(at: p + (n + k) * refSize)
             entries[key] = try object(valueRef, depth: depth + 1)
         }
-        if n > 0 {
-            recurringKeys.note((p, n), at: place, shape: recurring ? DictionaryShape(keys: keys) : nil)
-        }
+        recurringKeys.note((p, n), at: place, shape: recurring ? DictionaryShape(keys: keys) : nil)
         return entries
     }
 
