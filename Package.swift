@@ -16,6 +16,9 @@ let package = Package(
         // Only the `settings` tool and its web app use these; the libraries need the toolchain alone.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Only for the `settings` server's connection handler (both already in the graph through Hummingbird).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // The typed value, every format's reader and writer, Codable. Toolchain only.
@@ -41,6 +44,9 @@ let package = Package(
                 "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList", "PlatformIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         .testTarget(

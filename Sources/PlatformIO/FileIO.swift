@@ -34,13 +34,14 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
 /// Whole-file reads and writes over POSIX calls (no Foundation, so tools start fast).
 public enum FileIO {
     /// The bytes of the file at `path`; `-` reads standard input.
-    /// A directory is an error (`EISDIR`), as is a file that cannot be opened.
+    /// A directory is an error (`EISDIR`), as is a file that cannot be opened
+    /// or a read that fails (never taken for the end of the file).
     ///
     /// ```swift
     /// let bytes = try FileIO.read("Info.plist")
     /// ```
     public static func read(_ path: String) throws(FileError) -> [UInt8] {
-        if path == "-" { return readAll(fd: 0) }
+        if path == "-" { return try readAll(fd: 0, path: "<stdin>") }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError(path: path) }
         defer { close(fd) }
@@ -48,19 +49,24 @@ public enum FileIO {
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
             throw FileError(path: path, errno: EISDIR)
         }
-        let bytes = readAll(fd: fd)
-        if bytes.isEmpty, errno == EIO { throw FileError(path: path) }
-        return bytes
+        return try readAll(fd: fd, path: path)
     }
 
-    /// Everything readable from `fd` until end of file.
-    public static func readAll(fd: Int32) -> [UInt8] {
+    /// Everything readable from `fd` until end of file. A failed read throws
+    /// with `path` and the system's reason (`errno` taken at once).
+    public static func readAll(fd: Int32, path: String) throws(FileError) -> [UInt8] {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
+            var code: Int32 = 0
+            let n = chunk.withUnsafeMutableBytes { b -> Int in
+                let n = Glibc.read(fd, b.baseAddress, b.count)
+                if n < 0 { code = errno }
+                return n
+            }
+            if n < 0, code == EINTR { continue }
+            if n < 0 { throw FileError(path: path, errno: code) }
+            if n == 0 { break }
             out.append(contentsOf: chunk[0..<n])
         }
         return out
@@ -69,21 +75,52 @@ public enum FileIO {
     /// Writes `bytes` to `path` atomically and durably: a temporary file in
     /// the same directory, written and fsynced, renamed over the target, then
     /// the directory fsynced. A reader sees the old file or the new one,
-    /// whole, whatever happens. When `path` is a symbolic link the link's
-    /// target is replaced and the link kept. `-` writes to standard output.
+    /// whole, whatever happens. `-` writes to standard output.
+    ///
+    /// - A file that is replaced keeps its permission bits and, where the
+    ///   system allows, its owner and group; a new file gets `mode` exactly
+    ///   (not narrowed by the umask).
+    /// - Something that is not a regular file (a FIFO, a device, a folder) is
+    ///   never replaced.
+    /// - Symbolic links follow ``resolvingLinkForWriting(_:)``: a trusted link
+    ///   is written through (the link kept, its target replaced); a link
+    ///   planted by another user in a folder others can write, or a dangling
+    ///   link, is refused.
     ///
     /// ```swift
     /// try FileIO.write(bytes, to: "/home/ada/.config/com.example.app.plist", mode: 0o600)
     /// ```
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(FileError) {
         if path == "-" { StandardStream.output.write(bytes); return }
-        let target = resolvingSymbolicLinks(path)
+        let target = try resolvingLinkForWriting(path)
+        var newMode = mode & 0o777
+        var owner: (uid: uid_t, gid: gid_t)? = nil
+        var st = stat()
+        if lstat(target, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFREG else {
+                throw FileError(path: path, reason: "not a regular file; it is not replaced")
+            }
+            newMode = mode_t(st.st_mode) & 0o777
+            owner = (st.st_uid, st.st_gid)
+        } else {
+            let code = errno
+            if code != ENOENT { throw FileError(path: path, errno: code) }
+        }
         let directory = parentDirectory(of: target)
         let temporary = directory + "/." + lastComponent(of: target) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw FileError(path: path) }
-        var ok = writeAll(fd: fd, bytes) && fsync(fd) == 0
+        if let owner, owner.uid != geteuid() || owner.gid != getegid() {
+            // Root (or the owner, for a group it belongs to) can give the file
+            // back; anyone else becomes its owner, as any rewrite would make it.
+            if fchown(fd, owner.uid, owner.gid) != 0 { _ = fchown(fd, uid_t.max, owner.gid) }
+        }
+        var ok = fchmod(fd, newMode) == 0
         var code = errno
+        if ok {
+            ok = writeAll(fd: fd, bytes) && fsync(fd) == 0
+            code = errno
+        }
         if close(fd) != 0, ok { ok = false; code = errno }
         guard ok else { unlink(temporary); throw FileError(path: path, errno: code) }
         guard rename(temporary, target) == 0 else {
@@ -92,6 +129,51 @@ public enum FileIO {
             throw FileError(path: path, errno: code)
         }
         syncDirectory(directory)
+    }
+
+    /// The file a write to `path` replaces, after the link policy:
+    ///
+    /// - not a link (or no file yet): `path` itself;
+    /// - a chain of symbolic links, each owned by this user or root, or lying
+    ///   in a folder no other user can write: the file the chain ends at;
+    /// - a link owned by another user in a folder others can write (a sticky
+    ///   `/tmp`, a group-writable share): refused, whatever the kernel's
+    ///   `protected_symlinks` says, because the rename of a temporary file
+    ///   onto the target never consults it;
+    /// - a link whose chain ends at nothing (dangling): refused — it is not a
+    ///   licence to create a file somewhere else.
+    ///
+    /// ```swift
+    /// let target = try FileIO.resolvingLinkForWriting("/tmp/out.plist")
+    /// ```
+    public static func resolvingLinkForWriting(_ path: String) throws(FileError) -> String {
+        var current = path
+        for hop in 0..<40 {
+            var st = stat()
+            if lstat(current, &st) != 0 {
+                let code = errno
+                if code == ENOENT, hop > 0 {
+                    throw FileError(path: path, reason: "a symbolic link to \(current), which does not exist; no file is created there")
+                }
+                if code == ENOENT { return current }
+                throw FileError(path: current, errno: code)
+            }
+            guard (st.st_mode & S_IFMT) == S_IFLNK else { return current }
+            if st.st_uid != geteuid(), st.st_uid != 0 {
+                let folder = parentDirectory(of: current)
+                var dst = stat()
+                let othersCanWrite = stat(folder, &dst) != 0 || (dst.st_mode & 0o022) != 0 || (dst.st_mode & mode_t(S_ISVTX)) != 0
+                if othersCanWrite {
+                    throw FileError(path: path, reason: "a symbolic link owned by uid \(st.st_uid) in \(folder), which other users can write; it is not followed")
+                }
+            }
+            var buffer = [CChar](repeating: 0, count: 4097)
+            let n = readlink(current, &buffer, 4096)
+            guard n > 0 else { throw FileError(path: current) }
+            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = target.hasPrefix("/") ? target : parentDirectory(of: current) + "/" + target
+        }
+        throw FileError(path: path, errno: ELOOP)
     }
 
     /// Flushes a directory's entries (a rename in it) to disk.

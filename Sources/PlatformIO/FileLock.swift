@@ -52,10 +52,30 @@ public struct FileSignature: Sendable, Hashable {
     /// True for a regular file.
     public let isRegularFile: Bool
 
-    /// The signature of the file at `path` (following links), or nil with `errno` set.
+    /// The signature of the file at `path` (following links), or nil when
+    /// there is none or it cannot be examined (see ``lookup(_:)`` for why).
     public init?(path: String) {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
+        self.init(st)
+    }
+
+    /// The signature of the file at `path` (following links): nil when no
+    /// file is there (`ENOENT`, `ENOTDIR`), an error with the path and the
+    /// system's reason when it cannot be examined.
+    ///
+    /// ```swift
+    /// switch FileSignature.lookup(path) { case .success(let s?): … case .success(nil): … case .failure(let e): … }
+    /// ```
+    public static func lookup(_ path: String) -> Result<FileSignature?, FileError> {
+        var st = stat()
+        if stat(path, &st) == 0 { return .success(FileSignature(st)) }
+        let code = errno
+        if code == ENOENT || code == ENOTDIR { return .success(nil) }
+        return .failure(FileError(path: path, errno: code))
+    }
+
+    private init(_ st: stat) {
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
         size = Int64(st.st_size)

@@ -28,15 +28,20 @@ public final class SettingsApp: Sendable {
     public let catalog: SettingsCatalog
     /// Bundles served without installing, by domain (`settings serve --bundle`).
     public let extraBundles: [String: String]
+    /// Who may use the app and how requests prove it (checked first, for every request).
+    public let policy: AccessPolicy
     let store: DomainStore
     let defaultsByDomain = Mutex<[String: Defaults]>([:])
 
     /// Creates the app over `catalog` and `extraBundles` (domain → bundle path),
-    /// writing through `store`.
-    public init(catalog: SettingsCatalog, extraBundles: [String: String] = [:], store: DomainStore = .shared) {
+    /// writing through `store`, answering what `policy` admits (loopback
+    /// names only, by default).
+    public init(catalog: SettingsCatalog, extraBundles: [String: String] = [:], store: DomainStore = .shared,
+                policy: AccessPolicy = .loopback()) {
         self.catalog = catalog
         self.extraBundles = extraBundles
         self.store = store
+        self.policy = policy
     }
 
     /// The domains the app lists.
@@ -61,6 +66,7 @@ public final class SettingsApp: Sendable {
 
     /// Answers one request.
     public func respond(to request: SettingsRequest) -> SettingsResponse {
+        if let refusal = policy.refusal(for: request) { return refusal }
         let languages = LanguageMatching.languages(acceptLanguage: request.acceptLanguage)
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch (request.method, parts.count) {
@@ -76,6 +82,10 @@ public final class SettingsApp: Sendable {
                 return .html(500, MessagePage(title: "Unreadable bundle", message: error.description).render())
             }
             if parts.count == 3 { return image(bundle, name: request.query["name"] ?? "") }
+            do { _ = try valuesDomain(of: bundle, domain: domain) } catch {
+                return .html(422, MessagePage(title: "Unusable bundle",
+                    message: "ApplicationGroupContainerIdentifier: \(error.reason). Nothing is read or written.").render())
+            }
             let file = request.query["pane"] ?? bundle.rootFile
             guard let pane = bundle.panes[file] else { return notFound("“\(domain)” has no pane “\(file)”.") }
             return request.method == .get
@@ -86,8 +96,15 @@ public final class SettingsApp: Sendable {
         }
     }
 
+    /// The domain a bundle's values live in: its application group's, or the application's.
+    func valuesDomain(of bundle: SettingsBundle, domain: String) throws(StorageError) -> String {
+        let name = bundle.applicationGroupContainerIdentifier ?? domain
+        try PreferencesLayout.validateDomainName(name)
+        return name
+    }
+
     func controller(for bundle: SettingsBundle, domain: String) -> DefaultsController {
-        let valuesDomain = bundle.applicationGroupContainerIdentifier ?? domain
+        let valuesDomain = (try? valuesDomain(of: bundle, domain: domain)) ?? domain
         let defaults = defaults(for: valuesDomain)
         // Pick up what an administrator forced since the last request (other
         // processes' writes arrive by themselves; managed files are re-read here).
@@ -98,7 +115,7 @@ public final class SettingsApp: Sendable {
     }
 
     func showPane(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], status: String?) -> SettingsResponse {
-        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller(for: bundle, domain: domain), languages: languages)
+        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller(for: bundle, domain: domain), languages: languages, formToken: policy.formToken)
         switch status {
         case "saved": page.banner = (false, "Your changes were applied.", [])
         case "unchanged": page.banner = (false, "Nothing to apply: no value changed.", [])
@@ -127,7 +144,7 @@ public final class SettingsApp: Sendable {
             guard submission.refusals.isEmpty else {
                 // Show the acceptable edits again, unsaved, so that only the refused field needs fixing.
                 for edit in submission.edits { controller.values[edit.key] = edit.value }
-                var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages)
+                var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages, formToken: policy.formToken)
                 page.banner = (true, "Nothing was changed (your other edits are kept below, not applied):", submission.refusals)
                 return .html(422, page.render())
             }
@@ -141,7 +158,7 @@ public final class SettingsApp: Sendable {
     }
 
     func writeFailed(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], _ controller: DefaultsController) -> SettingsResponse {
-        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages)
+        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages, formToken: policy.formToken)
         var reason = "the preferences file could not be written"
         do { try controller.defaults.synchronizeOrThrow() } catch { reason = error.description }
         page.banner = (true, "The changes could not be saved:", [reason])
@@ -153,8 +170,10 @@ public final class SettingsApp: Sendable {
     func image(_ bundle: SettingsBundle, name: String) -> SettingsResponse {
         let types = ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "svg": "image/svg+xml"]
         let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        guard let type = types[ext], !name.hasPrefix("/"), !name.split(separator: "/").contains(".."),
-              let bytes = try? FileIO.read(bundle.path + "/" + name)
+        // A regular file inside the bundle after every link is resolved; a
+        // name with NUL or control characters is refused before any lookup.
+        guard FileIO.isPlainRelativePath(name), let type = types[ext],
+              let bytes = try? FileIO.readContainedFile(name, inside: bundle.path)
         else { return notFound("No image “\(name)” in the bundle.") }
         return SettingsResponse(status: 200, contentType: type, body: bytes, location: nil)
     }

@@ -146,46 +146,69 @@ struct Tool {
     func write(_ d: DomainArgument, key: String, value: WriteValue) {
         let target = domain(d)
         let path = keyPath(key)
-        let current = PropertyList.dictionary(target.entries)[keyPath: path]
-        let new: PropertyList
-        switch value {
-        case .set(let v): new = v
-        case .arrayAdd(let items), .arrayAddUnique(let items), .arrayRemove(let items):
-            var array: [PropertyList] = []
-            if let current {
-                guard case .array(let a) = current else {
-                    Messages.fail("\nValue for key \(key) is not an array; cannot append.  Leaving defaults unchanged.")
-                }
-                array = a
-            }
+        // Read, modify and write under the domain's lock: concurrent
+        // `-array-add`s and `-dict-add`s from other processes are all kept.
+        edit(d, target) { entries in
+            let current = PropertyList.dictionary(entries)[keyPath: path]
+            let new: PropertyList
             switch value {
-            case .arrayAddUnique: for item in items where !array.contains(item) { array.append(item) }
-            case .arrayRemove: array.removeAll { items.contains($0) }
-            default: array += items
-            }
-            new = .array(array)
-        case .dictAdd(let entries):
-            var dict: [String: PropertyList] = [:]
-            if let current {
-                guard case .dictionary(let existing) = current else {
-                    Messages.fail("\nValue for key \(key) is not a dictionary; cannot append.  Leaving defaults unchanged.")
+            case .set(let v): new = v
+            case .arrayAdd(let items), .arrayAddUnique(let items), .arrayRemove(let items):
+                var array: [PropertyList] = []
+                if let current {
+                    guard case .array(let a) = current else {
+                        throw ToolFailure("\nValue for key \(key) is not an array; cannot append.  Leaving defaults unchanged.")
+                    }
+                    array = a
                 }
-                dict = existing
+                switch value {
+                case .arrayAddUnique: for item in items where !array.contains(item) { array.append(item) }
+                case .arrayRemove: array.removeAll { items.contains($0) }
+                default: array += items
+                }
+                new = .array(array)
+            case .dictAdd(let additions):
+                var dict: [String: PropertyList] = [:]
+                if let current {
+                    guard case .dictionary(let existing) = current else {
+                        throw ToolFailure("\nValue for key \(key) is not a dictionary; cannot append.  Leaving defaults unchanged.")
+                    }
+                    dict = existing
+                }
+                dict.merge(additions) { _, new in new }
+                new = .dictionary(dict)
             }
-            dict.merge(entries) { _, new in new }
-            new = .dictionary(dict)
+            if path.components.count == 1 {
+                entries[path.components[0]] = new
+            } else {
+                let root = path.components[0]
+                var rootValue = entries[root] ?? .dictionary([:])
+                do {
+                    try Self.set(new, at: PropertyList.KeyPath(components: Array(path.components.dropFirst())), in: &rootValue)
+                } catch let error as PropertyList.KeyPathError {
+                    throw ToolFailure("\nCannot write key path \(key): \(error.reason); leaving defaults unchanged.")
+                }
+                entries[root] = rootValue
+            }
         }
-        if path.components.count == 1 {
-            target.set(new, forKey: path.components[0])
-        } else {
-            let root = path.components[0]
-            var rootValue = target.value(forKey: root) ?? .dictionary([:])
-            do {
-                try Self.set(new, at: PropertyList.KeyPath(components: Array(path.components.dropFirst())), in: &rootValue)
-            } catch {
-                Messages.fail("\nCannot write key path \(key): \(error.reason); leaving defaults unchanged.")
-            }
-            target.set(rootValue, forKey: root)
+    }
+
+    /// A refusal from inside an edit: nothing is written, the message is printed.
+    struct ToolFailure: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// Runs a read-modify-write edit of the domain atomically (under its
+    /// lock, see `PersistentDomain.update`), then reloads what others wrote.
+    func edit(_ d: DomainArgument, _ target: PersistentDomain, _ body: (inout [String: PropertyList]) throws -> Void) {
+        do {
+            try target.update(body)
+        } catch let failure as ToolFailure {
+            Messages.fail(failure.message)
+        } catch {
+            Messages.log("\(error)")
+            Messages.fail("Could not write domain \(d.displayName); exiting")
         }
         synchronize(d, target)
     }
@@ -204,11 +227,13 @@ struct Tool {
 
     func rename(_ d: DomainArgument, from old: String, to new: String) {
         let target = domain(d)
-        guard let value = target.value(forKey: old) else {
-            Messages.fail("\nKey \(old) does not exist in domain \(d.displayName); leaving defaults unchanged")
+        edit(d, target) { entries in
+            guard let value = entries[old] else {
+                throw ToolFailure("\nKey \(old) does not exist in domain \(d.displayName); leaving defaults unchanged")
+            }
+            entries[old] = nil
+            entries[new] = value
         }
-        target.set([old: nil, new: value])
-        synchronize(d, target)
     }
 
     // MARK: delete
@@ -225,19 +250,20 @@ struct Tool {
     func delete(_ d: DomainArgument, key: String) {
         let target = domain(d)
         let path = keyPath(key)
-        guard PropertyList.dictionary(target.entries)[keyPath: path] != nil else {
-            Messages.fail("\nDomain (\(d.displayName)) not found.\nDefaults have not been changed.")
-        }
-        if path.components.count == 1 {
-            target.set(nil, forKey: path.components[0])
-        } else {
-            var root = target.value(forKey: path.components[0])!
-            do { try root.remove(at: PropertyList.KeyPath(components: Array(path.components.dropFirst()))) } catch {
-                Messages.fail("\nDomain (\(d.displayName)) not found.\nDefaults have not been changed.")
+        edit(d, target) { entries in
+            guard PropertyList.dictionary(entries)[keyPath: path] != nil else {
+                throw ToolFailure("\nDomain (\(d.displayName)) not found.\nDefaults have not been changed.")
             }
-            target.set(root, forKey: path.components[0])
+            if path.components.count == 1 {
+                entries[path.components[0]] = nil
+            } else {
+                var root = entries[path.components[0]]!
+                do { try root.remove(at: PropertyList.KeyPath(components: Array(path.components.dropFirst()))) } catch {
+                    throw ToolFailure("\nDomain (\(d.displayName)) not found.\nDefaults have not been changed.")
+                }
+                entries[path.components[0]] = root
+            }
         }
-        synchronize(d, target)
     }
 
     // MARK: import / export
@@ -253,8 +279,7 @@ struct Tool {
             Messages.fail("\nProperty list \(value.description) was not a dictionary\nDefaults have not been changed.")
         }
         let target = domain(d)
-        target.set(entries.mapValues { Optional($0) })
-        synchronize(d, target)
+        edit(d, target) { current in current.merge(entries) { _, imported in imported } }
     }
 
     func exportDomain(_ d: DomainArgument, to path: String) {

@@ -1,5 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Hummingbird
+import HummingbirdCore
+import NIOCore
 import PlatformIO
 import SettingsBundle
 import SettingsWeb
@@ -12,6 +17,16 @@ struct Serve: AsyncParsableCommand {
             Lists the installed applications; each pane is rendered as iOS renders it and edits \
             are written through OpenDefaults (Apply, Revert, Reset to Defaults). Works without \
             JavaScript. Example: settings serve --bundle Examples/AppSettings/Settings.bundle --domain com.example.AppSettings
+
+            Security: only requests whose Host is 127.0.0.1, localhost, [::1], the listening \
+            address or an --allow-host name are answered (against DNS rebinding); every change \
+            must come from the app's own form (a per-server token, and Origin / Sec-Fetch-Site \
+            checked), so other web pages cannot change settings. Listening beyond loopback \
+            (e.g. --host 0.0.0.0) requires an access token: one is generated and printed once \
+            as an address to open (it is then kept in a cookie), or read from --token-file; \
+            --no-auth turns this off explicitly. Traffic is plain HTTP: beyond loopback, use it \
+            only on a network you trust or behind a TLS proxy. Connections idle for \
+            --idle-timeout seconds are closed, and at most --max-connections are kept open.
             """
     )
 
@@ -27,9 +42,32 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The application domain of --bundle.")
     var domain: String?
 
+    @Option(name: .customLong("allow-host"), help: "Also answer requests for this Host name (repeatable).")
+    var allowHosts: [String] = []
+
+    @Option(name: .customLong("token-file"), help: "Read the access token from this file instead of generating one (beyond loopback).")
+    var tokenFile: String?
+
+    @Flag(name: .customLong("no-auth"), help: "Listen beyond loopback without an access token (anyone who can reach the port can change settings).")
+    var noAuth = false
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay idle or sending its request before it is closed.")
+    var idleTimeout: Int = 10
+
+    @Option(name: .customLong("max-connections"), help: "The most connections kept open at once (the longest idle is closed to make room).")
+    var maxConnections: Int = 256
+
     func validate() throws {
         if (bundle == nil) != (domain == nil) { throw ValidationError("--bundle and --domain go together") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1 second") }
+        guard maxConnections >= 2 else { throw ValidationError("--max-connections must be at least 2") }
+        if noAuth, tokenFile != nil { throw ValidationError("--no-auth and --token-file contradict each other") }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased()
+        return h == "localhost" || h == "::1" || h == "[::1]" || h.hasPrefix("127.")
     }
 
     func run() async throws {
@@ -41,20 +79,75 @@ struct Serve: AsyncParsableCommand {
             }
             extra[domain] = bundle
         }
-        let settingsApp = SettingsApp(catalog: SettingsCatalog(), extraBundles: extra)
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await HTTPAdapter.respond(to: request, with: settingsApp)
+        let loopback = Self.isLoopback(hostname)
+        var accessToken: String? = nil
+        if !loopback, !noAuth {
+            if let tokenFile {
+                do {
+                    let text = String(decoding: try FileIO.read(tokenFile), as: UTF8.self)
+                    let token = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+                    guard token.count >= 16, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                        StandardStream.error.write("settings: \(tokenFile): expected a token of at least 16 letters, digits, '-' or '_' on its first line\n")
+                        throw ExitCode(1)
+                    }
+                    accessToken = token
+                } catch let error as FileError {
+                    StandardStream.error.write("settings: cannot read the token file: \(error)\n")
+                    throw ExitCode(1)
+                }
+            } else {
+                accessToken = AccessPolicy.randomToken()
+            }
         }
+        var hosts = AccessPolicy.loopbackHosts + allowHosts
+        let listening = hostname.contains(":") && !hostname.hasPrefix("[") ? "[\(hostname)]" : hostname
+        if hostname != "0.0.0.0", hostname != "::" { hosts.append(listening) }
+        let policy = AccessPolicy(allowedHosts: hosts, accessToken: accessToken)
+        let token = accessToken
+        raiseOpenFileLimit(toAtLeast: maxConnections + 64)
+
+        let settingsApp = SettingsApp(catalog: SettingsCatalog(), extraBundles: extra, policy: policy)
+        let bodyTimeout = Duration.seconds(idleTimeout)
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            try await HTTPAdapter.respond(to: request, with: settingsApp, bodyTimeout: bodyTimeout)
+        }
+        let governor = ConnectionGovernor(limit: maxConnections)
         let host = hostname
         let app = Application(
             responder: responder,
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [governor.handler()],
+                idleTimeout: .seconds(Int64(idleTimeout)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "settings"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
-                StandardStream.output.write("Settings app at http://\(host):\(bound)/\n")
+                let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : listening
+                if let token {
+                    StandardStream.output.write("Settings app at http://\(shown):\(bound)/?token=\(token)\n")
+                    StandardStream.error.write("settings: listening on \(host):\(bound), beyond loopback: open the address above (it carries the access token, shown only now); other machines use their name for this one with --allow-host\n")
+                } else {
+                    StandardStream.output.write("Settings app at http://\(shown):\(bound)/\n")
+                    if !loopback {
+                        StandardStream.error.write("settings: warning: listening on \(host):\(bound) without authentication (--no-auth): anyone who can reach this port can change settings\n")
+                    }
+                }
             }
         )
         try await app.runService()
+    }
+
+    /// Raises the soft limit of open files so that the connection cap, not
+    /// the file limit, is what a flood of connections meets.
+    func raiseOpenFileLimit(toAtLeast wanted: Int) {
+        #if canImport(Glibc)
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let target = min(rlim_t(wanted), limit.rlim_max)
+        if limit.rlim_cur < target {
+            limit.rlim_cur = target
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        #endif
     }
 }
 
@@ -63,7 +156,9 @@ enum HTTPAdapter {
     /// The largest form accepted (a pane's fields are a few kilobytes).
     static let maximumBody = 1 << 20
 
-    static func respond(to request: Request, with app: SettingsApp) async throws -> Response {
+    struct BodyTimeout: Error {}
+
+    static func respond(to request: Request, with app: SettingsApp, bodyTimeout: Duration) async throws -> Response {
         var request = request
         let method: SettingsRequest.Method
         switch request.method {
@@ -74,18 +169,43 @@ enum HTTPAdapter {
         var form = FormData(fields: [])
         if method == .post {
             let body: ByteBuffer
-            do { body = try await request.collectBody(upTo: maximumBody) } catch {
+            do {
+                body = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+                    group.addTask { [request] in
+                        var request = request
+                        return try await request.collectBody(upTo: maximumBody)
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: bodyTimeout)
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    guard let first = try await group.next(), let body = first else { throw BodyTimeout() }
+                    return body
+                }
+            } catch is BodyTimeout {
+                return Response(status: .requestTimeout, headers: [.connection: "close"],
+                                body: .init(byteBuffer: ByteBuffer(string: "The form was not sent in time.\n")))
+            } catch {
                 return Response(status: .contentTooLarge, body: .init(byteBuffer: ByteBuffer(string: "The form is larger than 1 MiB.\n")))
             }
             form = FormData(urlEncoded: String(buffer: body))
         }
         let answer = app.respond(to: SettingsRequest(
             method: method, path: request.uri.path, query: FormData(urlEncoded: request.uri.query ?? ""),
-            form: form, acceptLanguage: request.headers[.acceptLanguage] ?? ""))
+            form: form, acceptLanguage: request.headers[.acceptLanguage] ?? "",
+            host: request.head.authority,
+            origin: request.headers[.origin],
+            fetchSite: request.headers[.init("Sec-Fetch-Site")!],
+            cookies: request.headers[.cookie]))
         var headers: HTTPFields = [.contentType: answer.contentType, .cacheControl: "no-store",
                                    .init("X-Content-Type-Options")!: "nosniff",
-                                   .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'"]
+                                   .init("X-Frame-Options")!: "DENY",
+                                   .init("Referrer-Policy")!: "no-referrer",
+                                   .init("Cross-Origin-Resource-Policy")!: "same-origin",
+                                   .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"]
         if let location = answer.location { headers[.location] = location }
+        if let cookie = answer.setCookie { headers[.setCookie] = cookie }
         return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 }

@@ -34,7 +34,7 @@ func startInBackground(_ tool: String, _ args: [String], environment: [String: S
     return p
 }
 
-final class ToolSandbox {
+final class ToolSandbox: @unchecked Sendable {
     let root: URL
     let config: URL
     static let products: URL = {

@@ -235,7 +235,7 @@ struct ManagedTests {
         let errors = ErrorRecorder()
         store.setErrorHandler { errors.add($0) }
         #expect(store.managedDomain("com.example.app").entries.isEmpty)
-        #expect(errors.all.contains { $0.description.contains("must be owned by root") })
+        #expect(errors.all.contains { $0.description.contains("is writable by group or others") })
     }
 }
 

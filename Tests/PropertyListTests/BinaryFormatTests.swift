@@ -82,15 +82,39 @@ struct BinaryFormatTests {
         #expect(try PropertyList(decoding: Self.file(objects: [[0xA2, 0x01, 0x01], [0x51, 0x78]])) == ["x", "x"])
     }
 
-    @Test("a DAG that doubles at each level decodes in linear time")
+    @Test("a DAG that doubles at each level is refused fast, by its expanded size (a billion laughs)")
     func exponentialDAG() throws {
-        // object k is an array [k+1, k+1]; 60 levels would be 2^60 nodes without sharing
+        // object k is an array [k+1, k+1]; 60 levels would be 2^60 nodes once expanded
         var objects: [[UInt8]] = []
         for k in 0..<60 { objects.append([0xA2, UInt8(k + 1), UInt8(k + 1)]) }
         objects.append([0x08])
         let clock = ContinuousClock()
-        let elapsed = try clock.measure { _ = try PropertyList(decoding: Self.file(objects: objects)) }
-        #expect(elapsed < .seconds(5))
+        var error: PropertyListError?
+        let elapsed = clock.measure {
+            do { _ = try PropertyList(decoding: Self.file(objects: objects)) } catch let e { error = e as? PropertyListError }
+        }
+        #expect(elapsed < .seconds(1))
+        #expect(error?.reason.contains("expands to more than 1048576 objects") == true, "\(String(describing: error))")
+        // The single-key lookup of `defaults read D K` is bounded the same way.
+        var top: [[UInt8]] = [[0xD1, 0x01, 0x02], [0x51, 0x61]]
+        for k in 0..<60 { top.append([0xA2, UInt8(k + 3), UInt8(k + 3)]) }
+        top.append([0x08])
+        #expect(throws: PropertyListError.self) { _ = try PropertyList.value(forKey: "a", decoding: Self.file(objects: top)) }
+        // Sharing within the limit is fine: 16 levels expand to 131,071 objects.
+        var small: [[UInt8]] = []
+        for k in 0..<16 { small.append([0xA2, UInt8(k + 1), UInt8(k + 1)]) }
+        small.append([0x08])
+        #expect(try PropertyList(decoding: Self.file(objects: small)).arrayValue?.count == 2)
+    }
+
+    @Test("one big string shared many times is refused by its expanded bytes")
+    func sharedBytes() throws {
+        // object 0: an array of 255 references to object 1, a 1 MiB string: 255 MiB expanded.
+        var objects: [[UInt8]] = [[0xAF, 0x10, 0xFF] + [UInt8](repeating: 1, count: 255)]
+        let n = 1 << 20
+        objects.append([0x5F, 0x12, UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] + [UInt8](repeating: 0x61, count: n))
+        let file = Self.file(objects: objects, offsetSize: 4)
+        #expect(throws: PropertyListError.self) { _ = try PropertyList(decoding: file) }
     }
 
     @Test("nesting deeper than 512 levels is an error")

@@ -146,13 +146,14 @@ struct CorpusWebTests {
         for file in bundle.paneOrder {
             for language in ["", "de", "fr-FR,fr;q=0.8", "zh-Hans"] {
                 let r = app.respond(to: SettingsRequest(method: .get, path: "/apps/" + domain,
-                    query: FormData(fields: [("pane", file)]), acceptLanguage: language))
+                    query: FormData(fields: [("pane", file)]), acceptLanguage: language, host: "127.0.0.1"))
                 #expect(r.status == 200, "\(file) \(language)")
                 #expect(!r.text.contains("<script"), "\(file)")
             }
             // Apply with no field changed writes nothing.
             let r = app.respond(to: SettingsRequest(method: .post, path: "/apps/" + domain,
-                query: FormData(fields: [("pane", file)]), form: FormData(fields: [("action", "apply")])))
+                query: FormData(fields: [("pane", file)]), form: FormData(fields: [("token", app.policy.formToken), ("action", "apply")]),
+                host: "127.0.0.1"))
             #expect(r.status == 303, "\(file)")
         }
         #expect(!FileManager.default.fileExists(atPath: layout.path(for: domain, scope: .currentUser)))

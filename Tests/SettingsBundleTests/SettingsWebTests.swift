@@ -25,10 +25,13 @@ struct SettingsWebTests {
     }
 
     func get(_ path: String, query: String = "", language: String = "") -> SettingsResponse {
-        app.respond(to: SettingsRequest(method: .get, path: path, query: FormData(urlEncoded: query), acceptLanguage: language))
+        app.respond(to: SettingsRequest(method: .get, path: path, query: FormData(urlEncoded: query), acceptLanguage: language, host: "127.0.0.1:8080"))
     }
+    /// A post as the app's own page sends it: its form token, same origin.
     func post(_ path: String, query: String = "", form: String) -> SettingsResponse {
-        app.respond(to: SettingsRequest(method: .post, path: path, query: FormData(urlEncoded: query), form: FormData(urlEncoded: form)))
+        app.respond(to: SettingsRequest(method: .post, path: path, query: FormData(urlEncoded: query),
+            form: FormData(urlEncoded: "token=\(app.policy.formToken)&" + form), host: "127.0.0.1:8080",
+            origin: "http://127.0.0.1:8080", fetchSite: "same-origin"))
     }
     /// The domain as another process sees it: read from disk.
     func onDisk(_ key: String) -> PropertyList? {
@@ -124,11 +127,11 @@ struct SettingsWebTests {
         ]))
         let store = DomainStore(layout: layout)
         let evil = SettingsApp(catalog: SettingsCatalog(directory: dir.path + "/none"), extraBundles: ["org.evil": dir.path + "/evil"], store: store)
-        let page = evil.respond(to: SettingsRequest(method: .get, path: "/apps/org.evil")).text
+        let page = evil.respond(to: SettingsRequest(method: .get, path: "/apps/org.evil", host: "localhost")).text
         #expect(!page.contains("<script>"))
         #expect(!page.contains("alert('x')"))
         #expect(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&amp;"))
-        let list = evil.respond(to: SettingsRequest(method: .get, path: "/")).text
+        let list = evil.respond(to: SettingsRequest(method: .get, path: "/", host: "localhost")).text
         #expect(!list.contains("<script>"))
     }
 

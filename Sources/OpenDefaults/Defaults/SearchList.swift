@@ -27,6 +27,8 @@ final class SearchList: DomainDependent {
         var sources: [Source] = []
         /// The persistent domains among the sources (this search list is attached to each).
         var persistentDomains: [PersistentDomain] = []
+        /// The managed domains among the sources (this search list is attached to each).
+        var managedDomains: [ManagedDomain] = []
         /// The effective value of every key: the union of the search list.
         var resolved = ResolvedView()
         var registrationVersion: UInt64 = .max
@@ -88,10 +90,13 @@ final class SearchList: DomainDependent {
     func rebuild() {
         let suites = state.withLock { $0.suites }
         var sources: [Source] = []
+        var managedDomains: [ManagedDomain] = []
         for name in [domainName] + suites + [PreferencesLayout.globalDomainName] {
-            // Managed domains change only when reloaded (synchronize rebuilds): skip empty ones.
+            // Every managed domain is a source, empty or not: an administrator
+            // may force a value later, and its reload reaches this list.
             let managed = store.managedDomain(name)
-            if !managed.entries.isEmpty { sources.append(.forced(Unretained(managed))) }
+            sources.append(.forced(Unretained(managed)))
+            managedDomains.append(managed)
         }
         if !arguments.isEmpty { sources.append(.arguments) }
         var persistent: [PersistentDomain] = []
@@ -105,22 +110,29 @@ final class SearchList: DomainDependent {
         // Attached before resolving: a change from now on reaches this list
         // either through the entries read below or as a delivery after them.
         for d in persistent { d.attach(self) }
+        for m in managedDomains { m.attach(self) }
         let registration = RegistrationDomain.values.withLock { $0 }
         let version = RegistrationDomain.version.load(ordering: .acquiring)
-        let stale: [PersistentDomain] = state.withLock { s in
+        let (stale, staleManaged): ([PersistentDomain], [ManagedDomain]) = state.withLock { s in
             let old = s.persistentDomains
+            let oldManaged = s.managedDomains
             s.sources = sources
             s.persistentDomains = persistent
+            s.managedDomains = managedDomains
             s.resolved = ResolvedView(resolveAll(s, registration: registration))
             s.registrationVersion = version
-            return old.filter { o in !persistent.contains { $0 === o } }
+            return (old.filter { o in !persistent.contains { $0 === o } },
+                    oldManaged.filter { o in !managedDomains.contains { $0 === o } })
         }
         for d in stale { d.detach(self) }
+        for m in staleManaged { m.detach(self) }
     }
 
     /// Stops hearing of the domains' changes (the defaults object is gone).
     func detachFromDomains() {
-        for d in state.withLock({ $0.persistentDomains }) { d.detach(self) }
+        let (persistent, managed) = state.withLock { ($0.persistentDomains, $0.managedDomains) }
+        for d in persistent { d.detach(self) }
+        for m in managed { m.detach(self) }
     }
 
     // MARK: Resolving
@@ -151,7 +163,8 @@ final class SearchList: DomainDependent {
                  value: PropertyList? = nil, version: UInt64 = 0) -> PropertyList? {
         for source in s.sources {
             switch source {
-            case .forced(let m): if let v = m.withObject({ $0.value(forKey: key) }) { return v }
+            case .forced(let m):
+                if let v = m.withObject({ $0.entryCount.load(ordering: .acquiring) == 0 ? nil : $0.value(forKey: key) }) { return v }
             case .arguments: if let v = arguments[key] { return v }
             case .persistent(let d):
                 // `nil` means "not here, go on"; `.some(nil)` means "removed here, go on" too.

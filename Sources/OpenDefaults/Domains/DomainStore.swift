@@ -71,16 +71,30 @@ public final class DomainStore: Sendable {
     public func domain(_ name: String, scope: PreferenceScope = .currentUser) -> PersistentDomain {
         let key = Key(name: name, scope: scope)
         if let existing = domains.withLock({ $0[key] }) { return existing }
-        let created = PersistentDomain(name: name, scope: scope, path: layout.path(for: name, scope: scope), store: self)
+        let created = PersistentDomain(name: name, scope: scope, file: file(for: name, scope: scope), store: self)
         let domain = domains.withLock { d -> PersistentDomain in
             if let existing = d[key] { return existing }
             d[key] = created
             return created
         }
-        if domain === created {
+        if domain === created, domain.file.refusal == nil {
             watcher.watch(domain)
         }
         return domain
+    }
+
+    /// The file of `name` in `scope`. A name that cannot be a file name
+    /// (``PreferencesLayout/validateDomainName(_:)``) gets none: the domain
+    /// lives in memory, is reported once, and its writes fail with the reason.
+    func file(for name: String, scope: PreferenceScope) -> DomainFile {
+        let mode: mode_t = scope.user == .current ? 0o600 : 0o644
+        do throws(StorageError) {
+            try PreferencesLayout.validateDomainName(name)
+        } catch {
+            report(error)
+            return DomainFile(domain: name, path: "", mode: mode, refusal: error)
+        }
+        return DomainFile(domain: name, path: layout.path(for: name, scope: scope), mode: mode)
     }
 
     /// Reads one key of a domain without loading the domain, for a process
@@ -99,6 +113,7 @@ public final class DomainStore: Sendable {
     public func value(forKey key: String, inDomain name: String, scope: PreferenceScope = .currentUser) -> PropertyList? {
         let registryKey = Key(name: name, scope: scope)
         if let loaded = domains.withLock({ $0[registryKey] }) { return loaded.value(forKey: key) }
+        guard PreferencesLayout.isValidDomainName(name) else { return domain(name, scope: scope).value(forKey: key) }
         return value(forKey: key, atPath: layout.path(for: name, scope: scope)) {
             self.domain(name, scope: scope).value(forKey: key)
         }
@@ -114,10 +129,11 @@ public final class DomainStore: Sendable {
     private func value(forKey key: String, atPath path: String, loading: () -> PropertyList?) -> PropertyList? {
         // Only a regular file is read here (a FIFO would block); anything
         // else goes through the full load, which reports it.
-        guard let signature = FileSignature(path: path) else { return errno == ENOENT ? nil : loading() }
+        guard case .success(let found) = FileSignature.lookup(path) else { return loading() }
+        guard let signature = found else { return nil }
         guard signature.isRegularFile else { return loading() }
         let bytes: [UInt8]
-        do { bytes = try FileIO.read(path) } catch {
+        do { bytes = try FileIO.readRegularFile(path) } catch {
             return error.code == ENOENT ? nil : loading()
         }
         if bytes.isEmpty { return loading() }
@@ -129,7 +145,7 @@ public final class DomainStore: Sendable {
     public func domain(atPath path: String) -> PersistentDomain {
         let key = Key(name: "file:" + path, scope: .currentUser)
         if let existing = domains.withLock({ $0[key] }) { return existing }
-        let created = PersistentDomain(name: path, scope: .currentUser, path: path, store: self)
+        let created = PersistentDomain(name: path, scope: .currentUser, file: DomainFile(domain: path, path: path), store: self)
         let domain = domains.withLock { d -> PersistentDomain in
             if let existing = d[key] { return existing }
             d[key] = created
@@ -143,11 +159,13 @@ public final class DomainStore: Sendable {
     public func managedDomain(_ name: String) -> ManagedDomain {
         if let existing = managed.withLock({ $0[name] }) { return existing }
         let created = ManagedDomain(name: name, paths: layout.managedPaths(for: name), store: self)
-        return managed.withLock { m in
+        let domain = managed.withLock { m -> ManagedDomain in
             if let existing = m[name] { return existing }
             m[name] = created
             return created
         }
+        if domain === created { watcher.watch(domain) }
+        return domain
     }
 
     /// The domains loaded so far.

@@ -101,11 +101,11 @@ public final class PersistentDomain: Sendable {
     /// ThreadSanitizer misreads exclusive access to a zero-sized value).
     private let flushing = Lock<UInt64>(0)
 
-    init(name: String, scope: PreferenceScope, path: String, store: DomainStore) {
+    init(name: String, scope: PreferenceScope, file: DomainFile, store: DomainStore) {
         self.name = name
         self.scope = scope
-        self.path = path
-        self.file = DomainFile(domain: name, path: path)
+        self.path = file.path
+        self.file = file
         self.store = store
         self.state = Lock(State())
         _ = reload(origin: .otherProcess, notify: false)
@@ -249,22 +249,59 @@ public final class PersistentDomain: Sendable {
     /// Writes this process's pending changes on top of the file's current
     /// contents, under the domain's lock. Other processes' keys are kept.
     func flush() throws(StorageError) {
-        let change = try flushing.withLock { (count) throws(StorageError) in
+        let (change, _) = try flushing.withLock { (count) throws(StorageError) in
             count += 1
-            return try flushLocked()
+            return try flushLocked(transform: nil)
         }
         if let change { notify(change) }
     }
 
-    /// Returns what the file held that this process had not seen (delivered after the lock).
-    private func flushLocked() throws(StorageError) -> DomainChange? {
+    /// Reads, changes and writes the domain as one step with respect to every
+    /// other process and thread: under the domain's file lock, `body` gets
+    /// the entries as they are on disk now (with this process's unwritten
+    /// changes on top) and what it leaves is written durably before the lock
+    /// is released. Use it for read-modify-write edits — appending to an
+    /// array, adding to a dictionary, renaming a key — that must not lose a
+    /// concurrent writer's edit. When `body` throws nothing is written and
+    /// the error is rethrown; a ``StorageError`` is thrown when the file
+    /// cannot be read or written.
+    ///
+    /// ```swift
+    /// try domain.update { entries in
+    ///     var log = entries["Log"]?.arrayValue ?? []
+    ///     log.append("launched")
+    ///     entries["Log"] = .array(log)
+    /// }
+    /// ```
+    public func update<Result>(_ body: (inout [String: PropertyList]) throws -> Result) throws -> Result {
+        var result: Result? = nil
+        var thrown: (any Error)? = nil
+        let (change, own) = try withoutActuallyEscaping(body) { body throws(StorageError) in
+            try flushing.withLock { (count) throws(StorageError) in
+                count += 1
+                return try flushLocked { entries in
+                    do { result = try body(&entries); return true } catch { thrown = error; return false }
+                }
+            }
+        }
+        if let change { notify(change) }
+        if let own { notify(own) }
+        if let thrown { throw thrown }
+        return result!
+    }
+
+    /// Writes pending changes (and `transform`'s edit, when given) on top of
+    /// the file. Returns what the file held that this process had not seen,
+    /// and what `transform` changed (both delivered after the lock).
+    private func flushLocked(transform: ((inout [String: PropertyList]) -> Bool)?) throws(StorageError) -> (DomainChange?, DomainChange?) {
         // What to write: a snapshot of the entries and the pending changes,
         // taken together (sharing storage: nothing is copied under the lock).
         let (snapshotBase, pending, replaced, format, knownSignature) = state.withLock { s in
             s.flushScheduled = false
             return (s.base, s.pending, s.replaced, s.format, s.signature)
         }
-        if pending.isEmpty && replaced == nil { return nil }
+        if pending.isEmpty && replaced == nil && transform == nil { return (nil, nil) }
+        if let refusal = file.refusal { throw record(refusal) }
         let lock: FileLock
         do {
             try FileIO.makeDirectories(FileIO.parentDirectory(of: file.lockPath))
@@ -274,14 +311,39 @@ public final class PersistentDomain: Sendable {
         }
         // Under the lock: the file's current entries (re-read if another process
         // wrote it), this process's changes on top, written whole.
+        var edited: [String: DomainChange.Values] = [:]
+        var aborted = false
         let outcome: Result<(written: [String: PropertyList], FileSignature?, PropertyListFormat, diskChanges: [String: DomainChange.Values]?), StorageError> = lock.withLock {
             var base: [String: PropertyList]
             var format = format
             // What another process changed (keys this flush writes aside),
             // found here rather than under the state lock; nil when not re-read.
             var diskChanges: [String: DomainChange.Values]? = nil
-            let current = FileSignature(path: path)
-            if replaced != nil || (current != nil && current == knownSignature) {
+            let current = FileSignature.lookup(path)
+            let unchanged: Bool
+            switch current {
+            case .success(let signature?): unchanged = signature == knownSignature
+            case .success(nil): unchanged = knownSignature == nil
+            case .failure: unchanged = false
+            }
+            if replaced != nil, !unchanged {
+                // Replacing or deleting the whole domain never destroys a file
+                // this process could not read: an unreadable one (permissions,
+                // a FIFO, an I/O error) fails the write and stays; a corrupt
+                // one is moved aside first.
+                switch file.read() {
+                case .unreadable(let error): return .failure(error)
+                case .corrupt(let error):
+                    let moved = file.moveAside()
+                    store.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: moved), reason: error.description))
+                    if moved == nil {
+                        return .failure(StorageError(domain: name, path: path, kind: .unwritable,
+                            reason: "the corrupt file could not be moved aside, so it is not replaced"))
+                    }
+                case .absent, .loaded: break
+                }
+            }
+            if replaced != nil || unchanged {
                 // The copy is made here, on the flushing thread, not by the next write.
                 base = pending.applied(to: snapshotBase)
             } else {
@@ -304,6 +366,11 @@ public final class PersistentDomain: Sendable {
                 diskChanges = pending.hiding(DomainChange.diff(snapshotBase, base))
                 pending.apply(to: &base)
             }
+            if let transform {
+                let before = base
+                guard transform(&base) else { aborted = true; return .success((base, nil, format, nil)) }
+                edited = DomainChange.diff(before, base)
+            }
             do throws(StorageError) {
                 let signature: FileSignature?
                 if base.isEmpty && replaced != nil {
@@ -320,6 +387,8 @@ public final class PersistentDomain: Sendable {
         switch outcome {
         case .failure(let error):
             throw record(error)
+        case .success where aborted:
+            return (nil, nil)
         case .success(let (written, signature, format, diskChanges)):
             // What was written becomes the entries; changes made while writing
             // stay pending on top. When the file was not re-read, what reads
@@ -337,6 +406,12 @@ public final class PersistentDomain: Sendable {
                         changes = s.pending.hiding(diskChanges)
                         if !changes.isEmpty { _ = published(s) }
                     }
+                    if !edited.isEmpty {
+                        edited = s.pending.hiding(edited)
+                        if !edited.isEmpty { _ = published(s) }
+                    }
+                } else {
+                    edited = [:]
                 }
                 s.signature = signature
                 s.format = format
@@ -345,7 +420,8 @@ public final class PersistentDomain: Sendable {
             }
             // The entries replaced above are freed here, not under the state lock.
             withExtendedLifetime(snapshotBase) {}
-            return changes.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess, source: self)
+            return (changes.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess, source: self),
+                    edited.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: edited, origin: .thisProcess, source: self))
         }
     }
 
@@ -378,9 +454,11 @@ public final class PersistentDomain: Sendable {
     /// (not for the first load).
     private func reloadLocked(reporting: Bool) -> ([String: DomainChange.Values], StorageError?) {
         let (known, oldBase) = state.withLock { ($0.signature, $0.base) }
-        let current = FileSignature(path: path)
-        if current != nil, current == known { return ([:], nil) }
-        if current == nil, known == nil, errno == ENOENT { return ([:], nil) }
+        switch FileSignature.lookup(path) {
+        case .success(let current?) where current == known: return ([:], nil)
+        case .success(nil) where known == nil: return ([:], nil)
+        default: break
+        }
         var reported: StorageError? = nil
         var disk: [String: PropertyList] = [:]
         var format: PropertyListFormat? = nil

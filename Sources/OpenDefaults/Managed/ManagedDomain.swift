@@ -11,12 +11,15 @@ import Synchronization
 
 /// The values an administrator forces for one domain, from
 /// `<managed>/<domain>.plist` (everyone) and
-/// `<managed>/users/<name>/<domain>.plist` (one user, which wins).
+/// `<managed>/users/<name>/<domain>.plist` (one user, which wins; the name
+/// comes from the process's user id, never from the environment).
 ///
-/// A file is honoured only when it is a regular file owned by root and not
-/// writable by group or others, in a directory with the same properties, so
-/// that a user cannot forge a "managed" value. A file that fails the check is
-/// ignored and reported.
+/// A file is honoured only when ``SystemFileTrust`` trusts its whole path:
+/// every folder from `/` down and the file itself owned by root and not
+/// writable by others, and no symbolic link on the way that anyone but
+/// root could have made. A file that fails the check is ignored and
+/// reported. The files are watched: a change reaches every defaults object
+/// (and `didChangeNotification`) within milliseconds.
 ///
 /// ```swift
 /// let forced = DomainStore.shared.managedDomain("com.example.app")
@@ -27,7 +30,18 @@ public final class ManagedDomain: Sendable {
     public let name: String
     /// The files consulted, in increasing precedence.
     public let paths: [String]
-    private let values: Lock<[String: PropertyList]>
+    private struct State {
+        var values: [String: PropertyList] = [:]
+        /// Told of every change (defaults objects' search lists).
+        var dependents: [any DomainDependent] = []
+        /// What was last reported untrusted or unreadable, so that a watcher
+        /// reload does not repeat the same report.
+        var reported: Set<String> = []
+    }
+    private let state: Lock<State>
+    /// The number of forced keys: an empty managed domain in a search list
+    /// is skipped without a lock (on every write's resolve).
+    let entryCount = Atomic<Int>(0)
     /// Stores are never deallocated (see ``PersistentDomain``).
     private unowned(unsafe) let store: DomainStore
 
@@ -35,44 +49,61 @@ public final class ManagedDomain: Sendable {
         self.name = name
         self.paths = paths
         self.store = store
-        self.values = Lock([:])
+        self.state = Lock(State())
         reload()
     }
 
     /// The forced value of `key`, if any.
     @inline(__always)
-    public func value(forKey key: String) -> PropertyList? { values.withLock { $0[key] } }
+    public func value(forKey key: String) -> PropertyList? { state.withLock { $0.values[key] } }
 
     /// Every forced key and value.
-    public var entries: [String: PropertyList] { values.withLock { $0 } }
+    public var entries: [String: PropertyList] { state.withLock { $0.values } }
 
-    /// Re-reads the managed files.
+    /// Re-reads the managed files and tells dependents what changed.
     public func reload() {
         var merged: [String: PropertyList] = [:]
+        var problems: [String: StorageError] = [:]
         for path in paths {
-            guard let signature = FileSignature(path: path) else { continue }
-            let directory = FileIO.parentDirectory(of: path)
-            guard Self.isTrusted(signature), let dirSignature = FileSignature(path: directory), Self.isTrustedDirectory(dirSignature) else {
-                store.report(StorageError(domain: name, path: path, kind: .unreadable,
-                    reason: "ignored: managed preferences must be owned by root and not writable by group or others (file and folder)"))
+            switch SystemFileTrust.check(path) {
+            case .absent: continue
+            case .untrusted(let why):
+                problems[path] = StorageError(domain: name, path: path, kind: .unreadable, reason: "ignored: \(why)")
                 continue
+            case .trusted: break
             }
             switch DomainFile(domain: name, path: path).read() {
             case .loaded(let entries, _, _): merged.merge(entries) { _, user in user }
             case .corrupt(let error):
-                store.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: nil), reason: error.description))
-            case .unreadable(let error): store.report(error)
+                problems[path] = StorageError(domain: name, path: path, kind: .corrupt(movedTo: nil), reason: error.description)
+            case .unreadable(let error): problems[path] = error
             case .absent: break
             }
         }
-        values.withLock { $0 = merged }
+        let (changes, dependents, newProblems) = state.withLock { s in
+            let changes = DomainChange.diff(s.values, merged)
+            s.values = merged
+            entryCount.store(merged.count, ordering: .releasing)
+            let fresh = problems.filter { !s.reported.contains($0.value.description) }.map(\.value)
+            s.reported = Set(problems.values.map(\.description))
+            return (changes, s.dependents, fresh)
+        }
+        for problem in newProblems { store.report(problem) }
+        guard !changes.isEmpty else { return }
+        let change = DomainChange(domain: name, scope: .anyUser, changes: changes, origin: .otherProcess)
+        for d in dependents { d.domainChanged(change) }
+        store.deliver(change)
     }
 
-    static func isTrusted(_ s: FileSignature) -> Bool {
-        s.isRegularFile && s.owner == 0 && s.mode & 0o022 == 0
+    /// Adds a dependent, told of every change until detached.
+    func attach(_ dependent: any DomainDependent) {
+        state.withLock { s in
+            if !s.dependents.contains(where: { $0 === dependent }) { s.dependents.append(dependent) }
+        }
     }
 
-    static func isTrustedDirectory(_ s: FileSignature) -> Bool {
-        s.owner == 0 && s.mode & 0o022 == 0
+    /// Removes a dependent.
+    func detach(_ dependent: any DomainDependent) {
+        state.withLock { s in s.dependents.removeAll { $0 === dependent } }
     }
 }

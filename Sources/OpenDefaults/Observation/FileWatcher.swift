@@ -9,38 +9,76 @@ import Dispatch
 import PlatformIO
 import Synchronization
 
+/// Something whose files the watcher watches: a persistent domain (its
+/// file) or a managed domain (its policy files).
+protocol WatchTarget: AnyObject, Sendable {
+    /// The files to watch (their folders are watched).
+    var watchedPaths: [String] { get }
+    /// One of the files may have changed: re-read it (cheap when it did not).
+    func watchedFileChanged()
+}
+
 /// Notices other processes' writes to loaded domains and reloads them.
 ///
-/// On Linux it watches each domain's directory with inotify; where a
-/// directory cannot be watched (it does not exist yet, or inotify is
-/// unavailable) it polls the file's signature every ``pollInterval``.
-/// Events arrive within a few milliseconds of the writer's rename.
+/// On Linux it watches each file's folder with inotify and blocks until an
+/// event arrives: an idle process is never woken. A folder that does not
+/// exist yet is waited for by watching its nearest existing ancestor; a
+/// folder that is deleted or replaced (`IN_IGNORED`, `IN_MOVE_SELF`) goes
+/// back to waiting, and its files are re-read. When the kernel's event queue
+/// overflows (`IN_Q_OVERFLOW`) every watched file is re-read, since any
+/// event may have been lost. Only where inotify cannot be used at all are
+/// files polled, every ``fallbackPollMilliseconds``.
 final class FileWatcher: Sendable {
-    /// How often unwatchable files are polled (and missing directories retried).
-    static let pollIntervalMilliseconds: Int32 = 25
+    /// How often files are polled when inotify cannot watch them.
+    static let fallbackPollMilliseconds: Int32 = 250
 
-    private struct Watches {
-        /// inotify watch descriptor → directory.
-        var directories: [Int32: String] = [:]
-        /// directory → file name → domains with that file.
-        var files: [String: [String: [PersistentDomain]]] = [:]
-        /// Domains whose directory is not watched: polled.
-        var polled: [PersistentDomain] = []
+    /// The events of every watch: one mask for all, because a second
+    /// `inotify_add_watch` of the same folder replaces the first's mask.
+    static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF)
+
+    struct Watches {
+        /// inotify watch descriptor → folder.
+        var folders: [Int32: String] = [:]
+        /// folder → watch descriptor.
+        var descriptors: [String: Int32] = [:]
+        /// folder → file name → targets with that file.
+        var files: [String: [String: [any WatchTarget]]] = [:]
+        /// Folders that do not exist yet → (file name, target); their nearest
+        /// existing ancestor is watched, and any event there retries them.
+        var pending: [String: [(String, any WatchTarget)]] = [:]
+        /// Targets polled because inotify is unavailable.
+        var polled: [any WatchTarget] = []
     }
 
     private let fd: Int32
-    private let watches = Lock(Watches())
+    /// A pipe that wakes the thread when the set of polled targets changes
+    /// (read end, write end).
+    private let wakeFD: Int32
+    private let wakeWriteFD: Int32
+    let watches = Lock(Watches())
     private let queue = DispatchQueue(label: "OpenDefaults.watcher")
+    private let started = Atomic<Bool>(false)
 
     init() {
         #if os(Linux)
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for end in ends {
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            }
+        } else {
+            ends = [-1, -1]
+        }
+        wakeFD = ends[0]
+        wakeWriteFD = ends[1]
         #else
         fd = -1
+        wakeFD = -1
+        wakeWriteFD = -1
         #endif
     }
-
-    private let started = Atomic<Bool>(false)
 
     /// Starts the watching thread; called on the first ``watch(_:)``, so a
     /// process that only peeks at a domain never starts a thread.
@@ -49,99 +87,182 @@ final class FileWatcher: Sendable {
         queue.async { [self] in run() }
     }
 
-
-    func watch(_ domain: PersistentDomain) {
+    /// Watches the target's files from now on.
+    func watch(_ target: any WatchTarget) {
         start()
-        let target = FileIO.resolvingSymbolicLinks(domain.path)
-        let directory = FileIO.parentDirectory(of: target)
-        let name = FileIO.lastComponent(of: target)
+        var polledNow = false
         watches.withLock { w in
-            if !addWatch(directory, &w) {
-                w.polled.append(domain)
-                return
+            for path in target.watchedPaths {
+                let file = FileIO.resolvingSymbolicLinks(path)
+                let folder = FileIO.parentDirectory(of: file)
+                let name = FileIO.lastComponent(of: file)
+                switch addWatch(folder, &w) {
+                case .watched: w.files[folder, default: [:]][name, default: []].append(target)
+                case .waiting: w.pending[folder, default: []].append((name, target))
+                case .unavailable:
+                    if !w.polled.contains(where: { $0 === target }) { w.polled.append(target); polledNow = true }
+                }
             }
-            w.files[directory, default: [:]][name, default: []].append(domain)
         }
+        if polledNow { wake() }
     }
 
-    /// Adds an inotify watch on `directory`; false when it cannot be watched.
-    private func addWatch(_ directory: String, _ w: inout Watches) -> Bool {
+    private enum WatchResult { case watched, waiting, unavailable }
+
+    /// Watches `folder`; when it does not exist, watches its nearest existing
+    /// ancestor instead (`waiting`).
+    private func addWatch(_ folder: String, _ w: inout Watches) -> WatchResult {
         #if os(Linux)
-        guard fd >= 0 else { return false }
-        if w.files[directory] != nil { return true }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
-        let wd = inotify_add_watch(fd, directory, mask)
-        guard wd >= 0 else { return false }
-        w.directories[wd] = directory
-        w.files[directory] = w.files[directory] ?? [:]
-        return true
+        guard fd >= 0 else { return .unavailable }
+        if w.descriptors[folder] != nil { return .watched }
+        let wd = inotify_add_watch(fd, folder, Self.mask)
+        if wd >= 0 {
+            w.folders[wd] = folder
+            w.descriptors[folder] = wd
+            return .watched
+        }
+        // Not there yet: wait for it from the nearest ancestor that is.
+        var ancestor = FileIO.parentDirectory(of: folder)
+        while true {
+            if w.descriptors[ancestor] != nil { return .waiting }
+            let awd = inotify_add_watch(fd, ancestor, Self.mask)
+            if awd >= 0 {
+                w.folders[awd] = ancestor
+                w.descriptors[ancestor] = awd
+                return .waiting
+            }
+            let next = FileIO.parentDirectory(of: ancestor)
+            if next == ancestor || ancestor == "." { return .unavailable }
+            ancestor = next
+        }
         #else
-        return false
+        return .unavailable
         #endif
+    }
+
+    private func wake() {
+        guard wakeWriteFD >= 0 else { return }
+        var one: UInt8 = 1
+        _ = Glibc.write(wakeWriteFD, &one, 1)
     }
 
     private func run() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = fd >= 0 ? poll(&pfd, 1, Self.pollIntervalMilliseconds) : {
-                usleep(UInt32(Self.pollIntervalMilliseconds) * 1000)
-                return Int32(0)
-            }()
-            var touched: [PersistentDomain] = []
-            if ready > 0 {
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n > 0 { touched = domains(forEvents: buffer, count: n) }
+            let polled = watches.withLock { $0.polled }
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+            let timeout: Int32 = polled.isEmpty ? -1 : Self.fallbackPollMilliseconds
+            if fd < 0 && wakeFD < 0 {
+                usleep(UInt32(Self.fallbackPollMilliseconds) * 1000)
+            } else {
+                _ = poll(&fds, 2, timeout)
             }
-            touched += pollUnwatched()
+            if fds[1].revents != 0 {
+                var drained = [UInt8](repeating: 0, count: 64)
+                _ = drained.withUnsafeMutableBytes { Glibc.read(wakeFD, $0.baseAddress, $0.count) }
+            }
+            var touched: [any WatchTarget] = []
+            if fds[0].revents != 0 {
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                    if n <= 0 { break }
+                    touched += targets(forEvents: buffer, count: n)
+                }
+            }
+            touched += polled
             var seen = Set<ObjectIdentifier>()
-            for domain in touched where seen.insert(ObjectIdentifier(domain)).inserted {
-                domain.reload(origin: .otherProcess, notify: true)
+            for target in touched where seen.insert(ObjectIdentifier(target)).inserted {
+                target.watchedFileChanged()
             }
         }
     }
 
-    /// The domains named by a batch of inotify events.
-    private func domains(forEvents buffer: [UInt8], count n: Int) -> [PersistentDomain] {
-        var out: [PersistentDomain] = []
+    /// The targets named by a batch of inotify events, after updating the
+    /// watches for folders that appeared, disappeared or were replaced.
+    func targets(forEvents buffer: [UInt8], count n: Int) -> [any WatchTarget] {
+        var out: [any WatchTarget] = []
         buffer.withUnsafeBytes { raw in
             var offset = 0
             while offset + 16 <= n {
                 let wd = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
                 let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
                 let nameBytes = UnsafeRawBufferPointer(rebasing: raw[(offset + 16)..<min(n, offset + 16 + length)])
                 let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
                 offset += 16 + length
-                watches.withLock { w in
-                    if let directory = w.directories[wd], let domains = w.files[directory]?[name] {
-                        out += domains
-                    }
-                }
+                out += watches.withLock { w in handle(wd: wd, mask: mask, name: name, &w) }
             }
         }
         return out
     }
 
-    /// Domains in unwatched directories: watch them once their directory
-    /// appears; meanwhile report every one whose file signature changed.
-    private func pollUnwatched() -> [PersistentDomain] {
-        let polled = watches.withLock { $0.polled }
-        guard !polled.isEmpty else { return [] }
-        var stillPolled: [PersistentDomain] = []
-        var out: [PersistentDomain] = []
-        for domain in polled {
-            let target = FileIO.resolvingSymbolicLinks(domain.path)
-            let directory = FileIO.parentDirectory(of: target)
-            let watched = watches.withLock { w -> Bool in
-                guard addWatch(directory, &w) else { return false }
-                w.files[directory, default: [:]][FileIO.lastComponent(of: target), default: []].append(domain)
-                return true
-            }
-            if !watched { stillPolled.append(domain) }
-            let known = domain.state.withLock { $0.signature }
-            if FileSignature(path: domain.path) != known { out.append(domain) }
+    /// One event. Returns the targets to re-read.
+    private func handle(wd: Int32, mask: UInt32, name: String, _ w: inout Watches) -> [any WatchTarget] {
+        #if os(Linux)
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            // Events were lost: re-read everything, and retry waiting folders.
+            var all = w.files.values.flatMap { $0.values.flatMap { $0 } }
+            all += retryPending(&w)
+            return all
         }
-        watches.withLock { $0.polled = stillPolled }
+        guard let folder = w.folders[wd] else { return [] }
+        if mask & UInt32(IN_MOVE_SELF) != 0 {
+            // The folder was renamed away: what was watched is elsewhere now.
+            inotify_rm_watch(fd, wd)  // IN_IGNORED follows
+            return []
+        }
+        if mask & UInt32(IN_IGNORED) != 0 {
+            // The folder is gone (deleted, or replaced by a rename): wait for it again.
+            w.folders[wd] = nil
+            w.descriptors[folder] = nil
+            let orphans = w.files.removeValue(forKey: folder) ?? [:]
+            var lost: [any WatchTarget] = []
+            for (file, targets) in orphans {
+                for t in targets {
+                    lost.append(t)
+                    switch addWatch(folder, &w) {
+                    case .watched: w.files[folder, default: [:]][file, default: []].append(t)
+                    case .waiting: w.pending[folder, default: []].append((file, t))
+                    case .unavailable: w.polled.append(t)
+                    }
+                }
+            }
+            return lost + retryPending(&w)
+        }
+        var out = w.files[folder]?[name] ?? []
+        if !w.pending.isEmpty, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { out += retryPending(&w) }
         return out
+        #else
+        return []
+        #endif
     }
+
+    /// Watches waiting folders that exist now; returns their targets (their
+    /// files may have been written before the watch began).
+    private func retryPending(_ w: inout Watches) -> [any WatchTarget] {
+        var found: [any WatchTarget] = []
+        for (folder, entries) in w.pending {
+            w.pending[folder] = nil
+            for (file, target) in entries {
+                switch addWatch(folder, &w) {
+                case .watched:
+                    w.files[folder, default: [:]][file, default: []].append(target)
+                    found.append(target)
+                case .waiting: w.pending[folder, default: []].append((file, target))
+                case .unavailable: w.polled.append(target)
+                }
+            }
+        }
+        return found
+    }
+}
+
+extension PersistentDomain: WatchTarget {
+    var watchedPaths: [String] { [path] }
+    func watchedFileChanged() { reload(origin: .otherProcess, notify: true) }
+}
+
+extension ManagedDomain: WatchTarget {
+    var watchedPaths: [String] { paths }
+    func watchedFileChanged() { reload() }
 }

@@ -13,6 +13,20 @@ import PropertyList
 struct DomainFile: Sendable {
     let domain: String
     let path: String
+    /// The permission bits of a new file: 0600 for the current user's
+    /// domains (as macOS preference files), 0644 for any user's. A file that
+    /// is replaced keeps its own.
+    let mode: mode_t
+    /// Why this domain has no file (a domain name that is not a file name):
+    /// reads find it empty and writes fail with this error.
+    let refusal: StorageError?
+
+    init(domain: String, path: String, mode: mode_t = 0o600, refusal: StorageError? = nil) {
+        self.domain = domain
+        self.path = path
+        self.mode = mode
+        self.refusal = refusal
+    }
 
     enum Contents {
         /// No file: the domain is empty.
@@ -25,17 +39,23 @@ struct DomainFile: Sendable {
         case loaded([String: PropertyList], PropertyListFormat, FileSignature)
     }
 
-    /// Reads and parses the file.
+    /// Reads and parses the file. A read that fails (permissions, an I/O
+    /// error, something that is not a regular file) is `unreadable`, never
+    /// `corrupt`: only what was read whole and failed to parse is corrupt.
     func read() -> Contents {
-        guard let signature = FileSignature(path: path) else {
-            if errno == ENOENT || errno == ENOTDIR { return .absent }
-            return .unreadable(StorageError(domain: domain, path: path, kind: .unreadable, reason: String(cString: strerror(errno))))
+        if refusal != nil { return .absent }
+        let signature: FileSignature
+        switch FileSignature.lookup(path) {
+        case .success(nil): return .absent
+        case .success(let s?): signature = s
+        case .failure(let error):
+            return .unreadable(StorageError(domain: domain, path: path, kind: .unreadable, reason: error.reason))
         }
         guard signature.isRegularFile else {
             return .unreadable(StorageError(domain: domain, path: path, kind: .unreadable, reason: "not a regular file"))
         }
         let bytes: [UInt8]
-        do { bytes = try FileIO.read(path) } catch {
+        do { bytes = try FileIO.readRegularFile(path) } catch {
             if error.code == ENOENT { return .absent }
             return .unreadable(StorageError(domain: domain, path: path, kind: .unreadable, reason: error.reason))
         }
@@ -54,14 +74,16 @@ struct DomainFile: Sendable {
         }
     }
 
-    /// Writes the entries in `format` (binary when the format cannot hold them),
-    /// mode 0600, creating the directory when needed. Returns the new signature.
+    /// Writes the entries in `format` (binary when the format cannot hold
+    /// them), creating the directory when needed: a new file gets ``mode``,
+    /// a replaced one keeps its mode and owner. Returns the new signature.
     func write(_ entries: [String: PropertyList], format: PropertyListFormat) throws(StorageError) -> FileSignature? {
+        if let refusal { throw refusal }
         let value = PropertyList.dictionary(entries)
         let bytes = (try? value.encoded(as: format)) ?? (try! value.encoded(as: .binary))
         do {
-            try FileIO.makeDirectories(FileIO.parentDirectory(of: FileIO.resolvingSymbolicLinks(path)))
-            try FileIO.write(bytes, to: path, mode: 0o600)
+            try FileIO.makeDirectories(FileIO.parentDirectory(of: FileIO.resolvingLinkForWriting(path)))
+            try FileIO.write(bytes, to: path, mode: mode)
         } catch {
             throw StorageError(domain: domain, path: path, kind: .unwritable, reason: error.reason)
         }
@@ -70,16 +92,23 @@ struct DomainFile: Sendable {
 
     /// Removes the file (the whole domain deleted). A missing file is fine.
     func remove() throws(StorageError) {
-        let target = FileIO.resolvingSymbolicLinks(path)
-        if unlink(target) != 0, errno != ENOENT {
-            throw StorageError(domain: domain, path: path, kind: .unwritable, reason: String(cString: strerror(errno)))
+        if let refusal { throw refusal }
+        let target: String
+        do { target = try FileIO.resolvingLinkForWriting(path) } catch {
+            throw StorageError(domain: domain, path: path, kind: .unwritable, reason: error.reason)
+        }
+        if unlink(target) != 0 {
+            let code = errno
+            if code != ENOENT {
+                throw StorageError(domain: domain, path: path, kind: .unwritable, reason: String(cString: strerror(code)))
+            }
         }
         FileIO.syncDirectory(FileIO.parentDirectory(of: target))
     }
 
     /// Renames a corrupt file to `<file>.corrupt-<UTC time>` beside it; never deletes it.
     func moveAside() -> String? {
-        let target = FileIO.resolvingSymbolicLinks(path)
+        guard let target = try? FileIO.resolvingLinkForWriting(path) else { return nil }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var tm = tm()
@@ -98,7 +127,7 @@ struct DomainFile: Sendable {
     /// The lock file that serializes writers of this domain across processes:
     /// `.<file>.lock` beside the (link-resolved) file.
     var lockPath: String {
-        let target = FileIO.resolvingSymbolicLinks(path)
+        let target = (try? FileIO.resolvingLinkForWriting(path)) ?? path
         return FileIO.parentDirectory(of: target) + "/." + FileIO.lastComponent(of: target) + ".lock"
     }
 }

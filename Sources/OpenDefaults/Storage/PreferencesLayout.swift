@@ -66,7 +66,7 @@ public struct PreferencesLayout: Sendable, Hashable {
             systemDirectory: root + "/usr/local/etc",
             managedDirectory: root + "/etc/managed-preferences",
             hostIdentifier: hostID(root: root),
-            userName: env["USER"] ?? Environment.passwdName() ?? "\(getuid())")
+            userName: Environment.passwdName() ?? "\(getuid())")
     }
 
     static func hostID(root: String) -> String {
@@ -114,9 +114,43 @@ public struct PreferencesLayout: Sendable, Hashable {
         return [managedDirectory + "/\(stem).plist", managedDirectory + "/users/\(userName)/\(stem).plist"]
     }
 
-    /// Whether `name` is a syntactically acceptable domain name (no path separators or NULs, not empty).
+    /// The longest domain name accepted, in UTF-8 bytes (a file name holds
+    /// 255, and by-host files add the host identifier).
+    public static let maximumDomainNameLength = 192
+
+    /// Checks that `name` can name a domain: the one gate every domain name
+    /// from data (bundles, forms, URLs, the environment) passes before it
+    /// becomes part of a file name. Refused: the empty name, `/`, `..`, NUL
+    /// and other control characters, and names longer than
+    /// ``maximumDomainNameLength`` bytes. (A domain kept in an arbitrary file
+    /// is only ever the `defaults` tool's explicit path form,
+    /// ``DomainStore/domain(atPath:)``.)
+    ///
+    /// ```swift
+    /// try PreferencesLayout.validateDomainName("com.example.app")   // fine
+    /// try PreferencesLayout.validateDomainName("../../tmp/x")       // throws StorageError
+    /// ```
+    public static func validateDomainName(_ name: String) throws(StorageError) {
+        func refuse(_ why: String) -> StorageError {
+            var shown = ""
+            for scalar in name.unicodeScalars.prefix(80) {
+                shown += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            }
+            return StorageError(domain: shown, path: "", kind: .invalidValue,
+                reason: "not a valid domain name: \(why) (expected something like com.example.app)")
+        }
+        if name.isEmpty { throw refuse("it is empty") }
+        if name.utf8.count > maximumDomainNameLength { throw refuse("longer than \(maximumDomainNameLength) bytes") }
+        if name.utf8.contains(UInt8(ascii: "/")) { throw refuse("it contains '/'") }
+        if name == "." || name.contains("..") { throw refuse("it contains '..'") }
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw refuse("it contains NUL or another control character")
+        }
+    }
+
+    /// Whether ``validateDomainName(_:)`` accepts `name`.
     public static func isValidDomainName(_ name: String) -> Bool {
-        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0")
+        (try? validateDomainName(name)) != nil
     }
 }
 

@@ -51,7 +51,9 @@ public struct SettingsCatalog: Sendable {
 
     /// Copies the bundle at `path` into the catalog for `domain`, replacing
     /// a bundle installed before. The bundle is read first: one whose root
-    /// pane cannot be read is refused and nothing changes.
+    /// pane cannot be read is refused and nothing changes. Files are copied,
+    /// never linked: a symbolic link inside the bundle is copied as what it
+    /// points at, and one that leads outside the bundle refuses the install.
     ///
     /// - Returns: the installed bundle, for its problems.
     @discardableResult
@@ -68,9 +70,15 @@ public struct SettingsCatalog: Sendable {
         } catch {
             throw SettingsBundleError(path: folder, reason: "cannot create the folder: \(error.reason)")
         }
-        do {
+        try? FileManager.default.removeItem(atPath: staging)
+        do throws(SettingsBundleError) {
+            // Files are copied; links inside the bundle become copies, links out of it refuse the install.
+            try BundleCopy.copy(from: path, to: staging)
+        } catch {
             try? FileManager.default.removeItem(atPath: staging)
-            try FileManager.default.copyItem(atPath: path, toPath: staging)
+            throw error
+        }
+        do {
             try? FileManager.default.removeItem(atPath: target)
             try FileManager.default.moveItem(atPath: staging, toPath: target)
         } catch {

@@ -19,14 +19,46 @@ public struct SettingsRequest: Sendable {
     public var form: FormData
     /// The `Accept-Language` header, for localization.
     public var acceptLanguage: String
+    /// The `Host` header (checked against ``AccessPolicy/allowedHosts``).
+    public var host: String?
+    /// The `Origin` header, when the client sent one.
+    public var origin: String?
+    /// The `Sec-Fetch-Site` header, when the client sent one.
+    public var fetchSite: String?
+    /// The `Cookie` header.
+    public var cookies: String?
 
     /// Creates a request.
-    public init(method: Method, path: String, query: FormData = FormData(fields: []), form: FormData = FormData(fields: []), acceptLanguage: String = "") {
+    public init(method: Method, path: String, query: FormData = FormData(fields: []), form: FormData = FormData(fields: []),
+                acceptLanguage: String = "", host: String? = nil, origin: String? = nil, fetchSite: String? = nil, cookies: String? = nil) {
         self.method = method
         self.path = path
         self.query = query
         self.form = form
         self.acceptLanguage = acceptLanguage
+        self.host = host
+        self.origin = origin
+        self.fetchSite = fetchSite
+        self.cookies = cookies
+    }
+
+    /// The value of the cookie `name`, if sent.
+    public func cookie(_ name: String) -> String? {
+        guard let cookies else { return nil }
+        for part in cookies.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if pair.count == 2, pair[0].trimmingCharacters(in: " ") == name { return String(pair[1].trimmingCharacters(in: " ")) }
+        }
+        return nil
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: Character) -> Substring {
+        var s = self
+        while s.first == set { s = s.dropFirst() }
+        while s.last == set { s = s.dropLast() }
+        return s
     }
 }
 
@@ -41,10 +73,17 @@ public struct SettingsResponse: Sendable {
     public var body: [UInt8]
     /// The `Location` header of a redirect.
     public var location: String?
+    /// The `Set-Cookie` header (the access token's cookie).
+    public var setCookie: String?
 
     /// An HTML page.
     static func html(_ status: Int, _ page: String) -> SettingsResponse {
         SettingsResponse(status: status, contentType: "text/html; charset=utf-8", body: Array(page.utf8), location: nil)
+    }
+
+    /// A refusal: `status` and a page that says why.
+    static func refused(_ status: Int, _ title: String, _ message: String) -> SettingsResponse {
+        .html(status, MessagePage(title: title, message: message).render())
     }
 
     /// A redirect after a POST (303 See Other).

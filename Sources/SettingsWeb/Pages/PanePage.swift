@@ -12,6 +12,8 @@ struct PanePage {
     let domain: String
     let controller: DefaultsController
     let languages: [String]
+    /// The server's form token, sent back in a hidden field (see ``AccessPolicy``).
+    let formToken: String
     /// The page's banner: a confirmation, or the reasons a form was refused.
     var banner: (isError: Bool, title: String, lines: [String])?
 
@@ -69,7 +71,9 @@ struct PanePage {
         }
         h.raw("<form method=\"post\" action=\"")
         h.text(panePath(pane.file))
-        h.raw("\" id=\"pane\">")
+        h.raw("\" id=\"pane\"><input type=\"hidden\" name=\"token\" value=\"")
+        h.text(formToken)
+        h.raw("\">")
         renderGroups(&h)
         h.raw("""
             <div class="actions"><button type="submit" name="action" value="apply" class="primary" id="apply">Apply</button>\

@@ -12,8 +12,35 @@ import Foundation
 /// every length against the bytes that remain. Cycles are rejected, shared
 /// objects are decoded once, and nesting is limited to 512 levels, so any
 /// input finishes quickly in memory proportional to its size.
+///
+/// Sharing is bounded too: a value's *expanded* size — its objects and
+/// string/data bytes counted once per reference, as a printer or a writer of
+/// another format walks it — may not exceed ``expansionFactor`` times the
+/// file's object count and size (with floors for small files and absolute
+/// ceilings), so a small file of nested shared arrays (a "billion laughs")
+/// is rejected at decode time instead of exploding later.
 struct BinaryReader {
     static let maxDepth = 512
+    /// How many times the file's object count and byte size a value may expand to.
+    static let expansionFactor = 32
+    /// Every file may expand to this many objects (small files share legitimately).
+    static let minimumExpandedObjects = 1 << 20
+    /// No file expands beyond this many objects.
+    static let maximumExpandedObjects = 1 << 27
+    /// Every file may expand to this many string and data bytes.
+    static let minimumExpandedBytes = 64 << 20
+    /// No file expands beyond this many string and data bytes.
+    static let maximumExpandedBytes = 1 << 31
+
+    /// Objects and string/data bytes, counted once per reference.
+    private struct Weight {
+        var objects = 0
+        var bytes = 0
+    }
+    private var expanded = Weight()
+    private let expansionLimit: Weight
+    /// The expanded weight of each cached object, beside `cache`.
+    private var cacheWeights: [Weight] = []
 
     private let b: UnsafeRawBufferPointer
     private let offsetSize: Int
@@ -142,6 +169,21 @@ struct BinaryReader {
             }
         }
         states = [UInt64](repeating: 0, count: objectCount)
+        expansionLimit = Weight(
+            objects: min(max(Self.expansionFactor * objectCount, Self.minimumExpandedObjects), Self.maximumExpandedObjects),
+            bytes: min(max(Self.expansionFactor * n, Self.minimumExpandedBytes), Self.maximumExpandedBytes))
+    }
+
+    /// Counts a value met through one more reference; fails once the document expands past its limit.
+    @inline(__always)
+    private mutating func count(_ w: Weight, at offset: Int) throws(PropertyListError) {
+        expanded.objects &+= w.objects
+        expanded.bytes &+= w.bytes
+        if expanded.objects > expansionLimit.objects || expanded.bytes > expansionLimit.bytes {
+            throw Self.fail(offset, "the document expands to more than \(expansionLimit.objects) objects or \(expansionLimit.bytes) bytes "
+                + "of strings and data through shared references (at most \(Self.expansionFactor)× its own \(objectCount) objects and \(b.count) bytes); "
+                + "it is refused as a decompression bomb")
+        }
     }
 
     /// The big-endian unsigned integer of `size` bytes at `at` (callers
@@ -239,8 +281,13 @@ struct BinaryReader {
 
     private mutating func object(_ index: Int, depth: Int) throws(PropertyListError) -> PropertyList {
         let state = states[index]
-        if state >> Self.cacheShift != 0 { return cache[Int(state >> Self.cacheShift) - 1] }
+        if state >> Self.cacheShift != 0 {
+            let slot = Int(state >> Self.cacheShift) - 1
+            try count(cacheWeights[slot], at: offset(of: index))
+            return cache[slot]
+        }
         let start = offset(of: index)
+        let before = expanded
         if state & Self.inProgress != 0 { throw Self.fail(start, "object \(index) contains itself (a reference cycle)") }
         guard depth <= Self.maxDepth else {
             throw Self.fail(start, "nesting is deeper than \(Self.maxDepth) levels")
@@ -296,14 +343,17 @@ struct BinaryReader {
         case 0x4:
             let n = try count(marker, at: &p)
             guard p + n <= end else { throw Self.fail(start, "data of \(n) bytes runs past the object area") }
+            try count(Weight(objects: 0, bytes: n), at: start)
             value = .data(Data(UnsafeRawBufferPointer(rebasing: b[p..<(p + n)])))
         case 0x5:
             let n = try count(marker, at: &p)
             guard p + n <= end else { throw Self.fail(start, "string of \(n) bytes runs past the object area") }
+            try count(Weight(objects: 0, bytes: n), at: start)
             value = .string(Self.asciiString(UnsafeRawBufferPointer(rebasing: b[p..<(p + n)])))
         case 0x6:
             let n = try count(marker, at: &p)
             guard p + 2 * n <= end else { throw Self.fail(start, "string of \(n) UTF-16 units runs past the object area") }
+            try count(Weight(objects: 0, bytes: 2 * n), at: start)
             value = .string(Self.utf16String(UnsafeRawBufferPointer(rebasing: b[p..<(p + 2 * n)])))
         case 0x8:
             let size = Int(marker & 0x0F) + 1
@@ -337,10 +387,12 @@ struct BinaryReader {
         // met (no counting pass first), so no object is decoded more than
         // twice and hostile sharing stays linear. Scalars are cheaper to
         // decode again than to cache.
+        try count(Weight(objects: 1, bytes: 0), at: start)
         if state & Self.seen != 0 {
             switch marker >> 4 {
             case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD:
                 cache.append(value)
+                cacheWeights.append(Weight(objects: expanded.objects - before.objects, bytes: expanded.bytes - before.bytes))
                 states[index] = Self.seen | UInt64(cache.count) << Self.cacheShift
                 return value
             default: break

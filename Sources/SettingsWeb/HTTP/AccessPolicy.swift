@@ -1,0 +1,139 @@
+/// Who may use the Settings app and how each request proves it, checked
+/// before anything else is done for the request.
+///
+/// - **Host names** (against DNS rebinding): a request whose `Host` is not
+///   one of ``allowedHosts`` (with any port) is answered 421 and nothing else.
+/// - **Access token** (beyond loopback): with ``accessToken`` set, a request
+///   must carry it in the `settings_access` cookie; opening any page with
+///   `?token=<token>` sets that cookie (`HttpOnly`, `SameSite=Strict`) and
+///   redirects to the page without it. Anything else is answered 401.
+/// - **Proof of origin** (against cross-site request forgery): every POST
+///   carries ``formToken`` in a hidden `token` field of the app's own forms;
+///   its `Origin`, when sent, names this server exactly (`null` and other
+///   origins are refused), and its `Sec-Fetch-Site`, when sent, is
+///   `same-origin`. A refused POST writes nothing and is answered 403 with a
+///   page that says why.
+///
+/// ```swift
+/// let policy = AccessPolicy.loopback(additionalHosts: ["settings.internal"])
+/// let app = SettingsApp(catalog: SettingsCatalog(), policy: policy)
+/// ```
+public struct AccessPolicy: Sendable {
+    /// Host names answered (lowercased, without a port; IPv6 in brackets).
+    public var allowedHosts: Set<String>
+    /// The token that grants access when the server listens beyond loopback.
+    public var accessToken: String?
+    /// The per-server secret every form carries.
+    public let formToken: String
+
+    /// The cookie that carries the access token.
+    public static let accessCookie = "settings_access"
+
+    /// Creates a policy. Host names are compared without case and port.
+    public init(allowedHosts: some Sequence<String>, accessToken: String? = nil, formToken: String = AccessPolicy.randomToken()) {
+        self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
+        self.accessToken = accessToken
+        self.formToken = formToken
+    }
+
+    /// The names of this machine's loopback interface.
+    public static let loopbackHosts = ["127.0.0.1", "localhost", "[::1]"]
+
+    /// A policy for a server on loopback: the loopback names, and `additionalHosts`.
+    public static func loopback(additionalHosts: [String] = []) -> AccessPolicy {
+        AccessPolicy(allowedHosts: loopbackHosts + additionalHosts)
+    }
+
+    /// 32 random bytes as 64 hexadecimal digits (the system's secure generator).
+    public static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var out = ""
+        for _ in 0..<4 {
+            let word = generator.next() as UInt64
+            let hex = String(word, radix: 16)
+            out += String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return out
+    }
+
+    /// The host name of a `Host` header (lowercased, port removed), or nil
+    /// when it is malformed.
+    static func hostName(_ header: String) -> String? {
+        let h = header.lowercased()
+        var name: Substring
+        var rest: Substring
+        if h.hasPrefix("[") {
+            guard let close = h.firstIndex(of: "]") else { return nil }
+            name = h[...close]
+            rest = h[h.index(after: close)...]
+        } else if let colon = h.lastIndex(of: ":") {
+            name = h[..<colon]
+            rest = h[colon...]
+        } else {
+            name = Substring(h)
+            rest = ""
+        }
+        if !rest.isEmpty {
+            guard rest.first == ":", rest.count > 1, rest.dropFirst().allSatisfy(\.isASCIIDigitCharacter) else { return nil }
+        }
+        guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "/" || $0 == "@" || (!h.hasPrefix("[") && $0 == ":") }) else { return nil }
+        if name.hasSuffix(".") { name = name.dropLast() }  // "localhost." is "localhost"
+        return String(name)
+    }
+
+    /// Compares two secrets in time that does not depend on where they differ.
+    static func sameSecret(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var diff: UInt8 = 0
+        for i in 0..<x.count { diff |= x[i] ^ y[i] }
+        return diff == 0
+    }
+
+    /// Why `request` is refused, as the response to send; nil when it may proceed.
+    func refusal(for request: SettingsRequest) -> SettingsResponse? {
+        guard let header = request.host, let host = Self.hostName(header) else {
+            return .refused(400, "Bad request", "The request has no valid Host header.")
+        }
+        guard allowedHosts.contains(host) else {
+            return .refused(421, "Misdirected request",
+                "This Settings app answers only for \(allowedHosts.sorted().joined(separator: ", ")); the request was for “\(host)”. "
+                + "Start it with --allow-host \(host) if that name is meant to reach it.")
+        }
+        if let accessToken {
+            if request.method == .get, let offered = request.query["token"] {
+                guard Self.sameSecret(offered, accessToken) else {
+                    return .refused(401, "Wrong access token", "The token in this address is not this server's. Open the address `settings serve` printed.")
+                }
+                var redirect = SettingsResponse.seeOther(request.path.isEmpty ? "/" : request.path)
+                redirect.setCookie = "\(Self.accessCookie)=\(accessToken); Path=/; HttpOnly; SameSite=Strict"
+                return redirect
+            }
+            guard let cookie = request.cookie(Self.accessCookie), Self.sameSecret(cookie, accessToken) else {
+                return .refused(401, "Access token needed",
+                    "This Settings app is reachable from other machines, so it needs its access token: open the address `settings serve` printed (it ends in ?token=…).")
+            }
+        }
+        guard request.method == .post else { return nil }
+        if let site = request.fetchSite?.lowercased(), site != "same-origin" {
+            return .refused(403, "Request refused",
+                "The form was sent from another site (Sec-Fetch-Site: \(site)); only this app's own pages may change settings. Nothing was changed.")
+        }
+        if let origin = request.origin {
+            let expected = ["http://" + header.lowercased(), "https://" + header.lowercased()]
+            guard expected.contains(origin.lowercased()) else {
+                return .refused(403, "Request refused",
+                    "The form was sent from \(origin == "null" ? "an opaque origin (Origin: null)" : "another origin (\(origin))"); only this app's own pages may change settings. Nothing was changed.")
+            }
+        }
+        guard let token = request.form["token"], Self.sameSecret(token, formToken) else {
+            return .refused(403, "Request refused",
+                "The form did not come from this Settings app (its token is missing or wrong; reload the page and try again). Nothing was changed.")
+        }
+        return nil
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigitCharacter: Bool { ("0"..."9").contains(self) }
+}
