@@ -1,0 +1,130 @@
+import Foundation
+import OpenDefaults
+import PlatformIO
+import PropertyList
+import Testing
+
+/// The core's side of issue 12: one gate for domain names, read errors that
+/// are read errors, managed files trusted only on a root-owned path and
+/// delivered when they change.
+@Suite("Trust: names, read errors, managed files")
+struct TrustTests {
+    @Test("every domain name from data passes one gate", arguments: [
+        "", "/", "a/b", "..", ".", "../../tmp/ESCAPED", "com..example", "a\u{0}b", "tab\there", "del\u{7F}",
+        String(repeating: "x", count: 193),
+    ])
+    func badDomainNames(name: String) throws {
+        #expect(throws: StorageError.self) { try PreferencesLayout.validateDomainName(name) }
+        #expect(Defaults(suiteName: name) == nil)
+    }
+
+    @Test("good domain names pass", arguments: ["com.example.app", "group.com.example.shared", "NSGlobalDomain", "Ünïcode.app", String(repeating: "x", count: 192)])
+    func goodDomainNames(name: String) throws {
+        try PreferencesLayout.validateDomainName(name)
+    }
+
+    @Test("a path-like domain name lives in memory only and its writes fail with the reason")
+    func pathLikeDomainWritesNothing() throws {
+        let sandbox = try Sandbox()
+        let store = DomainStore(layout: sandbox.layout)
+        let errors = ErrorRecorder()
+        store.setErrorHandler { errors.add($0) }
+        let escaped = sandbox.root.appendingPathComponent("ESCAPED").path
+        let defaults = Defaults(domainName: "../\(sandbox.root.lastPathComponent)/ESCAPED", store: store, arguments: [])
+        defaults.set("x", forKey: "k")
+        #expect(defaults.string(forKey: "k") == "x")
+        #expect(throws: StorageError.self) { try defaults.synchronizeOrThrow() }
+        #expect(!FileManager.default.fileExists(atPath: escaped + ".plist"))
+        #expect(errors.all.contains { $0.description.contains("not a valid domain name") })
+    }
+
+    @Test("a failed read is a read error, never end of file")
+    func readErrors() throws {
+        let sandbox = try Sandbox()
+        let fd = open(sandbox.root.path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        #expect(throws: FileError.self) { _ = try FileIO.readAll(fd: fd, path: sandbox.root.path) }
+        // A folder where a domain file should be: unreadable, left alone, writes fail.
+        let path = sandbox.path("com.example.dir")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let store = DomainStore(layout: sandbox.layout)
+        let errors = ErrorRecorder()
+        store.setErrorHandler { errors.add($0) }
+        let domain = store.domain("com.example.dir")
+        domain.set(1, forKey: "k")
+        #expect(throws: StorageError.self) { try domain.synchronize() }
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        #expect(!errors.all.contains { if case .corrupt = $0.kind { true } else { false } })
+    }
+
+    @Test("the per-user managed file is chosen by uid, not by $USER")
+    func managedUserFromUID() {
+        setenv("USER", "../../x", 1)
+        defer { unsetenv("USER") }
+        let layout = PreferencesLayout.current
+        #expect(!layout.userName.contains("/"))
+        #expect(!layout.managedPaths(for: "com.example.app")[1].contains(".."))
+    }
+
+    func writeManaged(_ sandbox: Sandbox, _ relative: String, _ value: PropertyList) throws {
+        let path = sandbox.layout.managedDirectory + "/" + relative
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let temporary = dir + "/.tmp-\(UUID().uuidString)"
+        try value.data(as: .xml).write(to: URL(fileURLWithPath: temporary))
+        chmod(temporary, 0o644)
+        rename(temporary, path)
+    }
+
+    @Test("a managed file under a folder others can write is not trusted", .enabled(if: getuid() == 0, "needs root to own the files"))
+    func writableAncestor() throws {
+        let sandbox = try Sandbox()
+        try writeManaged(sandbox, "com.example.app.plist", ["A": 1])
+        #expect(sandbox.makeStore().managedDomain("com.example.app").entries == ["A": 1])
+        // Another user could swap the folder below this one.
+        chmod(sandbox.systemRoot, 0o777)
+        let store = DomainStore(layout: sandbox.layout)
+        let errors = ErrorRecorder()
+        store.setErrorHandler { errors.add($0) }
+        #expect(store.managedDomain("com.example.app").entries.isEmpty)
+        #expect(errors.all.contains { $0.description.contains("writable by group or others") })
+    }
+
+    @Test("a managed folder that is a link planted by another user is not trusted", .enabled(if: getuid() == 0, "needs root to own the files"))
+    func plantedManagedLink() throws {
+        let sandbox = try Sandbox()
+        let forged = sandbox.root.appendingPathComponent("forged").path
+        try FileManager.default.createDirectory(atPath: forged, withIntermediateDirectories: true)
+        try PropertyList.dictionary(["A": 666]).data(as: .xml).write(to: URL(fileURLWithPath: forged + "/com.example.app.plist"))
+        chmod(forged + "/com.example.app.plist", 0o644)
+        symlink(forged, sandbox.layout.managedDirectory)
+        lchown(sandbox.layout.managedDirectory, 65534, 65534)
+        let store = DomainStore(layout: sandbox.layout)
+        store.setErrorHandler { _ in }
+        #expect(store.managedDomain("com.example.app").entries.isEmpty)
+    }
+
+    @Test("a forced value that changes reaches every defaults object within 50 ms", .enabled(if: getuid() == 0, "needs root to own the files"))
+    func managedChangesAreDelivered() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let first = Defaults(domainName: "com.example.app", store: store, arguments: [])
+        first.set("user's", forKey: "Theme")
+        let second = Defaults(domainName: "com.example.app", store: store, arguments: [])
+        let recorder = ChangeRecorder(store)
+        #expect(!second.objectIsForced(forKey: "Theme"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        try writeManaged(sandbox, "com.example.app.plist", ["Theme": "admin's"])
+        #expect(eventually(timeout: .seconds(2)) { second.string(forKey: "Theme") == "admin's" && first.string(forKey: "Theme") == "admin's" })
+        let latency = clock.now - start
+        #expect(latency < .milliseconds(500), "forced value arrived after \(latency)")
+        #expect(second.objectIsForced(forKey: "Theme"))
+        #expect(recorder.all.contains { $0.changes["Theme"] != nil })
+        // And when the administrator lifts it, the user's value is back.
+        try FileManager.default.removeItem(atPath: sandbox.layout.managedDirectory + "/com.example.app.plist")
+        #expect(eventually(timeout: .seconds(2)) { second.string(forKey: "Theme") == "user's" })
+        #expect(!second.objectIsForced(forKey: "Theme"))
+    }
+}

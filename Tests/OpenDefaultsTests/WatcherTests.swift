@@ -1,0 +1,100 @@
+import Foundation
+@testable import OpenDefaults
+import PlatformIO
+import PropertyList
+import Testing
+
+/// The file watcher keeps seeing other processes' writes after what used
+/// to blind it: a folder that did not exist yet, a folder deleted and made
+/// again, an overflowing event queue; and it does not wake an idle process.
+@Suite("File watcher")
+struct WatcherTests {
+    @Test("a domain whose folder does not exist yet is seen once another process creates it")
+    func folderCreatedLater() throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.removeItem(atPath: sandbox.userDirectory)
+        let store = sandbox.makeStore()
+        let defaults = Defaults(domainName: "com.example.later", store: store, arguments: [])
+        #expect(defaults.string(forKey: "k") == nil)
+        let r = try run(helperPath, ["write-sync", "com.example.later", "k", "made"], environment: sandbox.environment)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(eventually(timeout: .seconds(2)) { defaults.string(forKey: "k") == "made" })
+    }
+
+    @Test("a folder deleted and made again is watched again")
+    func folderReplaced() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let defaults = Defaults(domainName: "com.example.replaced", store: store, arguments: [])
+        #expect(try run(helperPath, ["write-sync", "com.example.replaced", "k", "one"], environment: sandbox.environment).status == 0)
+        #expect(eventually(timeout: .seconds(2)) { defaults.string(forKey: "k") == "one" })
+        try FileManager.default.removeItem(atPath: sandbox.userDirectory)
+        #expect(eventually(timeout: .seconds(2)) { defaults.string(forKey: "k") == nil })
+        try FileManager.default.createDirectory(atPath: sandbox.userDirectory, withIntermediateDirectories: true)
+        #expect(try run(helperPath, ["write-sync", "com.example.replaced", "k", "two"], environment: sandbox.environment).status == 0)
+        #expect(eventually(timeout: .seconds(2)) { defaults.string(forKey: "k") == "two" })
+        // And renamed away and replaced by another folder.
+        try FileManager.default.moveItem(atPath: sandbox.userDirectory, toPath: sandbox.userDirectory + ".old")
+        try FileManager.default.createDirectory(atPath: sandbox.userDirectory, withIntermediateDirectories: true)
+        #expect(try run(helperPath, ["write-sync", "com.example.replaced", "k", "three"], environment: sandbox.environment).status == 0)
+        #expect(eventually(timeout: .seconds(2)) { defaults.string(forKey: "k") == "three" })
+    }
+
+    @Test("an overflowed event queue re-reads every watched file")
+    func overflow() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let a = store.domain("com.example.a"), b = store.domain("com.example.b")
+        // IN_Q_OVERFLOW: wd -1, no name.
+        var event = [UInt8](repeating: 0, count: 16)
+        withUnsafeBytes(of: Int32(-1)) { event.replaceSubrange(0..<4, with: $0) }
+        withUnsafeBytes(of: UInt32(IN_Q_OVERFLOW)) { event.replaceSubrange(4..<8, with: $0) }
+        let targets = store.watcher.targets(forEvents: event, count: 16)
+        #expect(targets.contains { $0 === a } && targets.contains { $0 === b })
+    }
+
+    @Test("thousands of events at once do not blind the watcher")
+    func burst() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let defaults = Defaults(domainName: "com.example.burst", store: store, arguments: [])
+        // 20,000 events in the watched folder (more than the default queue of 16,384).
+        for i in 0..<5_000 {
+            let path = sandbox.userDirectory + "/noise-\(i)"
+            FileManager.default.createFile(atPath: path, contents: nil)
+            try FileManager.default.removeItem(atPath: path)
+        }
+        #expect(try run(helperPath, ["write-sync", "com.example.burst", "k", "after"], environment: sandbox.environment).status == 0)
+        #expect(eventually(timeout: .seconds(3)) { defaults.string(forKey: "k") == "after" })
+    }
+
+    @Test("an idle process that watches domains is not woken")
+    func idleProcessSleeps() throws {
+        let sandbox = try Sandbox()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: helperPath)
+        p.arguments = ["observe", "com.example.idle", "k"]
+        p.environment = sandbox.environment
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        Thread.sleep(forTimeInterval: 0.5)
+        func switches() -> Int {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/task")) ?? []
+            var total = 0
+            for t in tasks {
+                let status = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(t)/status", encoding: .utf8)) ?? ""
+                for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+                    total += Int(line.split(separator: "\t").last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+                }
+            }
+            return total
+        }
+        let before = switches()
+        Thread.sleep(forTimeInterval: 2)
+        let woken = switches() - before
+        // The helper's main thread sleeps a second at a time (2–3 wake-ups);
+        // a watcher polling every 25 ms would add 80.
+        #expect(woken < 15, "the idle process woke \(woken) times in 2 s")
+    }
+}
