@@ -55,6 +55,35 @@ public enum FileIO {
     /// Everything readable from `fd` until end of file. A failed read throws
     /// with `path` and the system's reason (`errno` taken at once).
     public static func readAll(fd: Int32, path: String) throws(FileError) -> [UInt8] {
+        // A regular file is read straight into a buffer of its size (one
+        // copy); a pipe or a file that grows is read in chunks after that.
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0, st.st_size < Int.max / 2 {
+            let size = Int(st.st_size)
+            var code: Int32 = 0
+            var filled = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                while filled < size {
+                    let n = Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        code = errno
+                        break
+                    }
+                    if n == 0 { break }
+                    filled += n
+                }
+                count = filled
+            }
+            if code != 0 { throw FileError(path: path, errno: code) }
+            if filled < size { return bytes }
+            let rest = try readChunks(fd: fd, path: path)
+            return rest.isEmpty ? bytes : bytes + rest
+        }
+        return try readChunks(fd: fd, path: path)
+    }
+
+    private static func readChunks(fd: Int32, path: String) throws(FileError) -> [UInt8] {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {

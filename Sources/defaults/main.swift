@@ -16,6 +16,11 @@ import PropertyList
 var args = CommandLine.arguments.dropFirst()
 var options = Options()
 
+if args.first == "--version" || args.first == "-version" {
+    StandardStream.output.print("defaults (OpenDefaults) \(OpenDefaultsVersion.string)")
+    exit(0)
+}
+
 // Options before the verb.
 while let first = args.first, first.hasPrefix("-") {
     switch first {

@@ -10,6 +10,11 @@ import Glibc
 import PropertyList
 import PlatformIO
 
+if let first = CommandLine.arguments.dropFirst().first, first == "--version" || first == "-version" {
+    StandardStream.output.print("plutil (OpenDefaults) \(OpenDefaultsVersion.string)")
+    exit(0)
+}
+
 let invocation: Invocation
 do {
     invocation = try Invocation(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlatformIO
 
 /// `settings`: Settings bundles on the command line, and the Settings app in the browser.
 @main
@@ -11,6 +12,7 @@ struct SettingsTool: AsyncParsableCommand {
             (~/.local/share/settings-bundles when XDG_DATA_HOME is unset). Values are written \
             through OpenDefaults, so `defaults read <domain>` and running apps see them at once.
             """,
+        version: "settings (OpenDefaults) \(OpenDefaultsVersion.string)",
         subcommands: [Validate.self, PrintDefaults.self, Install.self, Serve.self]
     )
 }

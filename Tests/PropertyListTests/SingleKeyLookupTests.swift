@@ -63,4 +63,38 @@ struct SingleKeyLookupTests {
         _ = try? PropertyList.value(forKey: "a", decoding: bytes)
         _ = try? PropertyList.value(forKey: "b", decoding: bytes)
     }
+
+    @Test func ourFilesMarkTheirSortedKeysAndAreSearchedByHalves() throws {
+        var entries: [String: PropertyList] = [:]
+        for i in 0..<5_000 { entries["key\(i)"] = PropertyList(i) }
+        entries["ünïcödé"] = "u"
+        entries["日本"] = "j"
+        entries[""] = "empty"
+        let bytes = try PropertyList.dictionary(entries).encoded(as: .binary)
+        #expect(Array(bytes[(bytes.count - 32)..<(bytes.count - 29)]) == [0x4F, 0x44, 0x01])
+        for (key, value) in entries { #expect(try PropertyList.value(forKey: key, decoding: bytes) == value, "\(key)") }
+        for absent in ["key5000", "key", "zzz", "ünï", "Key1"] { #expect(try PropertyList.value(forKey: absent, decoding: bytes) == nil) }
+        // Other writers' files (no mark) are scanned as before, whatever their key order.
+        var foreign = bytes
+        foreign.replaceSubrange((bytes.count - 32)..<(bytes.count - 29), with: [0, 0, 0])
+        for key in ["key0", "key4999", "日本", ""] { #expect(try PropertyList.value(forKey: key, decoding: foreign) == entries[key]) }
+        // Arrays and other top objects carry no mark.
+        let array = try PropertyList.array(["a"]).encoded(as: .binary)
+        #expect(Array(array[(array.count - 32)..<(array.count - 26)]) == [0, 0, 0, 0, 0, 0])
+    }
+
+    @Test func aLookupChecksOnlyTheOffsetsItUses() throws {
+        // A bad offset of an object the lookup never touches does not fail it; one it touches does.
+        var bytes = try PropertyList.dictionary(["a": "x", "b": "y"]).encoded(as: .binary)
+        let trailer = bytes.count - 32
+        let offsetSize = Int(bytes[trailer + 6])
+        let table = Int(bytes[(trailer + 24)..<(trailer + 32)].reduce(0) { $0 << 8 | UInt64($1) })
+        let count = Int(bytes[(trailer + 8)..<(trailer + 16)].reduce(0) { $0 << 8 | UInt64($1) })
+        #expect(offsetSize == 1)
+        bytes[table + count - 1] = 0xFF  // the last object's offset points past the object area
+        #expect(throws: PropertyListError.self) { _ = try PropertyList(decoding: bytes) }
+        var failures = 0
+        for key in ["a", "b"] { if (try? PropertyList.value(forKey: key, decoding: bytes)) == nil { failures += 1 } }
+        #expect(failures == 1)
+    }
 }

@@ -133,6 +133,47 @@ let benchmarks: @Sendable () -> Void = {
         print("cold-start benchmarks skipped: run `swift build -c release && swift build -c release --product defaults` in Benchmarks/ first")
     }
 
+    // MARK: The installed tool against dconf (issue 17)
+    //
+    // The static, stripped `defaults` that Packaging/install.sh stages (run
+    // `Packaging/install.sh --prefix /usr --destdir .build/staged` first), a
+    // statically linked empty Swift program (`swift build -c release
+    // --static-swift-stdlib --product empty-program --scratch-path .build-static`
+    // in Benchmarks/), and GNOME's `dconf read` (Debian `dconf-cli`) on a
+    // database compiled with `dconf compile` from the same keys, no D-Bus.
+    let benchmarksFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let installed = benchmarksFolder.deletingLastPathComponent().appendingPathComponent(".build/staged/usr/bin/defaults").path
+    let staticEmpty = benchmarksFolder.appendingPathComponent(".build-static/release/empty-program").path
+    let dconf = "/usr/bin/dconf"
+    if FileManager.default.isExecutableFile(atPath: installed), FileManager.default.isExecutableFile(atPath: staticEmpty) {
+        let cold = Benchmark.Configuration(warmupIterations: 3, maxDuration: .seconds(5), maxIterations: 200)
+        Benchmark("installed · cold static empty Swift program", configuration: cold) { benchmark in
+            for _ in benchmark.scaledIterations { spawnAndWait(staticEmpty, []) }
+        }
+        for count in [1000, 100_000] {
+            populate("com.bench.installed\(count)", count: count)
+            Benchmark("installed · cold `defaults read D K` · \(count) keys · OpenDefaults static", configuration: cold) { benchmark in
+                for _ in benchmark.scaledIterations { spawnAndWait(installed, ["read", "com.bench.installed\(count)", "key7"]) }
+            }
+            if FileManager.default.isExecutableFile(atPath: dconf) {
+                // The same keys as a dconf keyfile, compiled into a GVDB database.
+                let folder = sandbox + "/dconf\(count)"
+                try? FileManager.default.createDirectory(atPath: folder + "/keyfiles", withIntermediateDirectories: true)
+                var keyfile = "[bench]\n"
+                for i in 0..<count { keyfile += "key\(i)=\(i)\n" }
+                try? keyfile.write(toFile: folder + "/keyfiles/keys", atomically: true, encoding: .utf8)
+                spawnAndWait(dconf, ["compile", folder + "/db", folder + "/keyfiles"])
+                try? "file-db:\(folder)/db\n".write(toFile: folder + "/profile", atomically: true, encoding: .utf8)
+                Benchmark("installed · cold `dconf read` · \(count) keys · dconf", configuration: cold) { benchmark in
+                    setenv("DCONF_PROFILE", folder + "/profile", 1)
+                    for _ in benchmark.scaledIterations { spawnAndWait(dconf, ["read", "/bench/key7"]) }
+                }
+            }
+        }
+    } else {
+        print("installed-tool benchmarks skipped: stage the static tools and build the static empty program first (see the comment above)")
+    }
+
     if let peer = program("visibility-peer") {
         Benchmark("cross-process visibility · OpenDefaults", configuration: .init(warmupIterations: 2, maxIterations: 50)) { benchmark in
             let process = Process()

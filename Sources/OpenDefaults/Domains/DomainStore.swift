@@ -132,12 +132,17 @@ public final class DomainStore: Sendable {
         guard case .success(let found) = FileSignature.lookup(path) else { return loading() }
         guard let signature = found else { return nil }
         guard signature.isRegularFile else { return loading() }
-        let bytes: [UInt8]
-        do { bytes = try FileIO.readRegularFile(path) } catch {
-            return error.code == ENOENT ? nil : loading()
+        // Mapped, not read: a binary plist we wrote is binary-searched in
+        // place, so only the pages on the way to the key are touched.
+        enum Lookup { case found(PropertyList?), needsFullLoad }
+        let lookup = (try? FileIO.withMappedRegularFile(path) { bytes -> Lookup in
+            if bytes.isEmpty { return .needsFullLoad }
+            do { return .found(try PropertyList.value(forKey: key, decoding: bytes)) } catch { return .needsFullLoad }
+        }) ?? .needsFullLoad
+        switch lookup {
+        case .found(let value): return value
+        case .needsFullLoad: return loading()  // unreadable, empty or unparsable: reported by the full load
         }
-        if bytes.isEmpty { return loading() }
-        do { return try PropertyList.value(forKey: key, decoding: bytes) } catch { return loading() }
     }
 
     /// A domain kept in an arbitrary property-list file (`defaults read

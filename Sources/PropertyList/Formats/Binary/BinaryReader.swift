@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads the binary `bplist00` format.
 ///
@@ -53,7 +60,7 @@ struct BinaryReader {
     /// collection is being decoded (cycle detection), and above those bits
     /// the object's place in `cache` plus one (0: not cached). Eight bytes per
     /// object, so that the check made for every object touches little memory.
-    private var states: [UInt64]
+    private let states: ObjectStates
     /// Dictionaries met before, by where their key references lie (see
     /// ``dictionary(_:at:depth:)``).
     private var recurringKeys = RecurringKeys<(references: Int, count: Int)>()
@@ -61,8 +68,12 @@ struct BinaryReader {
     private static let inProgress: UInt64 = 2
     private static let cacheShift: UInt64 = 2
 
+    /// The first bytes of the trailer (unused by the format) in files whose
+    /// top dictionary has sorted keys, each once: OpenDefaults' own writer.
+    static let sortedKeysMark: [UInt8] = [0x4F, 0x44, 0x01]  // "OD", version 1
+
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
-        var reader = try BinaryReader(bytes)
+        var reader = try BinaryReader(bytes, checkingEveryOffset: true)
         return try reader.object(reader.topIndex, depth: 0)
     }
 
@@ -72,9 +83,13 @@ struct BinaryReader {
     /// - Returns: nil when the top object is not a dictionary; `.some(nil)`
     ///   when the key is absent. Every offset and reference touched is
     ///   checked as in ``read(_:)``; objects not touched are not checked.
+    ///
+    /// Offsets are checked as they are used, not all first; in a file with
+    /// ``sortedKeysMark`` the top dictionary's keys are binary-searched, so a
+    /// lookup costs O(log n) whatever the domain's size.
     static func lookup(_ key: String, in bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList?? {
-        var reader = try BinaryReader(bytes)
-        let start = reader.offset(of: reader.topIndex)
+        var reader = try BinaryReader(bytes, checkingEveryOffset: false)
+        let start = try reader.checkedOffset(reader.topIndex)
         let marker = reader.b[start]
         guard marker >> 4 == 0xD else { return nil }
         var p = start + 1
@@ -85,11 +100,44 @@ struct BinaryReader {
         }
         let wanted = Array(key.utf8)
         let wantedIsASCII = wanted.allSatisfy { $0 < 0x80 }
+        if reader.b.count >= 32, reader.b[reader.b.count - 32..<reader.b.count - 32 + Self.sortedKeysMark.count].elementsEqual(Self.sortedKeysMark) {
+            // Keys sorted as Swift sorts strings, each once: binary search.
+            var lo = 0, hi = n - 1
+            while lo <= hi {
+                let mid = (lo + hi) / 2
+                let keyRef = try reader.reference(at: p + mid * reader.refSize)
+                let o = try reader.checkedOffset(keyRef)
+                let km = reader.b[o]
+                var order: Int
+                if km >> 4 == 0x5, wantedIsASCII {
+                    var q = o + 1
+                    let len = try reader.count(km, at: &q)
+                    guard q + len <= end else { throw Self.fail(o, "string of \(len) bytes runs past the object area") }
+                    order = 0
+                    for i in 0..<min(len, wanted.count) where reader.b[q + i] != wanted[i] {
+                        order = reader.b[q + i] < wanted[i] ? -1 : 1
+                        break
+                    }
+                    if order == 0 { order = len < wanted.count ? -1 : (len > wanted.count ? 1 : 0) }
+                } else {
+                    guard case .string(let s) = try reader.object(keyRef, depth: 1) else {
+                        throw Self.fail(o, "expected a string as dictionary key, found another kind of object")
+                    }
+                    order = s == key ? 0 : (s < key ? -1 : 1)
+                }
+                if order == 0 {
+                    let valueRef = try reader.reference(at: p + (n + mid) * reader.refSize)
+                    return .some(try reader.object(valueRef, depth: 1))
+                }
+                if order < 0 { lo = mid + 1 } else { hi = mid - 1 }
+            }
+            return .some(nil)
+        }
         // The last of equal keys wins, as when the whole dictionary is decoded.
         var k = n - 1
         while k >= 0 {
             let keyRef = try reader.reference(at: p + k * reader.refSize)
-            let o = reader.offset(of: keyRef)
+            let o = try reader.checkedOffset(keyRef)
             let km = reader.b[o]
             var matches: Bool
             if km >> 4 == 0x5, wantedIsASCII {
@@ -124,7 +172,11 @@ struct BinaryReader {
 
     private let topIndex: Int
 
-    private init(_ b: UnsafeRawBufferPointer) throws(PropertyListError) {
+    /// Whether every offset was checked when the reader was made (otherwise
+    /// each is checked when used, by ``checkedOffset(_:)``).
+    private let offsetsChecked: Bool
+
+    private init(_ b: UnsafeRawBufferPointer, checkingEveryOffset: Bool) throws(PropertyListError) {
         self.b = b
         let n = b.count
         guard n >= 8 + 1 + 32 else {
@@ -162,13 +214,14 @@ struct BinaryReader {
         self.objectCount = Int(count)
         self.tableOffset = Int(table)
         self.topIndex = Int(top)
-        for k in 0..<objectCount {
+        self.offsetsChecked = checkingEveryOffset
+        for k in 0..<(checkingEveryOffset ? objectCount : 0) {
             let o = Self.bigEndian(b, tableOffset + k * offsetSize, offsetSize)
             guard o >= 8, o < table else {
                 throw Self.fail(tableOffset + k * offsetSize, "offset \(o) of object \(k) lies outside the object area 8..<\(table)")
             }
         }
-        states = [UInt64](repeating: 0, count: objectCount)
+        states = ObjectStates(count: objectCount)
         expansionLimit = Weight(
             objects: min(max(Self.expansionFactor * objectCount, Self.minimumExpandedObjects), Self.maximumExpandedObjects),
             bytes: min(max(Self.expansionFactor * n, Self.minimumExpandedBytes), Self.maximumExpandedBytes))
@@ -205,6 +258,16 @@ struct BinaryReader {
 
     @inline(__always) private func offset(of object: Int) -> Int {
         Int(Self.bigEndian(b, tableOffset + object * offsetSize, offsetSize))
+    }
+
+    /// The offset of `object`, checked against the object area unless every
+    /// offset was checked already.
+    @inline(__always) private func checkedOffset(_ object: Int) throws(PropertyListError) -> Int {
+        let o = offset(of: object)
+        if !offsetsChecked, o < 8 || o >= tableOffset {
+            throw Self.fail(tableOffset + object * offsetSize, "offset \(o) of object \(object) lies outside the object area 8..<\(tableOffset)")
+        }
+        return o
     }
 
     /// The entries of a dictionary of `n` keys whose references start at `p`.
@@ -280,13 +343,13 @@ struct BinaryReader {
     }
 
     private mutating func object(_ index: Int, depth: Int) throws(PropertyListError) -> PropertyList {
-        let state = states[index]
+        let state = states.pointer[index]
         if state >> Self.cacheShift != 0 {
             let slot = Int(state >> Self.cacheShift) - 1
             try count(cacheWeights[slot], at: offset(of: index))
             return cache[slot]
         }
-        let start = offset(of: index)
+        let start = try checkedOffset(index)
         let before = expanded
         if state & Self.inProgress != 0 { throw Self.fail(start, "object \(index) contains itself (a reference cycle)") }
         guard depth <= Self.maxDepth else {
@@ -365,7 +428,7 @@ struct BinaryReader {
         case 0xA, 0xC:
             let n = try count(marker, at: &p)
             guard n <= (end - p) / refSize else { throw Self.fail(start, "array of \(n) references runs past the object area") }
-            states[index] |= Self.inProgress
+            states.pointer[index] |= Self.inProgress
             var elements: [PropertyList] = []
             elements.reserveCapacity(n)
             for k in 0..<n {
@@ -378,7 +441,7 @@ struct BinaryReader {
             guard n <= (end - p) / refSize / 2 else {
                 throw Self.fail(start, "dictionary of \(n) entries runs past the object area")
             }
-            states[index] |= Self.inProgress
+            states.pointer[index] |= Self.inProgress
             value = .dictionary(try dictionary(n, at: p, depth: depth))
         default:
             throw Self.fail(start, "unknown object marker 0x\(String(marker, radix: 16))")
@@ -393,12 +456,12 @@ struct BinaryReader {
             case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD:
                 cache.append(value)
                 cacheWeights.append(Weight(objects: expanded.objects - before.objects, bytes: expanded.bytes - before.bytes))
-                states[index] = Self.seen | UInt64(cache.count) << Self.cacheShift
+                states.pointer[index] = Self.seen | UInt64(cache.count) << Self.cacheShift
                 return value
             default: break
             }
         }
-        states[index] = Self.seen
+        states.pointer[index] = Self.seen
         return value
     }
 
@@ -449,4 +512,20 @@ struct BinaryReader {
             return w
         }
     }
+}
+
+/// One 8-byte state per object of a binary plist, zeroed. The memory comes
+/// from `calloc`, whose large blocks are fresh pages the kernel zeroes when
+/// first touched: a one-key lookup in a file of 200,000 objects touches a few
+/// pages instead of clearing 1.6 MB. Indices are checked by the reader
+/// (every reference is below the object count) before use.
+final class ObjectStates {
+    let pointer: UnsafeMutablePointer<UInt64>
+
+    init(count: Int) {
+        guard let raw = calloc(max(count, 1), MemoryLayout<UInt64>.stride) else { fatalError("out of memory for \(count) object states") }
+        pointer = raw.assumingMemoryBound(to: UInt64.self)
+    }
+
+    deinit { free(pointer) }
 }

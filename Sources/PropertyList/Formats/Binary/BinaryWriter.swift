@@ -176,7 +176,16 @@ struct BinaryWriter {
         let tableOffset = out.count
         let offsetSize = Self.bytesNeeded(UInt64(tableOffset))
         for o in offsets { bigEndian(UInt64(o), offsetSize) }
-        out.append(contentsOf: repeatElement(0, count: 6))
+        // The trailer's five unused bytes carry BinaryReader.sortedKeysMark
+        // when the top object is a dictionary (its keys are sorted and each
+        // appears once), so that a one-key lookup can search them; other
+        // readers ignore these bytes.
+        if case .dictionary = objects.first {
+            out.append(contentsOf: BinaryReader.sortedKeysMark)
+            out.append(contentsOf: repeatElement(0, count: 6 - BinaryReader.sortedKeysMark.count))
+        } else {
+            out.append(contentsOf: repeatElement(0, count: 6))
+        }
         out.append(UInt8(offsetSize))
         out.append(UInt8(refSize))
         bigEndian(UInt64(count), 8)

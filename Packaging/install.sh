@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs (or uninstalls) OpenDefaults' tools, man pages, shell completions and
+# documentation: the one way both the Debian package and `make install` use.
+#
+#   Packaging/install.sh [--prefix DIR] [--destdir DIR] [--skip-build] [--uninstall]
+#
+# --prefix   where the files go (default /usr/local)
+# --destdir  a staging root prepended to every path (for packages)
+# --skip-build  use the release binaries already in .build/release
+# --uninstall   remove exactly the files an install puts there
+#
+# The tools are built with `swift build -c release --static-swift-stdlib`
+# (the Swift runtime linked in: they need only the C library) and stripped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prefix=/usr/local destdir="" build=1 uninstall=0
+while (($#)); do
+  case $1 in
+    --prefix) prefix=$2; shift 2 ;;
+    --destdir) destdir=$2; shift 2 ;;
+    --skip-build) build=0; shift ;;
+    --uninstall) uninstall=1; shift ;;
+    *) echo "install.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+tools=(defaults plutil settings)
+root="$destdir$prefix"
+# zsh looks in vendor-completions on Debian (/usr), site-functions elsewhere.
+if [[ $prefix == /usr ]]; then zshdir=share/zsh/vendor-completions; else zshdir=share/zsh/site-functions; fi
+
+files=()
+for t in "${tools[@]}"; do
+  files+=("bin/$t" "share/man/man1/$t.1.gz" "share/bash-completion/completions/$t" "$zshdir/_$t" "share/fish/vendor_completions.d/$t.fish")
+done
+files+=(share/doc/opendefaults/README.md share/doc/opendefaults/LICENSE)
+
+if ((uninstall)); then
+  for f in "${files[@]}"; do rm -f "$root/$f"; done
+  rmdir "$root/share/doc/opendefaults" 2>/dev/null || true
+  exit 0
+fi
+
+if ((build)); then
+  for t in "${tools[@]}"; do
+    swift build -c release --static-swift-stdlib --product "$t" >&2
+  done
+fi
+bin=.build/release
+
+install -d "$root/bin" "$root/share/man/man1" "$root/share/bash-completion/completions" "$root/$zshdir" \
+  "$root/share/fish/vendor_completions.d" "$root/share/doc/opendefaults"
+for t in "${tools[@]}"; do
+  install -m 0755 "$bin/$t" "$root/bin/$t"
+  strip --strip-unneeded "$root/bin/$t"
+  gzip -9 -n -c "Packaging/man/$t.1" > "$root/share/man/man1/$t.1.gz"
+  chmod 0644 "$root/share/man/man1/$t.1.gz"
+done
+# Completions: defaults and settings generate their own; plutil's are files.
+for shell in bash zsh fish; do
+  case $shell in
+    bash) dir=share/bash-completion/completions; name() { echo "$1"; } ;;
+    zsh) dir=$zshdir; name() { echo "_$1"; } ;;
+    fish) dir=share/fish/vendor_completions.d; name() { echo "$1.fish"; } ;;
+  esac
+  "$bin/defaults" completion "$shell" > "$root/$dir/$(name defaults)"
+  "$bin/settings" --generate-completion-script "$shell" > "$root/$dir/$(name settings)"
+  cp "Packaging/completions/plutil.$shell" "$root/$dir/$(name plutil)"
+  chmod 0644 "$root/$dir/$(name defaults)" "$root/$dir/$(name settings)" "$root/$dir/$(name plutil)"
+done
+install -m 0644 README.md LICENSE "$root/share/doc/opendefaults/"

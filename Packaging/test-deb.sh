@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the Debian package into a throw-away dpkg root (never the machine
+# itself), checks what it installed works, removes it and checks that no
+# file is left behind. Exit 0 when all holds.
+#
+#   Packaging/test-deb.sh PACKAGE.deb
+set -euo pipefail
+deb=$1
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"
+: > "$root/var/lib/dpkg/status"
+: > "$root/var/lib/dpkg/available"
+fail() { echo "test-deb: $*" >&2; exit 1; }
+
+before=$(cd "$root" && find . -not -path './var/lib/dpkg*' | sort)
+# The throw-away root has no libc6 package (the host's C library serves the
+# static tools), so its dependency is the one thing forced.
+dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >/dev/null
+dpkg --root="$root" -s opendefaults | grep -q '^Status: install ok installed' || fail "not installed"
+
+for t in defaults plutil settings; do
+  [[ -x $root/usr/bin/$t ]] || fail "missing /usr/bin/$t"
+  "$root/usr/bin/$t" --version | grep -q "OpenDefaults" || fail "$t --version"
+  [[ -f $root/usr/share/man/man1/$t.1.gz ]] || fail "missing man page $t.1.gz"
+  zcat "$root/usr/share/man/man1/$t.1.gz" | groff -mdoc -ww -z 2>&1 | (! grep .) || fail "$t.1 renders with warnings"
+  [[ -s $root/usr/share/bash-completion/completions/$t ]] || fail "missing bash completion for $t"
+  [[ -s $root/usr/share/zsh/vendor-completions/_$t ]] || fail "missing zsh completion for $t"
+  [[ -s $root/usr/share/fish/vendor_completions.d/$t.fish ]] || fail "missing fish completion for $t"
+  bash -n "$root/usr/share/bash-completion/completions/$t" || fail "bash completion for $t does not parse"
+done
+[[ -f $root/usr/share/doc/opendefaults/copyright ]] || fail "missing copyright"
+grep -q "Apache License" "$root/usr/share/doc/opendefaults/copyright" || fail "copyright is not the Apache licence"
+# The installed tools work, in a throw-away home.
+home=$(mktemp -d)
+XDG_CONFIG_HOME=$home "$root/usr/bin/defaults" write com.example.deb Volume -int 11
+[[ $(XDG_CONFIG_HOME=$home "$root/usr/bin/defaults" read com.example.deb Volume) == 11 ]] || fail "installed defaults does not work"
+rm -rf "$home"
+# Only the C library is a shared dependency.
+for t in defaults plutil settings; do
+  if ldd "$root/usr/bin/$t" | grep -Eq 'libswift|libFoundation|libdispatch'; then fail "$t links the Swift runtime dynamically"; fi
+done
+
+dpkg --root="$root" --force-script-chrootless -r opendefaults >/dev/null
+after=$(cd "$root" && find . -not -path './var/lib/dpkg*' | sort)
+[[ $before == "$after" ]] || { diff <(echo "$before") <(echo "$after") >&2; fail "files left after removal"; }
+echo "test-deb: installed, used and removed $(basename "$deb") cleanly ($(du -k "$deb" | cut -f1) KiB)"
