@@ -16,7 +16,9 @@ fail() { echo "test-deb: $*" >&2; exit 1; }
 before=$(cd "$root" && find . -not -path './var/lib/dpkg*' | sort)
 # The throw-away root has no libc6 package (the host's C library serves the
 # static tools), so its dependency is the one thing forced.
-dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >/dev/null
+dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >"$root/dpkg.log" 2>&1 \
+  || { cat "$root/dpkg.log" >&2; fail "dpkg -i failed"; }
+rm -f "$root/dpkg.log"
 dpkg --root="$root" -s opendefaults | grep -q '^Status: install ok installed' || fail "not installed"
 
 for t in defaults plutil settings; do

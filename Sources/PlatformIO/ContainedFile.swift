@@ -57,12 +57,27 @@ extension FileIO {
     /// let bytes = try FileIO.readRegularFile("/home/ada/.config/com.example.app.plist")
     /// ```
     public static func readRegularFile(_ path: String) throws(FileError) -> [UInt8] {
+        let (fd, _) = try openRegularFile(path)
+        defer { close(fd) }
+        return try readAll(fd: fd, path: path)
+    }
+
+    /// Opens `path` for reading when it is a regular file (following links),
+    /// without blocking on a FIFO; returns the descriptor (the caller closes
+    /// it) and its `stat`.
+    static func openRegularFile(_ path: String) throws(FileError) -> (Int32, stat) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw FileError(path: path) }
-        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw FileError(path: path) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw FileError(path: path, reason: "not a regular file") }
-        return try readAll(fd: fd, path: path)
+        guard fstat(fd, &st) == 0 else {
+            let error = FileError(path: path)
+            close(fd)
+            throw error
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw FileError(path: path, reason: "not a regular file")
+        }
+        return (fd, st)
     }
 }

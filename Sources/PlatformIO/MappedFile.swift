@@ -22,12 +22,8 @@ extension FileIO {
     /// let count = try FileIO.withMappedRegularFile("/home/ada/.config/com.example.app.plist") { $0.count }
     /// ```
     public static func withMappedRegularFile<R>(_ path: String, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw FileError(path: path) }
+        let (fd, st) = try openRegularFile(path)
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw FileError(path: path) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw FileError(path: path, reason: "not a regular file") }
         let size = Int(st.st_size)
         if size == 0 { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {

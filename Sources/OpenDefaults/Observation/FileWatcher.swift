@@ -95,13 +95,7 @@ final class FileWatcher: Sendable {
             for path in target.watchedPaths {
                 let file = FileIO.resolvingSymbolicLinks(path)
                 let folder = FileIO.parentDirectory(of: file)
-                let name = FileIO.lastComponent(of: file)
-                switch addWatch(folder, &w) {
-                case .watched: w.files[folder, default: [:]][name, default: []].append(target)
-                case .waiting: w.pending[folder, default: []].append((name, target))
-                case .unavailable:
-                    if !w.polled.contains(where: { $0 === target }) { w.polled.append(target); polledNow = true }
-                }
+                if place(target, file: FileIO.lastComponent(of: file), in: folder, &w) == .unavailable { polledNow = true }
             }
         }
         if polledNow { wake() }
@@ -220,11 +214,7 @@ final class FileWatcher: Sendable {
             for (file, targets) in orphans {
                 for t in targets {
                     lost.append(t)
-                    switch addWatch(folder, &w) {
-                    case .watched: w.files[folder, default: [:]][file, default: []].append(t)
-                    case .waiting: w.pending[folder, default: []].append((file, t))
-                    case .unavailable: w.polled.append(t)
-                    }
+                    _ = place(t, file: file, in: folder, &w)
                 }
             }
             return lost + retryPending(&w)
@@ -243,17 +233,23 @@ final class FileWatcher: Sendable {
         var found: [any WatchTarget] = []
         for (folder, entries) in w.pending {
             w.pending[folder] = nil
-            for (file, target) in entries {
-                switch addWatch(folder, &w) {
-                case .watched:
-                    w.files[folder, default: [:]][file, default: []].append(target)
-                    found.append(target)
-                case .waiting: w.pending[folder, default: []].append((file, target))
-                case .unavailable: w.polled.append(target)
-                }
+            for (file, target) in entries where place(target, file: file, in: folder, &w) == .watched {
+                found.append(target)
             }
         }
         return found
+    }
+
+    /// Watches `file` of `target` in `folder`, or waits for the folder, or
+    /// polls the target; returns which.
+    private func place(_ target: any WatchTarget, file: String, in folder: String, _ w: inout Watches) -> WatchResult {
+        let result = addWatch(folder, &w)
+        switch result {
+        case .watched: w.files[folder, default: [:]][file, default: []].append(target)
+        case .waiting: w.pending[folder, default: []].append((file, target))
+        case .unavailable: if !w.polled.contains(where: { $0 === target }) { w.polled.append(target) }
+        }
+        return result
     }
 }
 

@@ -100,67 +100,46 @@ struct BinaryReader {
         }
         let wanted = Array(key.utf8)
         let wantedIsASCII = wanted.allSatisfy { $0 < 0x80 }
+        /// How the key of entry `k` orders against `key` (-1, 0, 1): ASCII
+        /// keys compared in place, others decoded and compared as Swift
+        /// compares (and our writer sorts) strings.
+        func order(ofEntry k: Int) throws(PropertyListError) -> Int {
+            let keyRef = try reader.reference(at: p + k * reader.refSize)
+            let o = try reader.checkedOffset(keyRef)
+            let km = reader.b[o]
+            if km >> 4 == 0x5, wantedIsASCII {
+                var q = o + 1
+                let len = try reader.count(km, at: &q)
+                guard q + len <= end else { throw Self.fail(o, "string of \(len) bytes runs past the object area") }
+                for i in 0..<min(len, wanted.count) where reader.b[q + i] != wanted[i] {
+                    return reader.b[q + i] < wanted[i] ? -1 : 1
+                }
+                return len < wanted.count ? -1 : (len > wanted.count ? 1 : 0)
+            }
+            guard case .string(let s) = try reader.object(keyRef, depth: 1) else {
+                throw Self.fail(o, "expected a string as dictionary key, found another kind of object")
+            }
+            return s == key ? 0 : (s < key ? -1 : 1)
+        }
+        func value(ofEntry k: Int) throws(PropertyListError) -> PropertyList {
+            try reader.object(try reader.reference(at: p + (n + k) * reader.refSize), depth: 1)
+        }
         if reader.b.count >= 32, reader.b[reader.b.count - 32..<reader.b.count - 32 + Self.sortedKeysMark.count].elementsEqual(Self.sortedKeysMark) {
             // Keys sorted as Swift sorts strings, each once: binary search.
             var lo = 0, hi = n - 1
             while lo <= hi {
                 let mid = (lo + hi) / 2
-                let keyRef = try reader.reference(at: p + mid * reader.refSize)
-                let o = try reader.checkedOffset(keyRef)
-                let km = reader.b[o]
-                var order: Int
-                if km >> 4 == 0x5, wantedIsASCII {
-                    var q = o + 1
-                    let len = try reader.count(km, at: &q)
-                    guard q + len <= end else { throw Self.fail(o, "string of \(len) bytes runs past the object area") }
-                    order = 0
-                    for i in 0..<min(len, wanted.count) where reader.b[q + i] != wanted[i] {
-                        order = reader.b[q + i] < wanted[i] ? -1 : 1
-                        break
-                    }
-                    if order == 0 { order = len < wanted.count ? -1 : (len > wanted.count ? 1 : 0) }
-                } else {
-                    guard case .string(let s) = try reader.object(keyRef, depth: 1) else {
-                        throw Self.fail(o, "expected a string as dictionary key, found another kind of object")
-                    }
-                    order = s == key ? 0 : (s < key ? -1 : 1)
-                }
-                if order == 0 {
-                    let valueRef = try reader.reference(at: p + (n + mid) * reader.refSize)
-                    return .some(try reader.object(valueRef, depth: 1))
-                }
-                if order < 0 { lo = mid + 1 } else { hi = mid - 1 }
+                let o = try order(ofEntry: mid)
+                if o == 0 { return .some(try value(ofEntry: mid)) }
+                if o < 0 { lo = mid + 1 } else { hi = mid - 1 }
             }
             return .some(nil)
         }
-        // The last of equal keys wins, as when the whole dictionary is decoded.
+        // Other writers' files: a scan; the last of equal keys wins, as when
+        // the whole dictionary is decoded.
         var k = n - 1
         while k >= 0 {
-            let keyRef = try reader.reference(at: p + k * reader.refSize)
-            let o = try reader.checkedOffset(keyRef)
-            let km = reader.b[o]
-            var matches: Bool
-            if km >> 4 == 0x5, wantedIsASCII {
-                var q = o + 1
-                let len = try reader.count(km, at: &q)
-                guard q + len <= end else { throw Self.fail(o, "string of \(len) bytes runs past the object area") }
-                matches = len == wanted.count
-                if matches {
-                    for i in 0..<len where reader.b[q + i] != wanted[i] {
-                        matches = false
-                        break
-                    }
-                }
-            } else {
-                guard case .string(let s) = try reader.object(keyRef, depth: 1) else {
-                    throw Self.fail(o, "expected a string as dictionary key, found another kind of object")
-                }
-                matches = s == key
-            }
-            if matches {
-                let valueRef = try reader.reference(at: p + (n + k) * reader.refSize)
-                return .some(try reader.object(valueRef, depth: 1))
-            }
+            if try order(ofEntry: k) == 0 { return .some(try value(ofEntry: k)) }
             k -= 1
         }
         return .some(nil)
