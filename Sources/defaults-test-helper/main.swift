@@ -7,6 +7,9 @@
 //   announce-versions DOMAIN KEYS    as versions, but print "W v\n" before each flush starts
 //   observe DOMAIN KEY               print "<value>\n" each time KEY changes (any process)
 //   get DOMAIN KEY                   print the value's description
+//   set-and-die DOMAIN KEY VALUE SIG set one string, then die at once by signal SIG (9 or 15)
+//   burst DOMAIN COUNT               set k0…k<COUNT-1> to their index, as fast as possible, then sleep
+//   acked DOMAIN PREFIX              forever: set PREFIX<i> = i, then print "i\n" once set returned
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -20,6 +23,13 @@ import PlatformIO
 import PropertyList
 
 let args = Array(CommandLine.arguments.dropFirst())
+// A test runner may ignore SIGTERM, and an ignored signal is inherited:
+// the crash tests need its default action (death, no exit handler).
+signal(SIGTERM, SIG_DFL)
+var unblocked = sigset_t()
+sigemptyset(&unblocked)
+sigaddset(&unblocked, SIGTERM)
+pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
 let store = DomainStore.shared
 
 func usage() -> Never {
@@ -66,6 +76,28 @@ case "observe":
     }
     StandardStream.output.write("ready\n")
     while true { withExtendedLifetime(token) { sleep(1) } }
+case "set-and-die":
+    guard args.count == 5, let sig = Int32(args[4]) else { usage() }
+    domain.set(.string(args[3]), forKey: args[2])
+    // The default action of the signal: no exit handler, no flush.
+    signal(sig, SIG_DFL)
+    kill(getpid(), sig)
+    sleep(10)
+    exit(3)
+case "burst":
+    guard args.count == 3, let count = Int(args[2]) else { usage() }
+    StandardStream.output.write("ready\n")
+    for i in 0..<count { domain.set(PropertyList(i), forKey: "k\(i)") }
+    StandardStream.output.write("done\n")
+    while true { sleep(1) }
+case "acked":
+    guard args.count == 3 else { usage() }
+    var i = 0
+    while true {
+        domain.set(PropertyList(i), forKey: "\(args[2])\(i)")
+        StandardStream.output.write("\(i)\n")
+        i += 1
+    }
 case "get":
     guard args.count == 3 else { usage() }
     StandardStream.output.write((domain.value(forKey: args[2])?.description ?? "(absent)") + "\n")

@@ -94,7 +94,7 @@ public final class DomainStore: Sendable {
             report(error)
             return DomainFile(domain: name, path: "", mode: mode, refusal: error)
         }
-        return DomainFile(domain: name, path: layout.path(for: name, scope: scope), mode: mode)
+        return DomainFile(domain: name, path: layout.path(for: name, scope: scope), mode: mode, journaled: true)
     }
 
     /// Reads one key of a domain without loading the domain, for a process
@@ -114,7 +114,11 @@ public final class DomainStore: Sendable {
         let registryKey = Key(name: name, scope: scope)
         if let loaded = domains.withLock({ $0[registryKey] }) { return loaded.value(forKey: key) }
         guard PreferencesLayout.isValidDomainName(name) else { return domain(name, scope: scope).value(forKey: key) }
-        return value(forKey: key, atPath: layout.path(for: name, scope: scope)) {
+        let path = layout.path(for: name, scope: scope)
+        // A journal left by a process that died before its flush is replayed
+        // by loading the domain (under its lock) before anything is read.
+        if JournalRecovery.mayHaveJournals(forDomainFile: path) { return domain(name, scope: scope).value(forKey: key) }
+        return value(forKey: key, atPath: path) {
             self.domain(name, scope: scope).value(forKey: key)
         }
     }
@@ -310,6 +314,10 @@ enum ExitFlush {
 
     static func flush() {
         let all = stores.withLock { $0 }
-        for store in all { try? store.flushAll() }
+        for store in all {
+            try? store.flushAll()
+            // No journal is left behind by a clean exit (unless its changes could not be written).
+            for domain in store.loadedDomains { domain.closeJournal() }
+        }
     }
 }

@@ -58,6 +58,11 @@ public final class PersistentDomain: Sendable {
         var lastError: StorageError? = nil
         /// Told of every change before the write returns (defaults objects' search lists).
         var dependents: [any DomainDependent] = []
+        /// This process's journal of the domain, made on the first write
+        /// (proposal 0007); nil before, or when journaling failed.
+        var journal: DomainJournal? = nil
+        /// Why journaling is off for this domain (reported once).
+        var journalFailure: StorageError? = nil
 
         /// The value reads see.
         @inline(__always)
@@ -109,6 +114,9 @@ public final class PersistentDomain: Sendable {
         self.store = store
         self.state = Lock(State())
         _ = reload(origin: .otherProcess, notify: false)
+        // What a process that died before its flush left in its journal is
+        // put in the file before this process reads the domain.
+        if (try? recoverOrphans()) == nil { }
     }
 
     // MARK: Reading
@@ -138,6 +146,8 @@ public final class PersistentDomain: Sendable {
     public func set(_ value: PropertyList?, forKey key: String) {
         var old: PropertyList? = nil
         var version: UInt64 = 0
+        var failure: StorageError? = nil
+        defer { if let failure { store.report(failure) } }
         let hash = KeyHash.hash(key)
         let dependents: [any DomainDependent]? = state.withLock { s in
             // One hash to record the change; the file's value is looked up
@@ -149,10 +159,11 @@ public final class PersistentDomain: Sendable {
                 // Setting the value a key already has changes nothing: with
                 // no pending change there is nothing to write; a pending one
                 // (just recorded again) is written by the next flush.
-                if previous == nil { s.pending.discard(key) } else { scheduleFlush(&s) }
+                if previous == nil { s.pending.discard(key) } else { journal(&s, key, value, &failure); scheduleFlush(&s) }
                 return nil
             }
             if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
+            journal(&s, key, value, &failure)
             scheduleFlush(&s)
             version = published(s)
             return s.dependents
@@ -166,11 +177,14 @@ public final class PersistentDomain: Sendable {
 
     /// Sets several keys at once (nil values remove).
     public func set(_ values: [String: PropertyList?]) {
+        var failure: StorageError? = nil
+        defer { if let failure { store.report(failure) } }
         let changes: [String: DomainChange.Values] = state.withLock { s in
             var changes: [String: DomainChange.Values] = [:]
             for (key, value) in values {
                 s.sequence += 1
                 let old = s.pending.record(key, value, sequence: s.sequence) ?? s.base[key]
+                journal(&s, key, value, &failure)
                 if old != value {
                     changes[key] = .init(old: old, new: value)
                     if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
@@ -187,10 +201,13 @@ public final class PersistentDomain: Sendable {
 
     /// Replaces the whole domain (nil or empty removes its file).
     public func replaceAll(with entries: [String: PropertyList]?) {
+        var failure: StorageError? = nil
+        defer { if let failure { store.report(failure) } }
         let changes: [String: DomainChange.Values] = state.withLock { s in
             let new = entries ?? [:]
             let changes = DomainChange.diff(s.values, new)
             s.sequence += 1
+            journal(&s, "", .dictionary(new), &failure, operation: .replaceAll)
             s.base = new
             s.pending.removeAll()
             s.count = new.count
@@ -227,6 +244,30 @@ public final class PersistentDomain: Sendable {
     /// How many dependents are attached.
     var dependentCount: Int { state.withLock { $0.dependents.count } }
 
+    /// Appends the change just recorded (at `s.sequence`) to this process's
+    /// journal, making the journal on the first write. A journal that cannot
+    /// be made or grow turns journaling off for the domain, reported once:
+    /// the write stays in memory and is flushed as before.
+    @inline(__always)
+    private func journal(_ s: inout State, _ key: String, _ value: PropertyList?, _ failure: inout StorageError?,
+                         operation: JournalRecord.Operation? = nil) {
+        guard file.journaled, s.journalFailure == nil else { return }
+        if s.journal == nil {
+            do { s.journal = try DomainJournal.create(forDomainFile: file.path) } catch {
+                s.journalFailure = StorageError(domain: name, path: error.path, kind: .unwritable,
+                    reason: "\(error.reason); writes to this domain are kept in memory until flushed, and are lost if the process dies first")
+                failure = s.journalFailure
+                return
+            }
+        }
+        let op = operation ?? (value == nil ? .remove : .set)
+        if !s.journal!.append(sequence: s.sequence, operation: op, key: key, value: value) {
+            s.journalFailure = StorageError(domain: name, path: s.journal!.path, kind: .unwritable,
+                reason: "the journal cannot grow (disk full?); writes to this domain are kept in memory until flushed")
+            failure = s.journalFailure
+        }
+    }
+
     private func scheduleFlush(_ s: inout State) {
         guard !s.flushScheduled else { return }
         s.flushScheduled = true
@@ -242,6 +283,7 @@ public final class PersistentDomain: Sendable {
     /// - Throws: ``StorageError`` when the file cannot be written or read;
     ///   the changes stay in memory and the old file is intact.
     public func synchronize() throws(StorageError) {
+        try recoverOrphans()
         try flush()
         if let error = reload(origin: .otherProcess, notify: true) { throw error }
     }
@@ -254,6 +296,28 @@ public final class PersistentDomain: Sendable {
             return try flushLocked(transform: nil)
         }
         if let change { notify(change) }
+    }
+
+    /// Replays the journals of processes that died before their flush (if
+    /// any) into the domain file, under the domain's lock.
+    func recoverOrphans() throws(StorageError) {
+        guard file.journaled, JournalRecovery.mayHaveJournals(forDomainFile: path) else { return }
+        let (change, _) = try flushing.withLock { (count) throws(StorageError) in
+            count += 1
+            return try flushLocked(transform: nil, recover: true)
+        }
+        if let change { notify(change) }
+    }
+
+    /// Closes this process's journal at a clean exit: removed when every
+    /// change in it is in the domain file, kept for the next process otherwise.
+    func closeJournal() {
+        state.withLock { s in
+            guard let journal = s.journal else { return }
+            journal.close(removing: s.pending.isEmpty && s.replaced == nil && s.lastError == nil)
+            s.journal = nil
+            s.journalFailure = StorageError(domain: name, path: path, kind: .unwritable, reason: "the process is exiting")
+        }
     }
 
     /// Reads, changes and writes the domain as one step with respect to every
@@ -293,14 +357,14 @@ public final class PersistentDomain: Sendable {
     /// Writes pending changes (and `transform`'s edit, when given) on top of
     /// the file. Returns what the file held that this process had not seen,
     /// and what `transform` changed (both delivered after the lock).
-    private func flushLocked(transform: ((inout [String: PropertyList]) -> Bool)?) throws(StorageError) -> (DomainChange?, DomainChange?) {
+    private func flushLocked(transform: ((inout [String: PropertyList]) -> Bool)?, recover: Bool = false) throws(StorageError) -> (DomainChange?, DomainChange?) {
         // What to write: a snapshot of the entries and the pending changes,
         // taken together (sharing storage: nothing is copied under the lock).
-        let (snapshotBase, pending, replaced, format, knownSignature) = state.withLock { s in
+        let (snapshotBase, pending, replaced, format, knownSignature, ownJournal) = state.withLock { s in
             s.flushScheduled = false
-            return (s.base, s.pending, s.replaced, s.format, s.signature)
+            return (s.base, s.pending, s.replaced, s.format, s.signature, s.journal?.path)
         }
-        if pending.isEmpty && replaced == nil && transform == nil { return (nil, nil) }
+        if pending.isEmpty && replaced == nil && transform == nil && !recover { return (nil, nil) }
         if let refusal = file.refusal { throw record(refusal) }
         let lock: FileLock
         do {
@@ -313,19 +377,31 @@ public final class PersistentDomain: Sendable {
         // wrote it), this process's changes on top, written whole.
         var edited: [String: DomainChange.Values] = [:]
         var aborted = false
+        // The journals of processes that died before their flush: replayed
+        // here, under the domain's lock, and removed once written.
+        var orphans = JournalRecovery()
+        defer { for problem in orphans.problems { store.report(problem) } }
         let outcome: Result<(written: [String: PropertyList], FileSignature?, PropertyListFormat, diskChanges: [String: DomainChange.Values]?), StorageError> = lock.withLock {
             var base: [String: PropertyList]
             var format = format
             // What another process changed (keys this flush writes aside),
             // found here rather than under the state lock; nil when not re-read.
             var diskChanges: [String: DomainChange.Values]? = nil
+            if file.journaled, JournalRecovery.mayHaveJournals(forDomainFile: path) {
+                orphans = JournalRecovery.collect(forDomain: name, file: path, own: ownJournal)
+            }
+            if recover, orphans.isEmpty, pending.isEmpty, replaced == nil, transform == nil {
+                aborted = true
+                return .success(([:], nil, format, nil))
+            }
             let current = FileSignature.lookup(path)
-            let unchanged: Bool
+            var unchanged: Bool
             switch current {
             case .success(let signature?): unchanged = signature == knownSignature
             case .success(nil): unchanged = knownSignature == nil
             case .failure: unchanged = false
             }
+            if orphans.hasRecords { unchanged = false }
             if replaced != nil, !unchanged {
                 // Replacing or deleting the whole domain never destroys a file
                 // this process could not read: an unreadable one (permissions,
@@ -363,6 +439,7 @@ public final class PersistentDomain: Sendable {
                     base = entries
                     format = fileFormat
                 }
+                orphans.apply(to: &base)
                 diskChanges = pending.hiding(DomainChange.diff(snapshotBase, base))
                 pending.apply(to: &base)
             }
@@ -379,8 +456,10 @@ public final class PersistentDomain: Sendable {
                 } else {
                     signature = try file.write(base, format: format)
                 }
+                orphans.remove()
                 return .success((base, signature, format, diskChanges))
             } catch {
+                orphans.release()
                 return .failure(error)
             }
         }
@@ -397,6 +476,7 @@ public final class PersistentDomain: Sendable {
             let changes: [String: DomainChange.Values] = state.withLock { s in
                 let flushedUpTo = max(pending.lastSequence, replaced ?? 0)
                 if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
+                defer { s.journal?.markApplied(through: flushedUpTo, rewind: s.pending.isEmpty && s.replaced == nil) }
                 var changes: [String: DomainChange.Values] = [:]
                 if s.replaced == nil {
                     s.base = written

@@ -20,12 +20,16 @@ struct DomainFile: Sendable {
     /// Why this domain has no file (a domain name that is not a file name):
     /// reads find it empty and writes fail with this error.
     let refusal: StorageError?
+    /// Whether writes are journaled (proposal 0007): named domains; not a
+    /// domain kept in an arbitrary file (the `defaults` tool's path form).
+    let journaled: Bool
 
-    init(domain: String, path: String, mode: mode_t = 0o600, refusal: StorageError? = nil) {
+    init(domain: String, path: String, mode: mode_t = 0o600, refusal: StorageError? = nil, journaled: Bool = false) {
         self.domain = domain
         self.path = path
         self.mode = mode
         self.refusal = refusal
+        self.journaled = journaled && refusal == nil
     }
 
     enum Contents {

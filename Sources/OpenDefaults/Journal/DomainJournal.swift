@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PlatformIO
+import PropertyList
+
+/// This process's journal of one domain: a file mapped `MAP_SHARED` into
+/// which every write appends a checksummed record before it returns, so
+/// that the kernel's page cache keeps it if the process dies before its
+/// flush (proposal 0007). The owner holds an exclusive `flock` on the file
+/// for as long as it lives; a journal whose lock can be taken belongs to a
+/// process that is gone and is replayed by whoever next locks the domain.
+///
+/// Used only under its domain's state lock.
+final class DomainJournal: @unchecked Sendable {
+    /// The folder of the domain's journals: `.<file>.journals` beside the domain file.
+    static func folder(forDomainFile path: String) -> String {
+        FileIO.parentDirectory(of: path) + "/." + FileIO.lastComponent(of: path) + ".journals"
+    }
+
+    /// The first size of a journal; it doubles when full (until the next
+    /// flush rewinds it).
+    static let initialCapacity = 256 << 10
+
+    let path: String
+    private let fd: Int32
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var offset = JournalRecord.headerSize
+
+    private init(path: String, fd: Int32, base: UnsafeMutableRawPointer, capacity: Int) {
+        self.path = path
+        self.fd = fd
+        self.base = base
+        self.capacity = capacity
+    }
+
+    /// Creates this process's journal for the domain file at `domainPath`.
+    /// The space is reserved on disk first (`posix_fallocate`), so that a
+    /// full disk is an error here and never a fault when a record is stored.
+    static func create(forDomainFile domainPath: String) throws(FileError) -> DomainJournal {
+        let folder = folder(forDomainFile: domainPath)
+        let stem = folder + "/\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // Made under a name recovery ignores, locked, then renamed: another
+        // process never sees an unlocked journal of a live process. The
+        // folder may be removed by a recovery between mkdir and open: retried.
+        var fd: Int32 = -1
+        for _ in 0..<8 {
+            if mkdir(folder, 0o700) != 0 {
+                let code = errno
+                if code != EEXIST { throw FileError(path: folder, errno: code) }
+                var st = stat()
+                guard lstat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == geteuid() else {
+                    throw FileError(path: folder, reason: "not a folder of this user's; journaling is off for this domain")
+                }
+            }
+            fd = open(stem + ".creating", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 || errno != ENOENT { break }
+        }
+        guard fd >= 0 else { throw FileError(path: stem + ".creating") }
+        let path = stem + ".journal"
+        func fail(_ code: Int32) -> FileError {
+            Glibc.close(fd)
+            unlink(stem + ".creating")
+            unlink(path)
+            return FileError(path: path, errno: code)
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { throw fail(errno) }
+        let reserved = posix_fallocate(fd, 0, off_t(initialCapacity))
+        if reserved != 0 { throw fail(reserved) }
+        guard rename(stem + ".creating", path) == 0 else { throw fail(errno) }
+        guard let map = mmap(nil, initialCapacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED else {
+            throw fail(errno)
+        }
+        let journal = DomainJournal(path: path, fd: fd, base: map, capacity: initialCapacity)
+        JournalRecord.magic.withUnsafeBytes { map.copyMemory(from: $0.baseAddress!, byteCount: 8) }
+        map.storeBytes(of: UInt64(0), toByteOffset: 8, as: UInt64.self)
+        map.storeBytes(of: UInt64(getpid()).littleEndian, toByteOffset: 16, as: UInt64.self)
+        return journal
+    }
+
+    /// Appends a record; false when the journal could not grow (the write
+    /// stays in memory, as without a journal, and the caller reports it).
+    @inline(__always)
+    func append(sequence: UInt64, operation: JournalRecord.Operation, key: String, value: PropertyList?) -> Bool {
+        let payload = JournalRecord.payload(value)
+        let length = JournalRecord.length(keyBytes: key.utf8.count, payload: payload)
+        if offset + length + 8 > capacity, !grow(toHold: offset + length + 8) { return false }
+        JournalRecord.write(at: base + offset, length: length, sequence: sequence, operation: operation, key: key, payload: payload)
+        offset += length
+        return true
+    }
+
+    private func grow(toHold needed: Int) -> Bool {
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity *= 2 }
+        guard posix_fallocate(fd, 0, off_t(newCapacity)) == 0,
+              let map = mmap(nil, newCapacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED
+        else { return false }
+        munmap(base, capacity)
+        base = map
+        capacity = newCapacity
+        return true
+    }
+
+    /// Records that every record through `sequence` is in the domain file;
+    /// when nothing newer is waiting, the next record starts at the top again.
+    func markApplied(through sequence: UInt64, rewind: Bool) {
+        base.storeBytes(of: sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
+        if rewind { offset = JournalRecord.headerSize }
+    }
+
+    /// Closes the journal; `removing` deletes it (everything in it is in the
+    /// domain file), otherwise it stays for the next process to replay.
+    func close(removing: Bool) {
+        if removing {
+            unlink(path)
+            rmdir(FileIO.parentDirectory(of: path))  // only when no other journal is left
+        }
+        munmap(base, capacity)
+        Glibc.close(fd)
+    }
+}

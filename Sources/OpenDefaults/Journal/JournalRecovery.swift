@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PlatformIO
+import PropertyList
+
+/// The journals of processes that are gone, found under a domain's file
+/// lock, replayed onto the domain, and removed once what they held is in
+/// the domain file.
+struct JournalRecovery {
+    /// A dead process's journal, held locked until it is removed.
+    struct Orphan {
+        let path: String
+        let fd: Int32
+        let records: [JournalRecord.Decoded]
+        let modified: Int64
+    }
+
+    var orphans: [Orphan] = []
+    /// Journals that could not be read as journals, moved aside and reported.
+    var problems: [StorageError] = []
+
+    var isEmpty: Bool { orphans.isEmpty }
+
+    /// Whether the domain file at `domainPath` has a journal folder at all
+    /// (one `stat`; the common answer is no).
+    static func mayHaveJournals(forDomainFile domainPath: String) -> Bool {
+        var st = stat()
+        return stat(DomainJournal.folder(forDomainFile: domainPath), &st) == 0
+    }
+
+    /// Collects the journals of dead processes for `domainPath`, skipping
+    /// `own` and every journal whose owner still holds its lock. Call under
+    /// the domain's file lock.
+    static func collect(forDomain domain: String, file domainPath: String, own: String?) -> JournalRecovery {
+        var recovery = JournalRecovery()
+        let folder = DomainJournal.folder(forDomainFile: domainPath)
+        guard let dir = opendir(folder) else { return recovery }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasSuffix(".journal") else { continue }
+            let path = folder + "/" + name
+            if path == own { continue }
+            let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard fd >= 0 else { continue }
+            var st = stat()
+            guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid() || geteuid() == 0 else {
+                close(fd)
+                continue
+            }
+            // A journal whose lock is held belongs to a live process: not ours to replay.
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); continue }
+            let bytes: [UInt8]
+            do { bytes = try FileIO.readAll(fd: fd, path: path) } catch {
+                recovery.problems.append(StorageError(domain: domain, path: path, kind: .unreadable, reason: error.reason))
+                close(fd)
+                continue
+            }
+            let decoded: Result<[JournalRecord.Decoded], JournalError> = bytes.withUnsafeBytes { raw in
+                Result { () throws(JournalError) in try JournalRecord.decode(raw) }
+            }
+            switch decoded {
+            case .success(let records):
+                recovery.orphans.append(Orphan(path: path, fd: fd, records: records, modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)))
+            case .failure(let error):
+                // Garbage: set aside like a corrupt domain file, never replayed.
+                let aside = path + ".corrupt"
+                let moved = rename(path, aside) == 0
+                recovery.problems.append(StorageError(domain: domain, path: path, kind: .corrupt(movedTo: moved ? aside : nil), reason: error.reason))
+                close(fd)
+            }
+        }
+        recovery.orphans.sort { $0.modified < $1.modified }
+        return recovery
+    }
+
+    /// Applies every orphan's records, oldest journal first.
+    func apply(to entries: inout [String: PropertyList]) {
+        for orphan in orphans { JournalRecord.apply(orphan.records, to: &entries) }
+    }
+
+    /// Whether any orphan holds a record (an empty one only needs removing).
+    var hasRecords: Bool { orphans.contains { !$0.records.isEmpty } }
+
+    /// Removes the orphans (their records are in the domain file now).
+    func remove() {
+        for orphan in orphans {
+            unlink(orphan.path)
+            close(orphan.fd)
+        }
+        if let first = orphans.first { rmdir(FileIO.parentDirectory(of: first.path)) }
+    }
+
+    /// Releases the orphans without removing them (the domain file could not be written).
+    func release() {
+        for orphan in orphans { close(orphan.fd) }
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+@testable import OpenDefaults
+import PlatformIO
+import PropertyList
+import Testing
+
+/// A write that returned survives the death of its process (issue 13):
+/// real children killed by real signals, and journals cut, corrupted or
+/// still owned.
+@Suite("Journal: writes that outlive their process")
+struct JournalTests {
+    static let children = ProcessInfo.processInfo.environment["CI"] == "true" ? 1_000 : 100
+
+    func helper(_ sandbox: Sandbox, _ args: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: helperPath)
+        p.arguments = args
+        p.environment = sandbox.environment
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    @Test("children that set a key and die at once by SIGKILL or SIGTERM lose nothing")
+    func childrenDieAfterSet() throws {
+        let sandbox = try Sandbox()
+        var running: [Process] = []
+        for i in 0..<Self.children {
+            running.append(try helper(sandbox, ["set-and-die", "com.example.deaths", "key\(i)", "v\(i)", i % 2 == 0 ? "9" : "15"]))
+            if running.count >= 16 {
+                for p in running { p.waitUntilExit() }
+                running.removeAll()
+            }
+        }
+        for p in running { p.waitUntilExit() }
+        // A new process reads every key.
+        let store = sandbox.makeStore()
+        let domain = store.domain("com.example.deaths")
+        for i in 0..<Self.children { #expect(domain.value(forKey: "key\(i)") == .string("v\(i)"), "key\(i)") }
+        // Journals of dead processes are removed once replayed.
+        let folder = DomainJournal.folder(forDomainFile: sandbox.path("com.example.deaths"))
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).isEmpty)
+    }
+
+    @Test("the defaults tool sees a dead process's write")
+    func toolSeesIt() throws {
+        let sandbox = try Sandbox()
+        let p = try helper(sandbox, ["set-and-die", "com.example.tool", "k", "survived", "9"])
+        p.waitUntilExit()
+        let tool = productsDirectory.appendingPathComponent("defaults").path
+        let r = try run(tool, ["read", "com.example.tool", "k"], environment: sandbox.environment)
+        #expect(r.stdout == "survived\n", "\(r.stderr)")
+    }
+
+    @Test("a child killed in a burst of 10,000 sets leaves a prefix of it")
+    func burstLeavesAPrefix() throws {
+        let sandbox = try Sandbox()
+        for delay in [0.005, 0.02, 0.05] {
+            let name = "com.example.burst\(Int(delay * 1000))"
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: helperPath)
+            p.arguments = ["burst", name, "10000"]
+            p.environment = sandbox.environment
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            _ = out.fileHandleForReading.availableData  // "ready"
+            Thread.sleep(forTimeInterval: delay)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let entries = sandbox.makeStore().domain(name).entries
+            let n = entries.count
+            #expect(n > 0)
+            for i in 0..<n { #expect(entries["k\(i)"] == PropertyList(i), "k\(i) of a prefix of \(n)") }
+        }
+    }
+
+    @Test("writers dying at random while others write lose nothing that returned")
+    func writersDyingAtRandom() throws {
+        let sandbox = try Sandbox()
+        var acked: [String: Int] = [:]
+        var processes: [(Process, Pipe, String)] = []
+        for w in 0..<8 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: helperPath)
+            p.arguments = ["acked", "com.example.random", "w\(w)-"]
+            p.environment = sandbox.environment
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            processes.append((p, out, "w\(w)-"))
+        }
+        // Each writer has returned from a first set before the killing starts.
+        var early: [String: String] = [:]
+        for (_, out, prefix) in processes {
+            var text = ""
+            while !text.contains("\n") { text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) }
+            early[prefix] = text
+        }
+        for (index, (p, _, _)) in processes.enumerated() {
+            Thread.sleep(forTimeInterval: Double.random(in: 0.01...0.1))
+            kill(p.processIdentifier, index % 2 == 0 ? SIGKILL : SIGTERM)
+        }
+        for (p, out, prefix) in processes {
+            p.waitUntilExit()
+            let text = early[prefix, default: ""] + String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            // Only whole lines: each was printed after its set returned.
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            acked[prefix] = lines.compactMap { Int($0) }.max() ?? -1
+        }
+        let entries = sandbox.makeStore().domain("com.example.random").entries
+        for (prefix, last) in acked {
+            #expect(last >= 0, "\(prefix) wrote something")
+            for i in 0...max(last, 0) where last >= 0 { #expect(entries["\(prefix)\(i)"] == PropertyList(i), "\(prefix)\(i) returned but was lost") }
+        }
+    }
+
+    /// A journal file as a dead process leaves it, made by this process.
+    func writeJournal(_ sandbox: Sandbox, domain: String, records: [(UInt64, String, PropertyList?)], name: String = "1-1.journal") throws -> String {
+        let folder = DomainJournal.folder(forDomainFile: sandbox.path(domain))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        bytes.replaceSubrange(0..<8, with: JournalRecord.magic)
+        var offset = JournalRecord.headerSize
+        bytes.withUnsafeMutableBytes { raw in
+            for (sequence, key, value) in records {
+                let payload = JournalRecord.payload(value)
+                let length = JournalRecord.length(keyBytes: key.utf8.count, payload: payload)
+                JournalRecord.write(at: raw.baseAddress! + offset, length: length, sequence: sequence, operation: value == nil ? .remove : .set, key: key, payload: payload)
+                offset += length
+            }
+        }
+        let path = folder + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("every value type survives the journal")
+    func valueTypes() throws {
+        let sandbox = try Sandbox()
+        let values: [PropertyList] = [true, false, 42, -7, .integer(.init(UInt64.max)), 2.5, "text", "", "ünï 日本",
+                                      .data(Data([0, 1, 2])), .date(Date(timeIntervalSinceReferenceDate: 12345)),
+                                      [1, "a"], ["k": ["n": 1]], .uid(7)]
+        let records = values.enumerated().map { (UInt64($0.offset + 1), "k\($0.offset)", Optional($0.element)) }
+        _ = try writeJournal(sandbox, domain: "com.example.types", records: records)
+        let domain = sandbox.makeStore().domain("com.example.types")
+        for (i, v) in values.enumerated() { #expect(domain.value(forKey: "k\(i)") == v) }
+    }
+
+    @Test("a torn or corrupted record ends the journal there; garbage is set aside")
+    func tornAndCorrupt() throws {
+        let sandbox = try Sandbox()
+        let path = try writeJournal(sandbox, domain: "com.example.torn", records: [(1, "a", 1), (2, "b", 2), (3, "c", 3)])
+        // Cut the third record in half.
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let third = JournalRecord.headerSize + 2 * JournalRecord.length(keyBytes: 1, payload: .word(tag: 3, 0))
+        for i in (third + 12)..<bytes.count { bytes[i] = 0 }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let torn = sandbox.makeStore().domain("com.example.torn")
+        #expect(torn.value(forKey: "a") == 1 && torn.value(forKey: "b") == 2 && torn.value(forKey: "c") == nil)
+
+        let path2 = try writeJournal(sandbox, domain: "com.example.flip", records: [(1, "a", 1), (2, "b", 2)])
+        var flipped = try Array(Data(contentsOf: URL(fileURLWithPath: path2)))
+        flipped[JournalRecord.headerSize + 24] ^= 0xFF  // the first record's key
+        try Data(flipped).write(to: URL(fileURLWithPath: path2))
+        let flip = sandbox.makeStore().domain("com.example.flip")
+        #expect(flip.isEmpty)
+
+        let folder = DomainJournal.folder(forDomainFile: sandbox.path("com.example.junk"))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data("not a journal at all, just junk bytes".utf8).write(to: URL(fileURLWithPath: folder + "/9-9.journal"))
+        let store = DomainStore(layout: sandbox.layout)
+        let errors = ErrorRecorder()
+        store.setErrorHandler { errors.add($0) }
+        #expect(store.domain("com.example.junk").isEmpty)
+        #expect(FileManager.default.fileExists(atPath: folder + "/9-9.journal.corrupt"))
+        #expect(errors.all.contains { if case .corrupt = $0.kind { $0.reason.contains("not a journal") } else { false } })
+    }
+
+    @Test("a journal whose owner is alive is not replayed by others")
+    func liveOwner() throws {
+        let sandbox = try Sandbox()
+        let path = try writeJournal(sandbox, domain: "com.example.live", records: [(1, "mine", "unflushed")])
+        let fd = open(path, O_RDWR)
+        #expect(flock(fd, LOCK_EX) == 0)
+        let r = try run(helperPath, ["get", "com.example.live", "mine"], environment: sandbox.environment)
+        #expect(r.stdout == "(absent)\n")
+        #expect(FileManager.default.fileExists(atPath: path))
+        close(fd)  // the owner dies
+        let after = try run(helperPath, ["get", "com.example.live", "mine"], environment: sandbox.environment)
+        #expect(after.stdout == "\"unflushed\"\n" || after.stdout == "unflushed\n", "\(after.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("a clean exit leaves no journal")
+    func cleanExit() throws {
+        let sandbox = try Sandbox()
+        let r = try run(helperPath, ["write", "com.example.clean", "k", "100"], environment: sandbox.environment)
+        #expect(r.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: DomainJournal.folder(forDomainFile: sandbox.path("com.example.clean"))))
+        #expect(try sandbox.fileValue("com.example.clean").dictionaryValue?.count == 100)
+    }
+
+    @Test("the journal is rewound after each flush, so it grows only until the next one")
+    func bounded() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let domain = store.domain("com.example.bounded")
+        for round in 0..<20 {
+            for i in 0..<2_000 { domain.set(.string(String(repeating: "x", count: 100) + "\(round)"), forKey: "k\(i)") }
+            try domain.synchronize()
+        }
+        let journal = domain.state.withLock { $0.journal }
+        let size = (try? FileManager.default.attributesOfItem(atPath: journal!.path)[.size] as? Int) ?? 0
+        // 2,000 records of ~140 bytes fit in 512 KiB; 40,000 would not.
+        #expect(size <= 512 << 10, "journal grew to \(size) bytes")
+    }
+}
