@@ -90,7 +90,7 @@ forgeries = [
     ({"Sec-Fetch-Site": "cross-site"}, "token=%s&action=apply&value:username=evil4" % token),
     ({"Sec-Fetch-Site": "same-site"}, "token=%s&action=apply&value:username=evil5" % token),
     ({}, "action=apply&value:username=evil6"),
-    ({}, "token=%s0&action=apply&value:username=evil7" % token[:-1]),
+    ({}, "token=%s%s&action=apply&value:username=evil7" % (token[:-1], "1" if token[-1:] == "0" else "0")),
     ({"Origin": "http://evil.example"}, "action=reset"),
 ]
 for headers_, form in forgeries:

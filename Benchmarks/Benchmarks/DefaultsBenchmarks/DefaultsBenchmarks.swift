@@ -133,6 +133,49 @@ let benchmarks: @Sendable () -> Void = {
         print("cold-start benchmarks skipped: run `swift build -c release && swift build -c release --product defaults` in Benchmarks/ first")
     }
 
+    // MARK: Replaying a dead process's journal (issue 13)
+    //
+    // A journal of 10,000 records, as a process that set 10,000 keys and died
+    // before its flush leaves it; each iteration puts a copy beside a fresh
+    // domain and loads the domain in a new store: the records are replayed
+    // and the domain file written durably before the load returns.
+    do {
+        let source = "com.bench.journal.source"
+        let layoutFolder = sandbox + "/journal-bench"
+        try? FileManager.default.createDirectory(atPath: layoutFolder, withIntermediateDirectories: true)
+        var layout = PreferencesLayout.current
+        layout.userDirectory = layoutFolder
+        var journal: Data? = nil
+        for attempt in 0..<20 where journal == nil {
+            let writer = DomainStore(layout: layout)
+            writer.setErrorHandler { _ in }
+            let d = writer.domain(source + "\(attempt)")
+            for i in 0..<10_000 { d.set(PropertyList(i), forKey: "key\(i)") }
+            let folder = layoutFolder + "/.\(source)\(attempt).plist.journals"
+            if let name = try? FileManager.default.contentsOfDirectory(atPath: folder).first(where: { $0.hasSuffix(".journal") }),
+               let bytes = FileManager.default.contents(atPath: folder + "/" + name),
+               bytes.count > 16, bytes[8..<16].allSatisfy({ $0 == 0 }) {
+                journal = bytes
+            }
+        }
+        if let journal {
+            Benchmark("replay a dead process's journal of 10,000 records · OpenDefaults", configuration: .init(warmupIterations: 1, maxIterations: 50)) { benchmark in
+                for _ in benchmark.scaledIterations {
+                    benchmark.stopMeasurement()
+                    let name = "com.bench.replay\(Counter.next())"
+                    let folder = layoutFolder + "/.\(name).plist.journals"
+                    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    FileManager.default.createFile(atPath: folder + "/1-1.journal", contents: journal)
+                    let reader = DomainStore(layout: layout)
+                    reader.setErrorHandler { _ in }
+                    benchmark.startMeasurement()
+                    let d = reader.domain(name)
+                    blackHole(d.value(forKey: "key9999"))
+                }
+            }
+        }
+    }
+
     // MARK: The installed tool against dconf (issue 17)
     //
     // The static, stripped `defaults` that Packaging/install.sh stages (run

@@ -117,7 +117,7 @@ public final class DomainStore: Sendable {
         let path = layout.path(for: name, scope: scope)
         // A journal left by a process that died before its flush is replayed
         // by loading the domain (under its lock) before anything is read.
-        if JournalRecovery.mayHaveJournals(forDomainFile: path) { return domain(name, scope: scope).value(forKey: key) }
+        if JournalRecovery.hasOrphans(forDomainFile: path) { return domain(name, scope: scope).value(forKey: key) }
         return value(forKey: key, atPath: path) {
             self.domain(name, scope: scope).value(forKey: key)
         }

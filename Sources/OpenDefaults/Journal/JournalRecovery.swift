@@ -33,6 +33,26 @@ struct JournalRecovery {
         return stat(DomainJournal.folder(forDomainFile: domainPath), &st) == 0
     }
 
+    /// Whether some journal of the domain file at `domainPath` belongs to a
+    /// process that is gone (its lock can be taken): a read of one key must
+    /// then load the domain, which replays it. A few system calls per
+    /// journal; none when there is no journal folder.
+    static func hasOrphans(forDomainFile domainPath: String) -> Bool {
+        guard mayHaveJournals(forDomainFile: domainPath) else { return false }
+        let folder = DomainJournal.folder(forDomainFile: domainPath)
+        guard let dir = opendir(folder) else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasSuffix(".journal") else { continue }
+            let fd = open(folder + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            if flock(fd, LOCK_SH | LOCK_NB) == 0 { return true }
+        }
+        return false
+    }
+
     /// Collects the journals of dead processes for `domainPath`, skipping
     /// `own` and every journal whose owner still holds its lock. Call under
     /// the domain's file lock.
