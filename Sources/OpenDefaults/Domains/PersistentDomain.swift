@@ -57,7 +57,7 @@ public final class PersistentDomain: Sendable {
         var flushScheduled = false
         var lastError: StorageError? = nil
         /// Told of every change before the write returns (defaults objects' search lists).
-        var dependents: [any DomainDependent] = []
+        var dependents = DependentList()
         /// This process's journal of the domain, made on the first write
         /// (proposal 0007); nil before, or when journaling failed.
         var journal: DomainJournal? = nil
@@ -166,7 +166,7 @@ public final class PersistentDomain: Sendable {
             journal(&s, key, value, &failure)
             scheduleFlush(&s)
             version = published(s)
-            return s.dependents
+            return s.dependents.all
         }
         guard let dependents else { return }
         for d in dependents { d.domainChanged(self, key: key, hash: hash, value: value, version: version) }
@@ -223,7 +223,7 @@ public final class PersistentDomain: Sendable {
 
     /// Tells dependents, then the store's observers, of a change (no lock held).
     private func notify(_ change: DomainChange) {
-        for d in state.withLock({ $0.dependents }) { d.domainChanged(change) }
+        for d in state.withLock({ $0.dependents.all }) { d.domainChanged(change) }
         store.deliver(change)
     }
 
@@ -231,18 +231,16 @@ public final class PersistentDomain: Sendable {
 
     /// Adds a dependent, told of every change until detached.
     func attach(_ dependent: any DomainDependent) {
-        state.withLock { s in
-            if !s.dependents.contains(where: { $0 === dependent }) { s.dependents.append(dependent) }
-        }
+        state.withLock { $0.dependents.attach(dependent) }
     }
 
     /// Removes a dependent.
     func detach(_ dependent: any DomainDependent) {
-        state.withLock { s in s.dependents.removeAll { $0 === dependent } }
+        state.withLock { $0.dependents.detach(dependent) }
     }
 
     /// How many dependents are attached.
-    var dependentCount: Int { state.withLock { $0.dependents.count } }
+    var dependentCount: Int { state.withLock { $0.dependents.all.count } }
 
     /// Appends the change just recorded (at `s.sequence`) to this process's
     /// journal, making the journal on the first write. A journal that cannot

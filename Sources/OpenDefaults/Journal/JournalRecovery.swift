@@ -33,6 +33,19 @@ struct JournalRecovery {
         return stat(DomainJournal.folder(forDomainFile: domainPath), &st) == 0
     }
 
+    /// The names of the journals in `folder` (`*.journal`; not those being
+    /// created, nor those set aside).
+    static func journalNames(in folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".journal") { names.append(name) }
+        }
+        return names
+    }
+
     /// Whether some journal of the domain file at `domainPath` belongs to a
     /// process that is gone (its lock can be taken): a read of one key must
     /// then load the domain, which replays it. A few system calls per
@@ -40,11 +53,7 @@ struct JournalRecovery {
     static func hasOrphans(forDomainFile domainPath: String) -> Bool {
         guard mayHaveJournals(forDomainFile: domainPath) else { return false }
         let folder = DomainJournal.folder(forDomainFile: domainPath)
-        guard let dir = opendir(folder) else { return false }
-        defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasSuffix(".journal") else { continue }
+        for name in journalNames(in: folder) {
             let fd = open(folder + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard fd >= 0 else { continue }
             defer { close(fd) }
@@ -59,11 +68,7 @@ struct JournalRecovery {
     static func collect(forDomain domain: String, file domainPath: String, own: String?) -> JournalRecovery {
         var recovery = JournalRecovery()
         let folder = DomainJournal.folder(forDomainFile: domainPath)
-        guard let dir = opendir(folder) else { return recovery }
-        defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasSuffix(".journal") else { continue }
+        for name in journalNames(in: folder) {
             let path = folder + "/" + name
             if path == own { continue }
             let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)

@@ -33,7 +33,7 @@ public final class ManagedDomain: Sendable {
     private struct State {
         var values: [String: PropertyList] = [:]
         /// Told of every change (defaults objects' search lists).
-        var dependents: [any DomainDependent] = []
+        var dependents = DependentList()
         /// What was last reported untrusted or unreadable, so that a watcher
         /// reload does not repeat the same report.
         var reported: Set<String> = []
@@ -86,7 +86,7 @@ public final class ManagedDomain: Sendable {
             entryCount.store(merged.count, ordering: .releasing)
             let fresh = problems.filter { !s.reported.contains($0.value.description) }.map(\.value)
             s.reported = Set(problems.values.map(\.description))
-            return (changes, s.dependents, fresh)
+            return (changes, s.dependents.all, fresh)
         }
         for problem in newProblems { store.report(problem) }
         guard !changes.isEmpty else { return }
@@ -97,13 +97,11 @@ public final class ManagedDomain: Sendable {
 
     /// Adds a dependent, told of every change until detached.
     func attach(_ dependent: any DomainDependent) {
-        state.withLock { s in
-            if !s.dependents.contains(where: { $0 === dependent }) { s.dependents.append(dependent) }
-        }
+        state.withLock { $0.dependents.attach(dependent) }
     }
 
     /// Removes a dependent.
     func detach(_ dependent: any DomainDependent) {
-        state.withLock { s in s.dependents.removeAll { $0 === dependent } }
+        state.withLock { $0.dependents.detach(dependent) }
     }
 }
