@@ -189,7 +189,7 @@ let benchmarks: @Sendable () -> Void = {
     let staticEmpty = benchmarksFolder.appendingPathComponent(".build-static/release/empty-program").path
     let dconf = "/usr/bin/dconf"
     if FileManager.default.isExecutableFile(atPath: installed), FileManager.default.isExecutableFile(atPath: staticEmpty) {
-        let cold = Benchmark.Configuration(warmupIterations: 3, maxDuration: .seconds(5), maxIterations: 200)
+        let cold = Benchmark.Configuration(warmupIterations: 3, maxDuration: .seconds(3), maxIterations: 60)
         Benchmark("installed · cold static empty Swift program", configuration: cold) { benchmark in
             for _ in benchmark.scaledIterations { spawnAndWait(staticEmpty, []) }
         }
