@@ -201,7 +201,7 @@ enum HTTPAdapter {
         var headers: HTTPFields = [.contentType: answer.contentType, .cacheControl: "no-store",
                                    .init("X-Content-Type-Options")!: "nosniff",
                                    .init("X-Frame-Options")!: "DENY",
-                                   .init("Referrer-Policy")!: "no-referrer",
+                                   .init("Referrer-Policy")!: "same-origin",
                                    .init("Cross-Origin-Resource-Policy")!: "same-origin",
                                    .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"]
         if let location = answer.location { headers[.location] = location }
