@@ -116,7 +116,7 @@ public final class PersistentDomain: Sendable {
         _ = reload(origin: .otherProcess, notify: false)
         // What a process that died before its flush left in its journal is
         // put in the file before this process reads the domain.
-        if (try? recoverOrphans()) == nil { }
+        _ = try? recoverOrphans()
     }
 
     // MARK: Reading

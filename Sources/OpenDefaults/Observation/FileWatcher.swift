@@ -108,29 +108,31 @@ final class FileWatcher: Sendable {
     private func addWatch(_ folder: String, _ w: inout Watches) -> WatchResult {
         #if os(Linux)
         guard fd >= 0 else { return .unavailable }
-        if w.descriptors[folder] != nil { return .watched }
-        let wd = inotify_add_watch(fd, folder, Self.mask)
-        if wd >= 0 {
-            w.folders[wd] = folder
-            w.descriptors[folder] = wd
-            return .watched
-        }
+        if isWatched(folder, &w) { return .watched }
         // Not there yet: wait for it from the nearest ancestor that is.
         var ancestor = FileIO.parentDirectory(of: folder)
-        while true {
-            if w.descriptors[ancestor] != nil { return .waiting }
-            let awd = inotify_add_watch(fd, ancestor, Self.mask)
-            if awd >= 0 {
-                w.folders[awd] = ancestor
-                w.descriptors[ancestor] = awd
-                return .waiting
-            }
+        while !isWatched(ancestor, &w) {
             let next = FileIO.parentDirectory(of: ancestor)
             if next == ancestor || ancestor == "." { return .unavailable }
             ancestor = next
         }
+        return .waiting
         #else
         return .unavailable
+        #endif
+    }
+
+    /// Whether `folder` is watched, adding the watch when it can be.
+    private func isWatched(_ folder: String, _ w: inout Watches) -> Bool {
+        #if os(Linux)
+        if w.descriptors[folder] != nil { return true }
+        let wd = inotify_add_watch(fd, folder, Self.mask)
+        guard wd >= 0 else { return false }
+        w.folders[wd] = folder
+        w.descriptors[folder] = wd
+        return true
+        #else
+        return false
         #endif
     }
 
