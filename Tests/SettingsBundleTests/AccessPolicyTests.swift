@@ -16,9 +16,7 @@ struct AccessPolicyTests {
 
     init() throws {
         dir = try TemporaryDirectory()
-        layout = PreferencesLayout(
-            userDirectory: dir.path + "/config", systemDirectory: dir.path + "/sys",
-            managedDirectory: dir.path + "/managed", hostIdentifier: "host", userName: "tester")
+        layout = .sandboxed(in: dir.path)
         store = DomainStore(layout: layout)
         store.setErrorHandler { _ in }
     }

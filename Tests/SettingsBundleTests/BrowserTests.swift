@@ -30,19 +30,10 @@ struct BrowserTests {
     func appSettingsInChromium() throws {
         #expect(browserAvailable, "chromium, chromium-driver or selenium is missing")
         guard browserAvailable else { return }
-        let script = repositoryRoot.appendingPathComponent("Tests/BrowserTests/settings_app_in_chromium.py").path
         let bundle = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path
         let shots = repositoryRoot.appendingPathComponent(".build/artifacts/browser-screenshots").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script, productsDirectory.path, bundle, shots]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
+        let (status, text) = try runPythonScript("Tests/BrowserTests/settings_app_in_chromium.py", [productsDirectory.path, bundle, shots])
+        #expect(status == 0, "\(text)")
         #expect(text.contains("checks passed"))
         for shot in ["02-appsettings-root.png", "05-more-settings.png"] {
             #expect(FileManager.default.fileExists(atPath: shots + "/" + shot))

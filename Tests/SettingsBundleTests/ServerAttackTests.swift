@@ -9,18 +9,9 @@ import Testing
 @Suite("settings serve under attack")
 struct ServerAttackTests {
     @Test func everyAttackIsRefused() throws {
-        let script = repositoryRoot.appendingPathComponent("Tests/SecurityTests/settings_server_attacks.py").path
         let bundle = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script, productsDirectory.path, bundle]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
+        let (status, text) = try runPythonScript("Tests/SecurityTests/settings_server_attacks.py", [productsDirectory.path, bundle])
+        #expect(status == 0, "\(text)")
         #expect(text.contains("checks passed"), "\(text)")
     }
 }

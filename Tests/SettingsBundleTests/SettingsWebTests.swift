@@ -16,9 +16,7 @@ struct SettingsWebTests {
 
     init() throws {
         dir = try TemporaryDirectory()
-        layout = PreferencesLayout(
-            userDirectory: dir.path + "/config", systemDirectory: dir.path + "/sys",
-            managedDirectory: dir.path + "/managed", hostIdentifier: "host", userName: "tester")
+        layout = .sandboxed(in: dir.path)
         let store = DomainStore(layout: layout)
         store.setErrorHandler { _ in }
         app = SettingsApp(catalog: SettingsCatalog(directory: dir.path + "/catalog"), extraBundles: [domain: Self.example], store: store)

@@ -1,4 +1,5 @@
 import Foundation
+import OpenDefaults
 import PropertyList
 @testable import SettingsBundle
 
@@ -55,4 +56,28 @@ final class TemporaryDirectory {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(bytes).write(to: url)
     }
+}
+
+extension PreferencesLayout {
+    /// A layout whose every folder lies inside `dir` (the Settings app's test suites).
+    static func sandboxed(in dir: String) -> PreferencesLayout {
+        PreferencesLayout(
+            userDirectory: dir + "/config", systemDirectory: dir + "/sys",
+            managedDirectory: dir + "/managed", hostIdentifier: "host", userName: "tester")
+    }
+}
+
+/// Runs a Python script of the repository with `arguments`; its status and
+/// its standard output and error together.
+func runPythonScript(_ relativePath: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", repositoryRoot.appendingPathComponent(relativePath).path] + arguments
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    return (p.terminationStatus, text)
 }
