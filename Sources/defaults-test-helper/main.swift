@@ -9,6 +9,7 @@
 //   get DOMAIN KEY                   print the value's description
 //   set-and-die DOMAIN KEY VALUE SIG set one string, then die at once by signal SIG (9 or 15)
 //   burst DOMAIN COUNT               set k0…k<COUNT-1> to their index, as fast as possible, then sleep
+//   batch DOMAIN COUNT               set k0…k<COUNT-1> in one several-key set ("ready", "done"), then sleep
 //   acked DOMAIN PREFIX              forever: set PREFIX<i> = i, then print "i\n" once set returned
 #if canImport(Glibc)
 import Glibc
@@ -88,6 +89,14 @@ case "burst":
     guard args.count == 3, let count = Int(args[2]) else { usage() }
     StandardStream.output.write("ready\n")
     for i in 0..<count { domain.set(PropertyList(i), forKey: "k\(i)") }
+    StandardStream.output.write("done\n")
+    while true { sleep(1) }
+case "batch":
+    guard args.count == 3, let count = Int(args[2]) else { usage() }
+    var values: [String: PropertyList?] = [:]
+    for i in 0..<count { values["k\(i)"] = PropertyList(i) }
+    StandardStream.output.write("ready\n")
+    domain.set(values)
     StandardStream.output.write("done\n")
     while true { sleep(1) }
 case "acked":

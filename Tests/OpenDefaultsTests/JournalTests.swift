@@ -117,7 +117,9 @@ struct JournalTests {
     }
 
     /// A journal file as a dead process leaves it, made by this process.
-    func writeJournal(_ sandbox: Sandbox, domain: String, records: [(UInt64, String, PropertyList?)], name: String = "1-1.journal") throws -> String {
+    /// `continued`: the sequences whose record says the next one is of the same batch.
+    func writeJournal(_ sandbox: Sandbox, domain: String, records: [(UInt64, String, PropertyList?)], name: String = "1-1.journal",
+                      continued: Set<UInt64> = []) throws -> String {
         let folder = DomainJournal.folder(forDomainFile: sandbox.path(domain))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var bytes = [UInt8](repeating: 0, count: 4096)
@@ -127,7 +129,8 @@ struct JournalTests {
             for (sequence, key, value) in records {
                 let payload = JournalRecord.payload(value)
                 let length = JournalRecord.length(keyBytes: key.utf8.count, payload: payload)
-                JournalRecord.write(at: raw.baseAddress! + offset, length: length, sequence: sequence, operation: value == nil ? .remove : .set, key: key, payload: payload)
+                JournalRecord.write(at: raw.baseAddress! + offset, length: length, sequence: sequence, operation: value == nil ? .remove : .set, key: key, payload: payload,
+                                   continues: continued.contains(sequence))
                 offset += length
             }
         }
@@ -146,6 +149,68 @@ struct JournalTests {
         _ = try writeJournal(sandbox, domain: "com.example.types", records: records)
         let domain = sandbox.makeStore().domain("com.example.types")
         for (i, v) in values.enumerated() { #expect(domain.value(forKey: "k\(i)") == v) }
+    }
+
+    @Test("a several-key write is replayed whole or not at all")
+    func batches() throws {
+        let sandbox = try Sandbox()
+        // 1 alone; 2–4 a batch that was closed; 5–6 a batch whose end never came.
+        _ = try writeJournal(sandbox, domain: "com.example.batch",
+                             records: [(1, "a", 1), (2, "b", 2), (3, "c", 3), (4, "d", 4), (5, "e", 5), (6, "f", 6)],
+                             continued: [2, 3, 5, 6])
+        let domain = sandbox.makeStore().domain("com.example.batch")
+        #expect(domain.entries == ["a": 1, "b": 2, "c": 3, "d": 4])
+
+        // A batch cut by a torn record in its middle is dropped whole too.
+        let path = try writeJournal(sandbox, domain: "com.example.cut", records: [(1, "a", 1), (2, "b", 2), (3, "c", 3)],
+                                    continued: [1, 2])
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let second = JournalRecord.headerSize + JournalRecord.length(keyBytes: 1, payload: .word(tag: 3, 0))
+        bytes[second + 24] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(sandbox.makeStore().domain("com.example.cut").isEmpty)
+    }
+
+    @Test("a child killed while setting 20,000 keys at once leaves all of them or none")
+    func killedInABatch() throws {
+        let sandbox = try Sandbox()
+        var rng = SystemRandomNumberGenerator()
+        /// Starts a child and reads its output up to `line`; the time that took after "ready".
+        func start(_ domain: String, until line: String) throws -> (Process, Duration) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: helperPath)
+            p.arguments = ["batch", domain, "20000"]
+            p.environment = sandbox.environment
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            var seen = ""
+            var readyAt: ContinuousClock.Instant? = nil
+            while !seen.contains(line + "\n") {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+                if readyAt == nil, seen.contains("ready\n") { readyAt = .now }
+            }
+            return (p, readyAt.map { .now - $0 } ?? .zero)
+        }
+        // How long the batch takes here: the kills land inside it or just after.
+        let (first, took) = try start("com.example.batchkill", until: "done")
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let span = max(Int(took.components.attoseconds / 1_000_000_000_000) + Int(took.components.seconds) * 1_000_000, 1000)
+        var wholes = 0
+        for attempt in 0..<20 {
+            let domain = "com.example.batchkill\(attempt)"
+            let (child, _) = try start(domain, until: "ready")
+            usleep(UInt32.random(in: 0...UInt32(span * 3 / 2), using: &rng))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            let entries = sandbox.makeStore().domain(domain).entries
+            #expect(entries.isEmpty || entries.count == 20_000, "attempt \(attempt): \(entries.count) of 20,000 keys")
+            if entries.count == 20_000 { wholes += 1 }
+        }
+        print("killed in a batch of \(took): \(wholes) of 20 left the whole batch, the others none")
     }
 
     @Test("a torn or corrupted record ends the journal there; garbage is set aside")

@@ -181,10 +181,14 @@ public final class PersistentDomain: Sendable {
         defer { if let failure { store.report(failure) } }
         let changes: [String: DomainChange.Values] = state.withLock { s in
             var changes: [String: DomainChange.Values] = [:]
+            // One batch in the journal: a process that dies part-way through
+            // leaves none of it to replay (a several-key set is all or nothing).
+            var left = values.count
             for (key, value) in values {
                 s.sequence += 1
+                left -= 1
                 let old = s.pending.record(key, value, sequence: s.sequence) ?? s.base[key]
-                journal(&s, key, value, &failure)
+                journal(&s, key, value, &failure, continues: left > 0)
                 if old != value {
                     changes[key] = .init(old: old, new: value)
                     if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
@@ -248,7 +252,7 @@ public final class PersistentDomain: Sendable {
     /// the write stays in memory and is flushed as before.
     @inline(__always)
     private func journal(_ s: inout State, _ key: String, _ value: PropertyList?, _ failure: inout StorageError?,
-                         operation: JournalRecord.Operation? = nil) {
+                         operation: JournalRecord.Operation? = nil, continues: Bool = false) {
         guard file.journaled, s.journalFailure == nil else { return }
         if s.journal == nil {
             do { s.journal = try DomainJournal.create(forDomainFile: file.path) } catch {
@@ -259,7 +263,7 @@ public final class PersistentDomain: Sendable {
             }
         }
         let op = operation ?? (value == nil ? .remove : .set)
-        if !s.journal!.append(sequence: s.sequence, operation: op, key: key, value: value) {
+        if !s.journal!.append(sequence: s.sequence, operation: op, key: key, value: value, continues: continues) {
             s.journalFailure = StorageError(domain: name, path: s.journal!.path, kind: .unwritable,
                 reason: "the journal cannot grow (disk full?); writes to this domain are kept in memory until flushed")
             failure = s.journalFailure

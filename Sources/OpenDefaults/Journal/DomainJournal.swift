@@ -83,14 +83,17 @@ final class DomainJournal: @unchecked Sendable {
         return journal
     }
 
-    /// Appends a record; false when the journal could not grow (the write
+    /// Appends a record (`continues`: the next record is part of the same
+    /// batch, replayed only together with it); false when the journal could not grow (the write
     /// stays in memory, as without a journal, and the caller reports it).
     @inline(__always)
-    func append(sequence: UInt64, operation: JournalRecord.Operation, key: String, value: PropertyList?) -> Bool {
+    func append(sequence: UInt64, operation: JournalRecord.Operation, key: String, value: PropertyList?,
+                continues: Bool = false) -> Bool {
         let payload = JournalRecord.payload(value)
         let length = JournalRecord.length(keyBytes: key.utf8.count, payload: payload)
         if offset + length + 8 > capacity, !grow(toHold: offset + length + 8) { return false }
-        JournalRecord.write(at: base + offset, length: length, sequence: sequence, operation: operation, key: key, payload: payload)
+        JournalRecord.write(at: base + offset, length: length, sequence: sequence, operation: operation, key: key,
+                            payload: payload, continues: continues)
         offset += length
         return true
     }

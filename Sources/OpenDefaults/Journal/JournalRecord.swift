@@ -14,13 +14,15 @@ import PropertyList
 /// | 8..<16 | sequence (strictly increasing within a journal) |
 /// | 16 | operation: 1 set, 2 remove, 3 replace the whole domain |
 /// | 17 | value tag: 0 none, 1 false, 2 true, 3 Int64, 4 Double, 5 UTF-8 string, 6 binary plist |
+/// | 18 | 1 when the next record belongs to the same batch (a several-key set), else 0 |
 /// | 20..<24 | key length `k` |
 /// | 24..<24+k | key (UTF-8) |
 /// | then | the value: 8 bytes (tags 3, 4), or a 4-byte length and bytes (5, 6) |
 ///
 /// A record cut short by death, or overwritten garbage, fails its length or
 /// checksum and ends the journal there; a sequence that does not increase
-/// (an older record left behind a rewind) ends it too.
+/// (an older record left behind a rewind) ends it too. The records of one
+/// several-key write form a batch that is replayed whole or not at all.
 enum JournalRecord {
     static let magic: [UInt8] = Array("ODJRNL01".utf8)
     static let headerSize = 32
@@ -105,11 +107,13 @@ enum JournalRecord {
 
     /// Writes a record at `p` (room for `length` bytes, zeroed or not); the
     /// length field is stored last, so a record is either whole or absent.
-    static func write(at p: UnsafeMutableRawPointer, length: Int, sequence: UInt64, operation: Operation, key: String, payload: Payload) {
+    static func write(at p: UnsafeMutableRawPointer, length: Int, sequence: UInt64, operation: Operation, key: String,
+                      payload: Payload, continues: Bool = false) {
         p.storeBytes(of: UInt64(sequence).littleEndian, toByteOffset: 8, as: UInt64.self)
         p.storeBytes(of: operation.rawValue, toByteOffset: 16, as: UInt8.self)
         p.storeBytes(of: payload.tag, toByteOffset: 17, as: UInt8.self)
-        p.storeBytes(of: UInt16(0), toByteOffset: 18, as: UInt16.self)
+        p.storeBytes(of: continues ? UInt8(1) : 0, toByteOffset: 18, as: UInt8.self)
+        p.storeBytes(of: UInt8(0), toByteOffset: 19, as: UInt8.self)
         var o = fixedSize
         var key = key
         let k = key.withUTF8 { u -> Int in
@@ -143,13 +147,17 @@ enum JournalRecord {
 
     /// The records of a journal's bytes with sequences above the header's
     /// `appliedThrough`, in order, up to the first that is torn, corrupt or
-    /// out of order. Throws when the header is not a journal's.
+    /// out of order. A batch (records marked as continued, then one that is
+/// not) is all or nothing: a batch cut short by death is dropped whole.
+/// Throws when the header is not a journal's.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(JournalError) -> [Decoded] {
         guard bytes.count >= headerSize, bytes.prefix(8).elementsEqual(magic) else {
             throw JournalError(reason: "not a journal (expected the header 'ODJRNL01')")
         }
         let applied = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         var out: [Decoded] = []
+        // The records of a batch not yet closed by a record that does not continue it.
+        var batch: [Decoded] = []
         var o = headerSize
         var previous: UInt64 = 0
         while o + fixedSize <= bytes.count {
@@ -160,8 +168,12 @@ enum JournalRecord {
             let sequence = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: o + 8, as: UInt64.self))
             guard sequence > previous else { break }
             previous = sequence
-            guard let record = decodeBody(bytes, at: o, length: length, sequence: sequence) else { break }
-            if sequence > applied { out.append(record) }
+            guard bytes[o + 18] <= 1, let record = decodeBody(bytes, at: o, length: length, sequence: sequence) else { break }
+            if sequence > applied { batch.append(record) }
+            if bytes[o + 18] == 0 {
+                out.append(contentsOf: batch)
+                batch.removeAll(keepingCapacity: true)
+            }
             o += length
         }
         return out
