@@ -87,4 +87,48 @@ struct FullDiskTests {
         domain.set("again", forKey: "k")
         #expect(eventually { !errors.all.isEmpty })
     }
+
+    @Test("no room for a journal: the write lands in memory, the error names the journal, the flush still writes")
+    func noRoomForAJournal() throws {
+        let fs = SmallFileSystem(kilobytes: 128)  // less than a journal's first 256 KiB
+        try #require(fs.mounted)
+        let (store, errors) = store(in: fs)
+        let domain = store.domain("com.example.nojournal")
+        domain.set("Ada", forKey: "name")
+        #expect(domain.value(forKey: "name") == "Ada")
+        let reported = errors.all.first { $0.path.contains(".journals") }
+        #expect(reported?.kind == .unwritable, "\(errors.all)")
+        #expect(reported?.reason.contains("kept in memory") == true, "\(String(describing: reported))")
+        // Reported once, not per write.
+        domain.set("Grace", forKey: "name")
+        #expect(errors.all.filter { $0.path.contains(".journals") }.count == 1)
+        try domain.synchronize()
+        let path = store.layout.path(for: "com.example.nojournal", scope: .currentUser)
+        #expect(try PropertyList(decoding: Data(contentsOf: URL(fileURLWithPath: path))) == ["name": "Grace"])
+        // Nothing half-made is left in the journal folder.
+        let folder = DomainJournal.folder(forDomainFile: path)
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test("a journal that cannot grow: the writes land in memory and the error is reported")
+    func journalCannotGrow() throws {
+        let fs = SmallFileSystem(kilobytes: 400)  // room for the first 256 KiB, not for 512
+        try #require(fs.mounted)
+        let (store, errors) = store(in: fs)
+        let domain = store.domain("com.example.grow")
+        let chunk = String(repeating: "x", count: 10_000)
+        var values: [String: PropertyList?] = [:]
+        for i in 0..<30 { values["k\(i)"] = .string(chunk) }  // 300 KB in one batch
+        domain.set(values)
+        #expect(domain.value(forKey: "k29") == .string(chunk))
+        #expect(domain.entries.count == 30)
+        #expect(errors.all.contains { $0.path.contains(".journals") && $0.reason.contains("cannot grow") }, "\(errors.all)")
+        // The journal is still whole as far as it got: a reader replays no part of the cut batch.
+        domain.set(values.mapValues { _ in nil })
+        domain.set("small", forKey: "after")
+        try domain.synchronize()
+        let path = store.layout.path(for: "com.example.grow", scope: .currentUser)
+        #expect(try PropertyList(decoding: Data(contentsOf: URL(fileURLWithPath: path))) == ["after": "small"])
+    }
 }
