@@ -281,4 +281,61 @@ struct JournalTests {
         // 2,000 records of ~140 bytes fit in 512 KiB; 40,000 would not.
         #expect(size <= 512 << 10, "journal grew to \(size) bytes")
     }
+
+    @Test("a writer that never pauses: the journal keeps only what no flush has written")
+    func boundedWithoutPause() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let domain = store.domain("com.example.busy")
+        // 1.5 s of sets with no gap, while the background flush runs every 20 ms.
+        let clock = ContinuousClock()
+        let until = clock.now + .milliseconds(1500)
+        var i = 0
+        while clock.now < until {
+            for _ in 0..<1000 { domain.set(PropertyList(i), forKey: "counter"); i += 1 }
+        }
+        let journal = try #require(domain.state.withLock { $0.journal })
+        func size() -> Int { (try? FileManager.default.attributesOfItem(atPath: journal.path)[.size] as? Int) ?? 0 }
+        // Without the move, \(i) records of 40 bytes would all be there; with
+        // it, about what was written while one flush ran (how long that is
+        // depends on the disk and the machine's load).
+        #expect(i * 40 > 4 << 20, "only \(i) sets: the test did not outrun a journal")
+        let during = size()
+        #expect(during < i * 40 / 2, "journal grew to \(during) bytes over \(i) sets")
+        #expect(domain.value(forKey: "counter") == PropertyList(i - 1))
+        // Once a flush has written everything, the space a burst took is given back.
+        try domain.synchronize()
+        #expect(size() < 4 * DomainJournal.initialCapacity, "\(size()) bytes after a flush (\(during) during the burst)")
+    }
+
+    @Test("records moved to the top are read from the header's start, wherever a death left it")
+    func movedRecords() throws {
+        let sandbox = try Sandbox()
+        // A journal whose records 1–2 were applied, and 3–4 written after them:
+        // the header points at 3, as during the move.
+        let path = try writeJournal(sandbox, domain: "com.example.moved", records: [(1, "a", 1), (2, "b", 2), (3, "c", 3), (4, "d", 4)])
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let third = JournalRecord.headerSize + 2 * JournalRecord.length(keyBytes: 1, payload: .word(tag: 3, 0))
+        withUnsafeBytes(of: UInt64(2).littleEndian) { bytes.replaceSubrange(8..<16, with: $0) }
+        withUnsafeBytes(of: UInt64(third).littleEndian) { bytes.replaceSubrange(24..<32, with: $0) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(sandbox.makeStore().domain("com.example.moved").entries == ["c": 3, "d": 4])
+
+        // A start that is not a record's place: the journal is set aside, not guessed at.
+        let bad = try writeJournal(sandbox, domain: "com.example.badstart", records: [(1, "a", 1)])
+        var junk = try Array(Data(contentsOf: URL(fileURLWithPath: bad)))
+        withUnsafeBytes(of: UInt64(13).littleEndian) { junk.replaceSubrange(24..<32, with: $0) }
+        try Data(junk).write(to: URL(fileURLWithPath: bad))
+        #expect(sandbox.makeStore().domain("com.example.badstart").isEmpty)
+        #expect(FileManager.default.fileExists(atPath: bad + ".corrupt"))
+    }
+
+    @Test("a new user's first write is journaled (the preferences folder does not exist yet)")
+    func firstWriteOfANewUser() throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.removeItem(atPath: sandbox.userDirectory)
+        let child = try helper(sandbox, ["set-and-die", "com.example.first", "k", "v", "9"])
+        child.waitUntilExit()
+        #expect(sandbox.makeStore().domain("com.example.first").value(forKey: "k") == "v")
+    }
 }

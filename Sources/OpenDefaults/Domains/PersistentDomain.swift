@@ -362,9 +362,12 @@ public final class PersistentDomain: Sendable {
     private func flushLocked(transform: ((inout [String: PropertyList]) -> Bool)?, recover: Bool = false) throws(StorageError) -> (DomainChange?, DomainChange?) {
         // What to write: a snapshot of the entries and the pending changes,
         // taken together (sharing storage: nothing is copied under the lock).
-        let (snapshotBase, pending, replaced, format, knownSignature, ownJournal) = state.withLock { s in
+        // The journal's end and the sequence now: every record before that
+        // end is in what this flush writes.
+        let (snapshotBase, pending, replaced, format, knownSignature, ownJournal, journalMark) = state.withLock { s in
             s.flushScheduled = false
-            return (s.base, s.pending, s.replaced, s.format, s.signature, s.journal?.path)
+            return (s.base, s.pending, s.replaced, s.format, s.signature, s.journal?.path,
+                    s.journal.map { (end: $0.end, sequence: s.sequence) })
         }
         if pending.isEmpty && replaced == nil && transform == nil && !recover { return (nil, nil) }
         if let refusal = file.refusal { throw record(refusal) }
@@ -478,7 +481,7 @@ public final class PersistentDomain: Sendable {
             let changes: [String: DomainChange.Values] = state.withLock { s in
                 let flushedUpTo = max(pending.lastSequence, replaced ?? 0)
                 if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
-                defer { s.journal?.markApplied(through: flushedUpTo, rewind: s.pending.isEmpty && s.replaced == nil) }
+                if let journalMark { s.journal?.markApplied(through: journalMark.sequence, keepingFrom: journalMark.end) }
                 var changes: [String: DomainChange.Values] = [:]
                 if s.replaced == nil {
                     s.base = written

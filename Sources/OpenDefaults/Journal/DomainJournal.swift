@@ -51,8 +51,14 @@ final class DomainJournal: @unchecked Sendable {
         var fd: Int32 = -1
         for _ in 0..<8 {
             if mkdir(folder, 0o700) != 0 {
-                let code = errno
-                if code != EEXIST { throw FileError(path: folder, errno: code) }
+                var code = errno
+                if code == ENOENT {
+                    // A new user's first write: the preferences folder is made
+                    // here, as the flush would make it.
+                    try FileIO.makeDirectories(FileIO.parentDirectory(of: domainPath))
+                    code = mkdir(folder, 0o700) == 0 ? 0 : errno
+                }
+                if code != EEXIST && code != 0 { throw FileError(path: folder, errno: code) }
                 var st = stat()
                 guard lstat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == geteuid() else {
                     throw FileError(path: folder, reason: "not a folder of this user's; journaling is off for this domain")
@@ -73,13 +79,14 @@ final class DomainJournal: @unchecked Sendable {
         let reserved = posix_fallocate(fd, 0, off_t(initialCapacity))
         if reserved != 0 { throw fail(reserved) }
         guard rename(stem + ".creating", path) == 0 else { throw fail(errno) }
-        guard let map = mmap(nil, initialCapacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED else {
+        guard let map = mmap(nil, initialCapacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0), map != MAP_FAILED else {
             throw fail(errno)
         }
         let journal = DomainJournal(path: path, fd: fd, base: map, capacity: initialCapacity)
         JournalRecord.magic.withUnsafeBytes { map.copyMemory(from: $0.baseAddress!, byteCount: 8) }
         map.storeBytes(of: UInt64(0), toByteOffset: 8, as: UInt64.self)
         map.storeBytes(of: UInt64(getpid()).littleEndian, toByteOffset: 16, as: UInt64.self)
+        map.storeBytes(of: UInt64(0), toByteOffset: 24, as: UInt64.self)
         return journal
     }
 
@@ -102,7 +109,7 @@ final class DomainJournal: @unchecked Sendable {
         var newCapacity = capacity
         while newCapacity < needed { newCapacity *= 2 }
         guard posix_fallocate(fd, 0, off_t(newCapacity)) == 0,
-              let map = mmap(nil, newCapacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED
+              let map = mmap(nil, newCapacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0), map != MAP_FAILED
         else { return false }
         munmap(base, capacity)
         base = map
@@ -110,11 +117,45 @@ final class DomainJournal: @unchecked Sendable {
         return true
     }
 
-    /// Records that every record through `sequence` is in the domain file;
-    /// when nothing newer is waiting, the next record starts at the top again.
-    func markApplied(through sequence: UInt64, rewind: Bool) {
+    /// Where the next record goes: records before it are in the journal.
+    var end: Int { offset }
+
+    /// Records that every record through `sequence` — all those before
+    /// `live` — is in the domain file, and moves the records written since
+    /// (at `live..<end`) to the top, so that the journal holds only what
+    /// no flush has written yet and grows only until the next flush, even
+    /// while writes never pause.
+    ///
+    /// The move is safe against death at any store: the header's start is
+    /// pointed at the live records before they are copied over the dead
+    /// ones, and back at the top after; a reader follows the start.
+    func markApplied(through sequence: UInt64, keepingFrom live: Int) {
+        let top = JournalRecord.headerSize
         base.storeBytes(of: sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
-        if rewind { offset = JournalRecord.headerSize }
+        let count = offset - live
+        if count == 0 {
+            offset = top
+        } else if live - top >= count {
+            JournalRecord.setStart(live, in: base)
+            (base + top).copyMemory(from: base + live, byteCount: count)
+            JournalRecord.setStart(top, in: base)
+            offset = top + count
+        }
+        // Otherwise the live records, larger than the dead space before
+        // them, stay where they are; a later flush moves them.
+        shrinkIfOversized()
+    }
+
+    /// Gives back the space a burst made the journal grow to, once the
+    /// records in it need a quarter of it or less: the tail is unmapped and
+    /// the file cut (the mapping's start does not move).
+    private func shrinkIfOversized() {
+        var target = Self.initialCapacity
+        while target < offset * 2 { target *= 2 }
+        guard capacity >= target * 4 else { return }
+        munmap(base + target, capacity - target)
+        capacity = target
+        _ = ftruncate(fd, off_t(target))
     }
 
     /// Closes the journal; `removing` deletes it (everything in it is in the

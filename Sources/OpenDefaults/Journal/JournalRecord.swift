@@ -1,11 +1,12 @@
 import PropertyList
+import Synchronization
 
 /// The record format of a domain journal (proposal 0007).
 ///
 /// A journal file is a 32-byte header — the magic `ODJRNL01`, the sequence
 /// through which its records are in the domain file (`appliedThrough`,
-/// little-endian), the owner's pid — followed by records, each aligned to 8
-/// bytes:
+/// little-endian), the owner's pid, the offset of the first record to read
+/// (`start`; 0 means 32) — followed by records, each aligned to 8 bytes:
 ///
 /// | bytes | field |
 /// |---|---|
@@ -38,6 +39,14 @@ enum JournalRecord {
         var value: PropertyList?
         /// For `replaceAll`: the new entries (nil removes the domain).
         var entries: [String: PropertyList]?
+    }
+
+    /// Points the header's `start` at `offset`, after every store before it.
+    @inline(__always)
+    static func setStart(_ offset: Int, in base: UnsafeMutableRawPointer) {
+        atomicMemoryFence(ordering: .releasing)
+        base.storeBytes(of: UInt64(offset).littleEndian, toByteOffset: 24, as: UInt64.self)
+        atomicMemoryFence(ordering: .releasing)
     }
 
     /// The checksum of `count` bytes at `p`: a 64-bit multiply-xor mix folded to 32 bits.
@@ -142,6 +151,8 @@ enum JournalRecord {
         }
         while o < length { p.storeBytes(of: UInt8(0), toByteOffset: o, as: UInt8.self); o += 1 }
         p.storeBytes(of: checksum(p + 8, length - 8).littleEndian, toByteOffset: 4, as: UInt32.self)
+        // The length last, after every other store of the record (a compiler barrier on x86).
+        atomicMemoryFence(ordering: .releasing)
         p.storeBytes(of: UInt32(length).littleEndian, toByteOffset: 0, as: UInt32.self)
     }
 
@@ -155,10 +166,14 @@ enum JournalRecord {
             throw JournalError(reason: "not a journal (expected the header 'ODJRNL01')")
         }
         let applied = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let start = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+        guard start == 0 || (start >= headerSize && start % 8 == 0 && start <= bytes.count) else {
+            throw JournalError(reason: "the header's start (\(start)) is not a record's place in a journal of \(bytes.count) bytes")
+        }
         var out: [Decoded] = []
         // The records of a batch not yet closed by a record that does not continue it.
         var batch: [Decoded] = []
-        var o = headerSize
+        var o = start == 0 ? headerSize : start
         var previous: UInt64 = 0
         while o + fixedSize <= bytes.count {
             let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: o, as: UInt32.self)))
