@@ -135,6 +135,7 @@ final class DomainJournal: @unchecked Sendable {
         let count = offset - live
         if count == 0 {
             offset = top
+            shrinkIfOversized()
         } else if live - top >= count {
             JournalRecord.setStart(live, in: base)
             (base + top).copyMemory(from: base + live, byteCount: count)
@@ -143,15 +144,14 @@ final class DomainJournal: @unchecked Sendable {
         }
         // Otherwise the live records, larger than the dead space before
         // them, stay where they are; a later flush moves them.
-        shrinkIfOversized()
     }
 
-    /// Gives back the space a burst made the journal grow to, once the
-    /// records in it need a quarter of it or less: the tail is unmapped and
-    /// the file cut (the mapping's start does not move).
+    /// Gives back the space a burst made the journal grow to, once writing
+    /// pauses (a flush leaves the journal empty): the tail is unmapped and
+    /// the file cut (the mapping's start does not move). A writer that
+    /// never pauses keeps its space rather than shrink and grow again.
     private func shrinkIfOversized() {
-        var target = Self.initialCapacity
-        while target < offset * 2 { target *= 2 }
+        let target = Self.initialCapacity
         guard capacity >= target * 4 else { return }
         munmap(base + target, capacity - target)
         capacity = target

@@ -118,19 +118,23 @@ enum JournalRecord {
     /// length field is stored last, so a record is either whole or absent.
     static func write(at p: UnsafeMutableRawPointer, length: Int, sequence: UInt64, operation: Operation, key: String,
                       payload: Payload, continues: Bool = false) {
+        // The last word first: the padding after the value is zero.
+        p.storeBytes(of: UInt64(0), toByteOffset: length - 8, as: UInt64.self)
         p.storeBytes(of: UInt64(sequence).littleEndian, toByteOffset: 8, as: UInt64.self)
-        p.storeBytes(of: operation.rawValue, toByteOffset: 16, as: UInt8.self)
-        p.storeBytes(of: payload.tag, toByteOffset: 17, as: UInt8.self)
-        p.storeBytes(of: continues ? UInt8(1) : 0, toByteOffset: 18, as: UInt8.self)
-        p.storeBytes(of: UInt8(0), toByteOffset: 19, as: UInt8.self)
-        var o = fixedSize
-        var key = key
-        let k = key.withUTF8 { u -> Int in
-            if u.count > 0 { (p + o).copyMemory(from: u.baseAddress!, byteCount: u.count) }
+        let k = key.utf8.withContiguousStorageIfAvailable { u -> Int in
+            if u.count > 0 { (p + fixedSize).copyMemory(from: u.baseAddress!, byteCount: u.count) }
             return u.count
-        }
-        p.storeBytes(of: UInt32(k).littleEndian, toByteOffset: 20, as: UInt32.self)
-        o += k
+        } ?? {
+            var key = key
+            return key.withUTF8 { u -> Int in
+                if u.count > 0 { (p + fixedSize).copyMemory(from: u.baseAddress!, byteCount: u.count) }
+                return u.count
+            }
+        }()
+        // Bytes 16..<24 in one store: operation, tag, batch flag, 0, key length.
+        let word = UInt64(operation.rawValue) | UInt64(payload.tag) << 8 | (continues ? 1 << 16 : 0) | UInt64(UInt32(k)) << 32
+        p.storeBytes(of: word.littleEndian, toByteOffset: 16, as: UInt64.self)
+        var o = fixedSize + k
         switch payload {
         case .none: break
         case .word(_, let w):
@@ -149,7 +153,7 @@ enum JournalRecord {
             p.storeBytes(of: UInt32(n).littleEndian, toByteOffset: o, as: UInt32.self)
             o += 4 + n
         }
-        while o < length { p.storeBytes(of: UInt8(0), toByteOffset: o, as: UInt8.self); o += 1 }
+        assert(o <= length, "a record's contents overran its length")
         p.storeBytes(of: checksum(p + 8, length - 8).littleEndian, toByteOffset: 4, as: UInt32.self)
         // The length last, after every other store of the record (a compiler barrier on x86).
         atomicMemoryFence(ordering: .releasing)
@@ -159,8 +163,8 @@ enum JournalRecord {
     /// The records of a journal's bytes with sequences above the header's
     /// `appliedThrough`, in order, up to the first that is torn, corrupt or
     /// out of order. A batch (records marked as continued, then one that is
-/// not) is all or nothing: a batch cut short by death is dropped whole.
-/// Throws when the header is not a journal's.
+    /// not) is all or nothing: a batch cut short by death is dropped whole.
+    /// Throws when the header is not a journal's.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(JournalError) -> [Decoded] {
         guard bytes.count >= headerSize, bytes.prefix(8).elementsEqual(magic) else {
             throw JournalError(reason: "not a journal (expected the header 'ODJRNL01')")
