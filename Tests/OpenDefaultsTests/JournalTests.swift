@@ -338,4 +338,24 @@ struct JournalTests {
         child.waitUntilExit()
         #expect(sandbox.makeStore().domain("com.example.first").value(forKey: "k") == "v")
     }
+
+    @Test("a process already running sees a dead process's write, told as another process's change")
+    func runningProcessSeesADeath() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let domain = store.domain("com.example.watching")
+        let recorder = ChangeRecorder(store)
+        // This process never writes the domain: only the death can tell it.
+        for round in 0..<5 {
+            let child = try helper(sandbox, ["set-and-die", "com.example.watching", "k\(round)", "v\(round)", round % 2 == 0 ? "9" : "15"])
+            let clock = ContinuousClock()
+            child.waitUntilExit()
+            let died = clock.now
+            #expect(eventually { domain.value(forKey: "k\(round)") == .string("v\(round)") }, "round \(round)")
+            print("a death seen by a running process \(clock.now - died) after it")
+            #expect(eventually { recorder.all.contains { $0.changes["k\(round)"]?.new == .string("v\(round)") && $0.origin == .otherProcess } })
+        }
+        // Each journal was replayed and removed.
+        #expect(eventually { ((try? FileManager.default.contentsOfDirectory(atPath: DomainJournal.folder(forDomainFile: sandbox.path("com.example.watching")))) ?? []).isEmpty })
+    }
 }

@@ -79,6 +79,7 @@ public final class DomainStore: Sendable {
         }
         if domain === created, domain.file.refusal == nil {
             watcher.watch(domain)
+            if domain.file.journaled { watcher.watch(JournalWatch(domain)) }
         }
         return domain
     }

@@ -71,7 +71,9 @@ struct JournalRecovery {
         for name in journalNames(in: folder) {
             let path = folder + "/" + name
             if path == own { continue }
-            let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            // Read-only: closing it must not look like its owner's exit to
+            // other processes' watchers (`JournalWatch`).
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard fd >= 0 else { continue }
             var st = stat()
             guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid() || geteuid() == 0 else {

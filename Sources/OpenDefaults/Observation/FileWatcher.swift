@@ -222,6 +222,9 @@ final class FileWatcher: Sendable {
             return lost + retryPending(&w)
         }
         var out = w.files[folder]?[name] ?? []
+        if mask & UInt32(IN_CLOSE_WRITE) != 0, name.hasSuffix(".journal") {
+            out += w.files[folder]?[JournalWatch.pattern] ?? []
+        }
         if !w.pending.isEmpty, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { out += retryPending(&w) }
         return out
         #else
