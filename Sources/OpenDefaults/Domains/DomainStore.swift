@@ -57,13 +57,22 @@ public final class DomainStore: Sendable {
     private let errorHandler = Lock<@Sendable (StorageError) -> Void>({ error in
         StandardStream.error.print("OpenDefaults: \(error)")
     })
-    let watcher: FileWatcher
+    /// Made on first use: a process that only peeks at files (`defaults
+    /// read D K`) never makes an inotify instance nor a dispatch queue.
+    var watcher: FileWatcher {
+        lazyWatcher.withLock { w in
+            if let w { return w }
+            let made = FileWatcher()
+            w = made
+            return made
+        }
+    }
+    private let lazyWatcher = Lock<FileWatcher?>(nil)
 
     /// A store over `layout` (tests use their own; applications use ``shared``).
     /// A store lives until the process exits, when its pending changes are flushed.
     public init(layout: PreferencesLayout) {
         self.layout = layout
-        self.watcher = FileWatcher()
         ExitFlush.register(self)
     }
 

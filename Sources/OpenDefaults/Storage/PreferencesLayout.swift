@@ -37,9 +37,26 @@ public struct PreferencesLayout: Sendable, Hashable {
     /// The folder of managed (forced) preferences.
     public var managedDirectory: String
     /// This machine's identifier, for by-host files.
-    public var hostIdentifier: String
+    ///
+    /// In ``current`` it is read from `/etc/machine-id` when first needed
+    /// (a process that never touches a by-host domain never reads it).
+    public var hostIdentifier: String {
+        get { storedHostIdentifier ?? Self.machineIdentifier(root: hostRoot) }
+        set { storedHostIdentifier = newValue }
+    }
     /// The current user's login name (for per-user managed preferences).
-    public var userName: String
+    ///
+    /// In ``current`` it is looked up (`getpwuid`) when first needed.
+    public var userName: String {
+        get { storedUserName ?? Self.loginName }
+        set { storedUserName = newValue }
+    }
+
+    /// Set explicitly, or nil: looked up on use.
+    private var storedHostIdentifier: String?
+    private var storedUserName: String?
+    /// The root under which the machine id is looked up.
+    private var hostRoot = ""
 
     /// The global domain's name in the API.
     public static let globalDomainName = "NSGlobalDomain"
@@ -50,8 +67,21 @@ public struct PreferencesLayout: Sendable, Hashable {
         self.userDirectory = userDirectory
         self.systemDirectory = systemDirectory
         self.managedDirectory = managedDirectory
-        self.hostIdentifier = hostIdentifier
-        self.userName = userName
+        self.storedHostIdentifier = hostIdentifier
+        self.storedUserName = userName
+    }
+
+    /// This process's user's login name, looked up once.
+    private static let loginName: String = Environment.passwdName() ?? "\(getuid())"
+
+    /// The machine id under each root, read once per root.
+    private static let machineIdentifiers = Lock<[String: String]>([:])
+
+    private static func machineIdentifier(root: String) -> String {
+        if let known = machineIdentifiers.withLock({ $0[root] }) { return known }
+        let id = hostID(root: root)
+        machineIdentifiers.withLock { $0[root] = id }
+        return id
     }
 
     /// The layout for this process's environment.
@@ -61,12 +91,18 @@ public struct PreferencesLayout: Sendable, Hashable {
         var config = env["XDG_CONFIG_HOME"] ?? ""
         if !config.hasPrefix("/") { config = home + "/.config" }
         let root = env["OPENDEFAULTS_SYSTEM_ROOT"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
-        return PreferencesLayout(
+        // The machine id and the login name are looked up when first used:
+        // most processes (`defaults read D K`) need neither.
+        var layout = PreferencesLayout(
             userDirectory: config,
             systemDirectory: root + "/usr/local/etc",
             managedDirectory: root + "/etc/managed-preferences",
-            hostIdentifier: hostID(root: root),
-            userName: Environment.passwdName() ?? "\(getuid())")
+            hostIdentifier: "",
+            userName: "")
+        layout.storedHostIdentifier = nil
+        layout.storedUserName = nil
+        layout.hostRoot = root
+        return layout
     }
 
     static func hostID(root: String) -> String {
@@ -139,11 +175,19 @@ public struct PreferencesLayout: Sendable, Hashable {
             return StorageError(domain: shown, path: "", kind: .invalidValue,
                 reason: "not a valid domain name: \(why) (expected something like com.example.app)")
         }
-        if name.isEmpty { throw refuse("it is empty") }
-        if name.utf8.count > maximumDomainNameLength { throw refuse("longer than \(maximumDomainNameLength) bytes") }
-        if name.utf8.contains(UInt8(ascii: "/")) { throw refuse("it contains '/'") }
-        if name == "." || name.contains("..") { throw refuse("it contains '..'") }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        // Byte by byte (control characters are single bytes in UTF-8), with
+        // nothing generic: this runs first in every cold `defaults` process.
+        let bytes = name.utf8
+        if bytes.isEmpty { throw refuse("it is empty") }
+        if bytes.count > maximumDomainNameLength { throw refuse("longer than \(maximumDomainNameLength) bytes") }
+        if bytes.contains(UInt8(ascii: "/")) { throw refuse("it contains '/'") }
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "."), previous == byte { throw refuse("it contains '..'") }
+            previous = byte
+        }
+        if name == "." { throw refuse("it contains '..'") }
+        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw refuse("it contains NUL or another control character")
         }
     }

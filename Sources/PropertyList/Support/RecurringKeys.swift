@@ -8,8 +8,13 @@
 /// the same place), so a shape is only ever found beside the signature it
 /// was made for.
 struct RecurringKeys<Signature> {
-    private var signatures = [Signature?](repeating: nil, count: 64)
-    private var shapes = [DictionaryShape?](repeating: nil, count: 64)
+    /// Empty until the first dictionary is noted: a reader that never notes
+    /// one (a lookup of one key) allocates nothing, and makes no generic
+    /// array type at run time, which in a cold process costs a scan of the
+    /// binary's protocol conformances.
+    private var signatures: [Signature?] = []
+    private var shapes: [DictionaryShape?] = []
+    private static var places: Int { 64 }
 
     /// What a reader knows of a dictionary's keys when it has read them.
     enum Known {
@@ -30,7 +35,7 @@ struct RecurringKeys<Signature> {
     /// What is known at `place` of the keys whose signature `isSame` accepts.
     @inline(__always)
     func lookup(_ place: Int, isSame: (Signature) -> Bool) -> Known {
-        guard let noted = signatures[place], isSame(noted) else { return .new }
+        guard !signatures.isEmpty, let noted = signatures[place], isSame(noted) else { return .new }
         if let shape = shapes[place] { return .shape(shape) }
         return .metOnce
     }
@@ -39,6 +44,10 @@ struct RecurringKeys<Signature> {
     /// they had been met before, their shape (nil when a key repeats).
     @inline(__always)
     mutating func note(_ signature: Signature, at place: Int, shape: DictionaryShape?) {
+        if signatures.isEmpty {
+            signatures = Array(repeating: nil, count: Self.places)
+            shapes = Array(repeating: nil, count: Self.places)
+        }
         signatures[place] = signature
         if shape != nil || shapes[place] != nil { shapes[place] = shape }
     }

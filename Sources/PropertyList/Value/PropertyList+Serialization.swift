@@ -176,16 +176,24 @@ extension PropertyList {
     ///   touch are not checked; decode the whole to validate a file.
     public static func value(forKey key: String, decoding bytes: some ContiguousBytes) throws(PropertyListError) -> PropertyList? {
         let result: Result<PropertyList?, PropertyListError> = bytes.withUnsafeBytes { raw in
-            Result { () throws(PropertyListError) -> PropertyList? in
-                let format = PropertyListFormat.detect(raw)
-                if format == .binary, let found = try BinaryReader.lookup(key, in: raw) { return found }
-                let (value, read) = try decode(raw: raw, format: nil, options: DecodingOptions())
-                guard case .dictionary(let d) = value else {
-                    throw PropertyListError(format: read, location: .whole, reason: "expected a dictionary as the top object")
-                }
-                return d[key]
-            }
+            Result { () throws(PropertyListError) -> PropertyList? in try value(forKey: key, decoding: raw) }
         }
         return try result.get()
+    }
+
+    /// The value of `key` in the top-level dictionary of the property list
+    /// in `raw`, searched in place as by the overload over `ContiguousBytes`.
+    ///
+    /// Not generic: a cold process (`defaults read D K`) makes no generic
+    /// type at run time here, which would cost a scan of every protocol
+    /// conformance in the binary.
+    public static func value(forKey key: String, decoding raw: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList? {
+        let format = PropertyListFormat.detect(raw)
+        if format == .binary, let found = try BinaryReader.lookup(key, in: raw) { return found }
+        let (value, read) = try decode(raw: raw, format: nil, options: DecodingOptions())
+        guard case .dictionary(let d) = value else {
+            throw PropertyListError(format: read, location: .whole, reason: "expected a dictionary as the top object")
+        }
+        return d[key]
     }
 }
