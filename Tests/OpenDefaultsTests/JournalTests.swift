@@ -287,11 +287,12 @@ struct JournalTests {
         let sandbox = try Sandbox()
         let store = sandbox.makeStore()
         let domain = store.domain("com.example.busy")
-        // 1.5 s of sets with no gap, while the background flush runs every 20 ms.
+        // 220,000 sets with no gap (8.8 MB of records), while the background
+        // flush runs every 20 ms; at least 0.3 s of them.
         let clock = ContinuousClock()
-        let until = clock.now + .milliseconds(1500)
+        let start = clock.now
         var i = 0
-        while clock.now < until {
+        while (i < 220_000 || clock.now - start < .milliseconds(300)) && clock.now - start < .seconds(30) {
             for _ in 0..<1000 { domain.set(PropertyList(i), forKey: "counter"); i += 1 }
         }
         let journal = try #require(domain.state.withLock { $0.journal })
