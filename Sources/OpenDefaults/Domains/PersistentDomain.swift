@@ -146,8 +146,8 @@ public final class PersistentDomain: Sendable {
     public func set(_ value: PropertyList?, forKey key: String) {
         var old: PropertyList? = nil
         var version: UInt64 = 0
-        var failure: StorageError? = nil
-        defer { if let failure { store.report(failure) } }
+        var journalFailed = false
+        defer { if journalFailed { reportJournalFailure() } }
         let hash = KeyHash.hash(key)
         let dependents: [any DomainDependent]? = state.withLock { s in
             // One hash to record the change; the file's value is looked up
@@ -159,11 +159,11 @@ public final class PersistentDomain: Sendable {
                 // Setting the value a key already has changes nothing: with
                 // no pending change there is nothing to write; a pending one
                 // (just recorded again) is written by the next flush.
-                if previous == nil { s.pending.discard(key) } else { journal(&s, key, value, &failure); scheduleFlush(&s) }
+                if previous == nil { s.pending.discard(key) } else { if journal(&s, key, value) { journalFailed = true }; scheduleFlush(&s) }
                 return nil
             }
             if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
-            journal(&s, key, value, &failure)
+            if journal(&s, key, value) { journalFailed = true }
             scheduleFlush(&s)
             version = published(s)
             return s.dependents.all
@@ -177,8 +177,8 @@ public final class PersistentDomain: Sendable {
 
     /// Sets several keys at once (nil values remove).
     public func set(_ values: [String: PropertyList?]) {
-        var failure: StorageError? = nil
-        defer { if let failure { store.report(failure) } }
+        var journalFailed = false
+        defer { if journalFailed { reportJournalFailure() } }
         let changes: [String: DomainChange.Values] = state.withLock { s in
             var changes: [String: DomainChange.Values] = [:]
             // One batch in the journal: a process that dies part-way through
@@ -188,7 +188,7 @@ public final class PersistentDomain: Sendable {
                 s.sequence += 1
                 left -= 1
                 let old = s.pending.record(key, value, sequence: s.sequence) ?? s.base[key]
-                journal(&s, key, value, &failure, continues: left > 0)
+                if journal(&s, key, value, continues: left > 0) { journalFailed = true }
                 if old != value {
                     changes[key] = .init(old: old, new: value)
                     if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
@@ -205,13 +205,13 @@ public final class PersistentDomain: Sendable {
 
     /// Replaces the whole domain (nil or empty removes its file).
     public func replaceAll(with entries: [String: PropertyList]?) {
-        var failure: StorageError? = nil
-        defer { if let failure { store.report(failure) } }
+        var journalFailed = false
+        defer { if journalFailed { reportJournalFailure() } }
         let changes: [String: DomainChange.Values] = state.withLock { s in
             let new = entries ?? [:]
             let changes = DomainChange.diff(s.values, new)
             s.sequence += 1
-            journal(&s, "", .dictionary(new), &failure, operation: .replaceAll)
+            if journal(&s, "", .dictionary(new), operation: .replaceAll) { journalFailed = true }
             s.base = new
             s.pending.removeAll()
             s.count = new.count
@@ -248,26 +248,33 @@ public final class PersistentDomain: Sendable {
 
     /// Appends the change just recorded (at `s.sequence`) to this process's
     /// journal, making the journal on the first write. A journal that cannot
-    /// be made or grow turns journaling off for the domain, reported once:
-    /// the write stays in memory and is flushed as before.
+    /// be made or grow turns journaling off for the domain: the write stays
+    /// in memory and is flushed as before. Returns true when journaling has
+    /// just been turned off (the caller reports it once, after the lock:
+    /// ``reportJournalFailure()``); the common path carries no error value.
     @inline(__always)
-    private func journal(_ s: inout State, _ key: String, _ value: PropertyList?, _ failure: inout StorageError?,
-                         operation: JournalRecord.Operation? = nil, continues: Bool = false) {
-        guard file.journaled, s.journalFailure == nil else { return }
+    private func journal(_ s: inout State, _ key: String, _ value: PropertyList?,
+                         operation: JournalRecord.Operation? = nil, continues: Bool = false) -> Bool {
+        guard file.journaled, s.journalFailure == nil else { return false }
         if s.journal == nil {
             do { s.journal = try DomainJournal.create(forDomainFile: file.path) } catch {
                 s.journalFailure = StorageError(domain: name, path: error.path, kind: .unwritable,
                     reason: "\(error.reason); writes to this domain are kept in memory until flushed, and are lost if the process dies first")
-                failure = s.journalFailure
-                return
+                return true
             }
         }
         let op = operation ?? (value == nil ? .remove : .set)
         if !s.journal!.append(sequence: s.sequence, operation: op, key: key, value: value, continues: continues) {
             s.journalFailure = StorageError(domain: name, path: s.journal!.path, kind: .unwritable,
                 reason: "the journal cannot grow (disk full?); writes to this domain are kept in memory until flushed")
-            failure = s.journalFailure
+            return true
         }
+        return false
+    }
+
+    /// Reports why journaling was turned off (once per domain).
+    private func reportJournalFailure() {
+        if let failure = state.withLock({ $0.journalFailure }) { store.report(failure) }
     }
 
     private func scheduleFlush(_ s: inout State) {
