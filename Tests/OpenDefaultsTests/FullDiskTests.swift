@@ -14,7 +14,15 @@ final class SmallFileSystem {
         mounted = (try? run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", path]).status) == 0
     }
 
-    func remountReadOnly() -> Bool { (try? run("/bin/mount", ["-o", "remount,ro", path]).status) == 0 }
+    /// Remounts read-only; retried while the kernel answers EBUSY (a file
+    /// open for writing on it, such as a background flush's temporary file).
+    func remountReadOnly() -> Bool {
+        for _ in 0..<100 {
+            if (try? run("/bin/mount", ["-o", "remount,ro", path]).status) == 0 { return true }
+            usleep(50_000)
+        }
+        return false
+    }
 
     deinit {
         if mounted { _ = try? run("/bin/umount", ["-l", path]) }
