@@ -132,7 +132,7 @@ struct FullDiskTests {
         #expect(domain.value(forKey: "k29") == .string(chunk))
         #expect(domain.entries.count == 30)
         #expect(errors.all.contains { $0.path.contains(".journals") && $0.reason.contains("cannot grow") }, "\(errors.all)")
-        // The journal is still whole as far as it got: a reader replays no part of the cut batch.
+        // Removing the batch and writing one key: the flush writes just that.
         domain.set(values.mapValues { _ in nil })
         domain.set("small", forKey: "after")
         try domain.synchronize()

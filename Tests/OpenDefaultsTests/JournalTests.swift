@@ -58,14 +58,8 @@ struct JournalTests {
         let sandbox = try Sandbox()
         for delay in [0.005, 0.02, 0.05] {
             let name = "com.example.burst\(Int(delay * 1000))"
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: helperPath)
-            p.arguments = ["burst", name, "10000"]
-            p.environment = sandbox.environment
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
-            _ = out.fileHandleForReading.availableData  // "ready"
+            let (p, out) = try startHelper(["burst", name, "10000"], in: sandbox)
+            _ = out.availableData  // "ready"
             Thread.sleep(forTimeInterval: delay)
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
@@ -80,22 +74,16 @@ struct JournalTests {
     func writersDyingAtRandom() throws {
         let sandbox = try Sandbox()
         var acked: [String: Int] = [:]
-        var processes: [(Process, Pipe, String)] = []
+        var processes: [(Process, FileHandle, String)] = []
         for w in 0..<8 {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: helperPath)
-            p.arguments = ["acked", "com.example.random", "w\(w)-"]
-            p.environment = sandbox.environment
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
+            let (p, out) = try startHelper(["acked", "com.example.random", "w\(w)-"], in: sandbox)
             processes.append((p, out, "w\(w)-"))
         }
         // Each writer has returned from a first set before the killing starts.
         var early: [String: String] = [:]
         for (_, out, prefix) in processes {
             var text = ""
-            while !text.contains("\n") { text += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) }
+            while !text.contains("\n") { text += String(decoding: out.availableData, as: UTF8.self) }
             early[prefix] = text
         }
         for (index, (p, _, _)) in processes.enumerated() {
@@ -104,7 +92,7 @@ struct JournalTests {
         }
         for (p, out, prefix) in processes {
             p.waitUntilExit()
-            let text = early[prefix, default: ""] + String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let text = early[prefix, default: ""] + String(decoding: out.readDataToEndOfFile(), as: UTF8.self)
             // Only whole lines: each was printed after its set returned.
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             acked[prefix] = lines.compactMap { Int($0) }.max() ?? -1
@@ -177,17 +165,11 @@ struct JournalTests {
         var rng = SystemRandomNumberGenerator()
         /// Starts a child and reads its output up to `line`; the time that took after "ready".
         func start(_ domain: String, until line: String) throws -> (Process, Duration) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: helperPath)
-            p.arguments = ["batch", domain, "20000"]
-            p.environment = sandbox.environment
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
+            let (p, out) = try startHelper(["batch", domain, "20000"], in: sandbox)
             var seen = ""
             var readyAt: ContinuousClock.Instant? = nil
             while !seen.contains(line + "\n") {
-                let chunk = out.fileHandleForReading.availableData
+                let chunk = out.availableData
                 if chunk.isEmpty { break }
                 seen += String(decoding: chunk, as: UTF8.self)
                 if readyAt == nil, seen.contains("ready\n") { readyAt = .now }

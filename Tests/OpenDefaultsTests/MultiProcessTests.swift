@@ -41,16 +41,10 @@ struct MultiProcessTests {
         var rng = SystemRandomNumberGenerator()
         var aimed = 0
         for attempt in 0..<kills {
-            let proc = Process()
-            proc.executableURL = URL(fileURLWithPath: helperPath)
-            proc.arguments = ["announce-versions", domain, "\(keys)"]
-            proc.environment = sandbox.environment
-            let out = Pipe()
-            proc.standardOutput = out
-            try proc.run()
+            let (proc, out) = try startHelper(["announce-versions", domain, "\(keys)"], in: sandbox)
             if attempt % 2 == 0 {
                 // Aimed: wait for "W <version>" (a flush is starting), then kill within a few ms.
-                let handle = out.fileHandleForReading
+                let handle = out
                 var seen = Data()
                 while !seen.contains(UInt8(ascii: "W")) {
                     let chunk = handle.availableData

@@ -71,6 +71,14 @@ public struct PreferencesLayout: Sendable, Hashable {
         self.storedUserName = userName
     }
 
+    /// A layout whose machine id (under `hostRoot`) and login name are looked up on use.
+    private init(userDirectory: String, systemDirectory: String, managedDirectory: String, hostRoot: String) {
+        self.userDirectory = userDirectory
+        self.systemDirectory = systemDirectory
+        self.managedDirectory = managedDirectory
+        self.hostRoot = hostRoot
+    }
+
     /// This process's user's login name, looked up once.
     private static let loginName: String = Environment.passwdName() ?? "\(getuid())"
 
@@ -93,16 +101,11 @@ public struct PreferencesLayout: Sendable, Hashable {
         let root = env["OPENDEFAULTS_SYSTEM_ROOT"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
         // The machine id and the login name are looked up when first used:
         // most processes (`defaults read D K`) need neither.
-        var layout = PreferencesLayout(
+        return PreferencesLayout(
             userDirectory: config,
             systemDirectory: root + "/usr/local/etc",
             managedDirectory: root + "/etc/managed-preferences",
-            hostIdentifier: "",
-            userName: "")
-        layout.storedHostIdentifier = nil
-        layout.storedUserName = nil
-        layout.hostRoot = root
-        return layout
+            hostRoot: root)
     }
 
     static func hostID(root: String) -> String {
