@@ -25,7 +25,7 @@ struct DefaultsControllerTests {
         controller.appliesImmediately = false
         controller.values["warp"] = "Engaged"
         #expect(controller.values["warp"] == "Engaged")
-        #expect(defaults.value(forKey: "warp") == "Disabled")
+        #expect(defaults.propertyList(forKey: "warp") == "Disabled")
         #expect(controller.values["nothing"] == nil)
     }
 
@@ -33,7 +33,7 @@ struct DefaultsControllerTests {
         let controller = DefaultsController(defaults: defaults)
         #expect(controller.appliesImmediately)
         controller.values["name"] = "Ada"
-        #expect(defaults.value(forKey: "name") == "Ada")
+        #expect(defaults.propertyList(forKey: "name") == "Ada")
         #expect(!controller.hasUnappliedChanges)
     }
 
@@ -48,7 +48,7 @@ struct DefaultsControllerTests {
             || sandbox.fileValue("com.example.controller")["protocol"] == nil)
         #expect(controller.save())
         #expect(!controller.hasUnappliedChanges)
-        #expect(defaults.value(forKey: "protocol") == "IMAP")
+        #expect(defaults.propertyList(forKey: "protocol") == "IMAP")
         // save() flushes: the file holds the value when it returns.
         #expect(try sandbox.fileValue("com.example.controller")["protocol"] == "IMAP")
     }
@@ -61,7 +61,7 @@ struct DefaultsControllerTests {
         controller.revert()
         #expect(!controller.hasUnappliedChanges)
         #expect(controller.values["speed"] == 3)
-        #expect(defaults.value(forKey: "speed") == 3)
+        #expect(defaults.propertyList(forKey: "speed") == 3)
     }
 
     @Test func revertToInitialValuesIsAnEditUntilSaved() {
@@ -72,17 +72,17 @@ struct DefaultsControllerTests {
         controller.revertToInitialValues()
         #expect(controller.values["warp"] == "Engaged")
         #expect(controller.values["warpfactor"] == 5)
-        #expect(defaults.value(forKey: "warp") == "Disabled")
+        #expect(defaults.propertyList(forKey: "warp") == "Disabled")
         controller.save()
-        #expect(defaults.value(forKey: "warp") == "Engaged")
-        #expect(defaults.value(forKey: "warpfactor") == 5)
+        #expect(defaults.propertyList(forKey: "warp") == "Engaged")
+        #expect(defaults.propertyList(forKey: "warpfactor") == 5)
         // Only the keys asked for.
         defaults.set("Disabled" as PropertyList, forKey: "warp")
         defaults.set(7 as PropertyList, forKey: "warpfactor")
         controller.revertToInitialValues(forKeys: ["warpfactor"])
         controller.save()
-        #expect(defaults.value(forKey: "warp") == "Disabled")
-        #expect(defaults.value(forKey: "warpfactor") == 5)
+        #expect(defaults.propertyList(forKey: "warp") == "Disabled")
+        #expect(defaults.propertyList(forKey: "warpfactor") == 5)
     }
 
     @Test func observersHearEditsRevertsAndOtherWriters() {

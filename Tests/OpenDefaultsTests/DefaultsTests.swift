@@ -165,7 +165,7 @@ struct ReadWriteTests {
         d.set(Opaque(), forKey: "k")
         #expect(d.string(forKey: "k") == "kept")
         #expect(errors.all.contains { $0.description.contains("'k'") && $0.description.contains("Opaque") })
-        #expect(throws: StorageError.self) { try d.setValue(["a": Opaque()] as [String: Any], forKey: "k") }
+        #expect(throws: StorageError.self) { try d.setOrThrow(["a": Opaque()] as [String: Any], forKey: "k") }
     }
 
     @Test("Int.max and Int.min survive a round trip through disk")
@@ -187,7 +187,7 @@ struct ReadWriteTests {
         let web = URL(string: "https://example.com/a/b?c=1")!
         d.set(web, forKey: "web")
         #expect(d.url(forKey: "web") == web)
-        guard case .data(let archive)? = d.value(forKey: "web") else { Issue.record("expected data"); return }
+        guard case .data(let archive)? = d.propertyList(forKey: "web") else { Issue.record("expected data"); return }
         let plist = try PropertyList(decoding: archive)
         #expect(plist["$archiver"] == "NSKeyedArchiver")
         #expect(plist["$objects"]?[2] == "https://example.com/a/b?c=1")
@@ -317,8 +317,8 @@ struct ObservationTests {
                 }
             }
             let truth = store.domain(d.domainName).value(forKey: "shared")
-            #expect(d.value(forKey: "shared") == truth, "round \(round)")
-            #expect(other.value(forKey: "shared") == truth, "round \(round)")
+            #expect(d.propertyList(forKey: "shared") == truth, "round \(round)")
+            #expect(other.propertyList(forKey: "shared") == truth, "round \(round)")
         }
     }
 

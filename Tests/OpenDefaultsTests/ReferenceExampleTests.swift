@@ -107,7 +107,7 @@ struct TypedKeyTests {
         #expect(d.string(forKey: "Theme") == "dark")
         #expect(d[theme] == .dark)
         d[window] = Window(width: 800, title: "Big")
-        #expect(d.value(forKey: "Window") == ["width": 800, "title": "Big"])
+        #expect(d.propertyList(forKey: "Window") == ["width": 800, "title": "Big"])
         #expect(d[window] == Window(width: 800, title: "Big"))
         d[nick] = "ada"
         #expect(d[nick] == "ada")

@@ -27,11 +27,29 @@ public final class DefaultsController: Sendable {
         var observers: [String: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
         var defaultsTokens: [String: ObservationToken] = [:]
         var nextObserver: UInt64 = 1
+        /// Editors that began editing and have not ended (AppKit's `NSEditorRegistration`).
+        var editors: [ObjectIdentifier: any DefaultsEditor] = [:]
     }
     let state: Lock<State>
 
-    /// The shared controller over ``Defaults/standard``.
-    public static let shared = DefaultsController(defaults: .standard)
+    private static let sharedInstance = Lock<DefaultsController?>(nil)
+
+    /// The shared controller over ``Defaults/standard``; after
+    /// ``Defaults/resetStandardUserDefaults()`` it is a new controller over
+    /// the new standard object.
+    ///
+    /// ```swift
+    /// DefaultsController.shared.values["Volume"] = 7
+    /// ```
+    public static var shared: DefaultsController {
+        let standard = Defaults.standard
+        return sharedInstance.withLock { s in
+            if let existing = s, existing.defaults === standard { return existing }
+            let created = DefaultsController(defaults: standard)
+            s = created
+            return created
+        }
+    }
 
     /// Creates a controller over `defaults` with `initialValues`.
     public init(defaults: Defaults, initialValues: [String: PropertyList] = [:]) {
@@ -86,7 +104,7 @@ public final class DefaultsController: Sendable {
     public func value(forKey key: String) -> PropertyList? {
         let (edit, initial) = state.withLock { ($0.pending[key], $0.initialValues[key]) }
         if let edit { return edit ?? initial }
-        return defaults.value(forKey: key) ?? initial
+        return defaults.propertyList(forKey: key) ?? initial
     }
 
     /// Edits `key`: written at once when ``appliesImmediately``, else kept until ``save()``.
@@ -97,7 +115,7 @@ public final class DefaultsController: Sendable {
             return s.appliesImmediately
         }
         if immediate {
-            defaults.set(value, forKey: key)  // observers hear it through the defaults
+            defaults.setPropertyList(value, forKey: key)  // observers hear it through the defaults
         } else {
             notify(key, old: old, new: self.value(forKey: key))
         }
@@ -113,7 +131,7 @@ public final class DefaultsController: Sendable {
             defer { s.pending = [:] }
             return s.pending
         }
-        for key in edits.keys.sorted() { defaults.set(edits[key]!, forKey: key) }
+        for key in edits.keys.sorted() { defaults.setPropertyList(edits[key]!, forKey: key) }
         return defaults.synchronize()
     }
 
@@ -131,6 +149,60 @@ public final class DefaultsController: Sendable {
     public func revertToInitialValues(forKeys keys: [String]? = nil) {
         let initial = initialValues
         for key in keys ?? initial.keys.sorted() { setValue(initial[key], forKey: key) }
+    }
+
+    // MARK: - Editors
+
+    /// AppKit's `objectDidBeginEditing(_:)`: `editor` holds an edit not yet
+    /// handed to the controller (a text field being typed in).
+    ///
+    /// ```swift
+    /// controller.objectDidBeginEditing(nameField)
+    /// ```
+    public func objectDidBeginEditing(_ editor: any DefaultsEditor) {
+        state.withLock { $0.editors[ObjectIdentifier(editor)] = editor }
+    }
+
+    /// AppKit's `objectDidEndEditing(_:)`: `editor` has nothing pending any more.
+    public func objectDidEndEditing(_ editor: any DefaultsEditor) {
+        state.withLock { $0.editors[ObjectIdentifier(editor)] = nil }
+    }
+
+    /// AppKit's `commitEditing()`: asks every editor that began editing to
+    /// hand its edit to the controller (through ``values``). False when one
+    /// refuses (an invalid entry); the others have committed. Committed edits
+    /// are then like any other: written at once when ``appliesImmediately``,
+    /// else kept for ``save()``.
+    ///
+    /// ```swift
+    /// if controller.commitEditing() { controller.save() }
+    /// ```
+    @discardableResult
+    public func commitEditing() -> Bool {
+        let editors = state.withLock { s in s.editors.sorted { $0.key < $1.key }.map(\.value) }
+        var committed = true
+        for editor in editors {
+            if editor.commitEditing() {
+                objectDidEndEditing(editor)
+            } else {
+                committed = false
+            }
+        }
+        return committed
+    }
+
+    /// AppKit's `discardEditing()`: every editor that began editing drops
+    /// its edit; nothing reaches the controller or the defaults.
+    ///
+    /// ```swift
+    /// controller.discardEditing()
+    /// ```
+    public func discardEditing() {
+        let editors = state.withLock { s -> [any DefaultsEditor] in
+            defer { s.editors = [:] }
+            return s.editors.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for editor in editors { editor.discardEditing() }
     }
 
     // MARK: - Observing

@@ -11,40 +11,50 @@ extension Defaults {
         guard PreferencesLayout.isValidDomainName(suiteName), suiteName != domainName,
             suiteName != PreferencesLayout.globalDomainName
         else { return }
-        let added = searchList.state.withLock { s -> Bool in
-            guard !s.suites.contains(suiteName) else { return false }
-            s.suites.append(suiteName)
-            return true
-        }
-        if added { searchList.rebuildAndNotify() }
+        store.suiteLists.add(suiteName, to: domainName)
     }
 
     /// Removes the suite `suiteName` from the search list.
+    ///
+    /// ```swift
+    /// defaults.removeSuite(named: "group.com.example.shared")
+    /// ```
     public func removeSuite(named suiteName: String) {
-        let removed = searchList.state.withLock { s -> Bool in
-            guard let i = s.suites.firstIndex(of: suiteName) else { return false }
-            s.suites.remove(at: i)
-            return true
-        }
-        if removed { searchList.rebuildAndNotify() }
+        store.suiteLists.remove(suiteName, from: domainName)
     }
 
-    /// The suites in the search list, in order.
-    public var suites: [String] { searchList.state.withLock { $0.suites } }
+    /// The suites in the search list, in order. Suites belong to the
+    /// application domain: every defaults object of ``domainName`` (and
+    /// ``CFPreferences`` for it) shares one list, as on Apple platforms.
+    ///
+    /// ```swift
+    /// defaults.suites  // ["group.com.example.shared"]
+    /// ```
+    public var suites: [String] { store.suiteLists.suites(of: domainName) }
 
     // MARK: Volatile domains
 
     /// Sets a volatile (in-memory) domain. Language domains are volatile
-    /// domains named by a language (`fr`, `en-GB`).
+    /// domains named by a language (`fr`, `en-GB`). When a value is not a
+    /// property list nothing is changed and the store's error handler is
+    /// told which key.
+    ///
+    /// ```swift
+    /// defaults.setVolatileDomain(["Mode": "demo"], forName: "Demo")
+    /// ```
     public func setVolatileDomain(_ domain: [String: Any], forName name: String) {
-        var typed: [String: PropertyList] = [:]
-        for (k, v) in domain { if let p = try? PropertyList(bridging: v) { typed[k] = p } }
-        setVolatileDomain(typed, forName: name)
+        do { setVolatileDomainValues(try DefaultsConversion.domain(domain, name: name, path: ""), forName: name) } catch {
+            store.report(error)
+        }
     }
 
     /// Sets a volatile domain of typed values. `NSRegistrationDomain` replaces
     /// the registration domain; `NSArgumentDomain` cannot be replaced.
-    public func setVolatileDomain(_ domain: [String: PropertyList], forName name: String) {
+    ///
+    /// ```swift
+    /// defaults.setVolatileDomainValues(["Mode": "demo"], forName: "Demo")
+    /// ```
+    public func setVolatileDomainValues(_ domain: [String: PropertyList], forName name: String) {
         if name == RegistrationDomain.name {
             RegistrationDomain.replace(domain)
             searchList.rebuildAndNotify()
@@ -76,7 +86,7 @@ extension Defaults {
 
     /// Removes a volatile domain.
     public func removeVolatileDomain(forName name: String) {
-        if name == RegistrationDomain.name { setVolatileDomain([String: PropertyList](), forName: name); return }
+        if name == RegistrationDomain.name { setVolatileDomainValues([:], forName: name); return }
         let removed = searchList.state.withLock { $0.volatileDomains.removeValue(forKey: name) != nil }
         if removed { searchList.rebuildAndNotify() }
     }
@@ -96,21 +106,26 @@ extension Defaults {
         return entries.isEmpty ? nil : entries
     }
 
-    /// Replaces the persistent domain `name`.
+    /// Replaces the persistent domain `name`. When a value is not a property
+    /// list nothing is changed and the store's error handler is told which key.
+    ///
+    /// ```swift
+    /// defaults.setPersistentDomain(["Volume": 5], forName: "com.example.player")
+    /// ```
     public func setPersistentDomain(_ domain: [String: Any], forName name: String) {
-        var typed: [String: PropertyList] = [:]
-        for (k, v) in domain {
-            do { typed[k] = try PropertyList(bridging: v) } catch {
-                store.report(StorageError(domain: name, path: "", kind: .invalidValue,
-                    reason: "setPersistentDomain: the value for key '\(k)' is not a property list: \(error.reason); the domain was not changed"))
-                return
-            }
+        guard PreferencesLayout.isValidDomainName(name) else { return }
+        let path = store.domain(name, scope: .currentUser).path
+        do { setPersistentDomainValues(try DefaultsConversion.domain(domain, name: name, path: path), forName: name) } catch {
+            store.report(error)
         }
-        setPersistentDomain(typed, forName: name)
     }
 
     /// Replaces the persistent domain `name` with typed values.
-    public func setPersistentDomain(_ domain: [String: PropertyList], forName name: String) {
+    ///
+    /// ```swift
+    /// defaults.setPersistentDomainValues(["Volume": 5], forName: "com.example.player")
+    /// ```
+    public func setPersistentDomainValues(_ domain: [String: PropertyList], forName name: String) {
         guard PreferencesLayout.isValidDomainName(name) else { return }
         store.domain(name, scope: .currentUser).replaceAll(with: domain)
         refreshIfInSearchList(name, keys: Set(domain.keys).union(searchList.state.withLock { Array($0.resolved.keys) }))

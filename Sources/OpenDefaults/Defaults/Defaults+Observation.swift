@@ -61,7 +61,7 @@ extension Defaults {
     /// ```
     public func updates(forKey key: String) -> AsyncStream<PropertyList?> {
         AsyncStream { continuation in
-            continuation.yield(value(forKey: key))
+            continuation.yield(propertyList(forKey: key))
             let token = observe(key) { _, new in continuation.yield(new) }
             continuation.onTermination = { _ in token.cancel() }
         }

@@ -6,13 +6,14 @@ import Foundation
 import PropertyList
 
 extension Defaults {
-    /// The effective value of `key`: the first domain of the search list that has it.
+    /// The effective value of `key` as a typed value: the first domain of
+    /// the search list that has it.
     ///
     /// ```swift
-    /// if case .integer(let n)? = defaults.value(forKey: "Volume") { … }
+    /// if case .integer(let n)? = defaults.propertyList(forKey: "Volume") { … }
     /// ```
     @inline(__always)
-    public func value(forKey key: String) -> PropertyList? {
+    public func propertyList(forKey key: String) -> PropertyList? {
         let version = RegistrationDomain.version.load(ordering: .acquiring)
         let (value, current) = searchList.state.withLock { ($0.resolved[key], $0.registrationVersion == version) }
         if current { return value }
@@ -20,9 +21,9 @@ extension Defaults {
         return searchList.state.withLock { $0.resolved[key] }
     }
 
-    /// ``value(forKey:)`` with the key's hash already computed (typed keys).
+    /// ``propertyList(forKey:)`` with the key's hash already computed (typed keys).
     @usableFromInline
-    func value(forKey key: String, hash: UInt64) -> PropertyList? {
+    func propertyList(forKey key: String, hash: UInt64) -> PropertyList? {
         let version = RegistrationDomain.version.load(ordering: .acquiring)
         let (value, current) = searchList.state.withLock { ($0.resolved.value(forKey: key, hash: hash), $0.registrationVersion == version) }
         if current { return value }
@@ -32,39 +33,60 @@ extension Defaults {
 
     /// `UserDefaults.object(forKey:)`: the value as Swift's plain types
     /// (`String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]`, `[String: Any]`).
-    public func object(forKey key: String) -> Any? { value(forKey: key)?.bridgedValue }
+    ///
+    /// ```swift
+    /// let name = defaults.object(forKey: "Name") as? String
+    /// ```
+    public func object(forKey key: String) -> Any? { propertyList(forKey: key)?.bridgedValue }
 
-    /// The string; a number gives its decimal text.
+    /// `value(forKey:)` as `UserDefaults` answers it (key-value coding):
+    /// the same as ``object(forKey:)``.
+    ///
+    /// ```swift
+    /// let volume = defaults.value(forKey: "Volume") as? Int
+    /// ```
+    public func value(forKey key: String) -> Any? { object(forKey: key) }
+
+    /// The string; a number gives its decimal text and a boolean `"1"` or
+    /// `"0"`, as Foundation's `NSNumber.stringValue` does. A real that is
+    /// exactly a single-precision number (a `Float` was stored) reads as
+    /// the `Float`'s text: `"12.34"`, not `"12.34000015258789"`.
+    ///
+    /// ```swift
+    /// defaults.set(true, forKey: "Flag")
+    /// defaults.string(forKey: "Flag")  // "1"
+    /// ```
     public func string(forKey key: String) -> String? {
-        switch value(forKey: key) {
+        switch propertyList(forKey: key) {
         case .string(let s)?: s
         case .integer(let n)?: n.description
         case .real(let d)?: RealText.shortest(d)
+        case .boolean(let b)?: b ? "1" : "0"
         default: nil
         }
     }
 
     /// The array, or nil when the value is not an array.
     public func array(forKey key: String) -> [Any]? {
-        guard case .array(let a)? = value(forKey: key) else { return nil }
+        guard case .array(let a)? = propertyList(forKey: key) else { return nil }
         return a.map(\.bridgedValue)
     }
 
     /// The dictionary, or nil when the value is not a dictionary.
     public func dictionary(forKey key: String) -> [String: Any]? {
-        guard case .dictionary(let d)? = value(forKey: key) else { return nil }
+        guard case .dictionary(let d)? = propertyList(forKey: key) else { return nil }
         return d.mapValues(\.bridgedValue)
     }
 
     /// The data, or nil when the value is not data.
     public func data(forKey key: String) -> Data? {
-        guard case .data(let d)? = value(forKey: key) else { return nil }
+        guard case .data(let d)? = propertyList(forKey: key) else { return nil }
         return d
     }
 
     /// The array of strings, or nil unless every element is a string.
     public func stringArray(forKey key: String) -> [String]? {
-        guard case .array(let a)? = value(forKey: key) else { return nil }
+        guard case .array(let a)? = propertyList(forKey: key) else { return nil }
         var out: [String] = []
         out.reserveCapacity(a.count)
         for e in a {
@@ -77,23 +99,24 @@ extension Defaults {
     /// The integer: integers (clamped to `Int`), reals truncated, strings
     /// parsed (leading whitespace, sign, digits), booleans as 1 or 0; else 0.
     public func integer(forKey key: String) -> Int {
-        Coercion.integer(value(forKey: key))
+        Coercion.integer(propertyList(forKey: key))
     }
 
     /// The number as `Float`; 0 when absent or not numeric.
-    public func float(forKey key: String) -> Float { Float(Coercion.double(value(forKey: key))) }
+    public func float(forKey key: String) -> Float { Float(Coercion.double(propertyList(forKey: key))) }
 
     /// The number as `Double`: reals, integers, numeric strings, booleans; else 0.
-    public func double(forKey key: String) -> Double { Coercion.double(value(forKey: key)) }
+    public func double(forKey key: String) -> Double { Coercion.double(propertyList(forKey: key)) }
 
-    /// The boolean: `true`, a non-zero number, or a string `YES`/`yes`/`true`
-    /// or a non-zero integer; else false.
-    public func bool(forKey key: String) -> Bool { Coercion.bool(value(forKey: key)) }
+    /// The boolean: `true`, a non-zero number, or a string read as
+    /// Foundation's `NSString.boolValue` reads it (after spaces, a sign and
+    /// zeros, a first character of `Y`, `y`, `T`, `t` or `1`–`9`); else false.
+    public func bool(forKey key: String) -> Bool { Coercion.bool(propertyList(forKey: key)) }
 
     /// The URL: a path string (`~` expanded with `$HOME`) as a file URL, or
     /// the keyed-archive bytes macOS stores for a URL.
     public func url(forKey key: String) -> URL? {
-        switch value(forKey: key) {
+        switch propertyList(forKey: key) {
         case .string(let s)?:
             let path = s.hasPrefix("~") ? (Environment["HOME"] ?? "") + s.dropFirst() : s
             return URL(fileURLWithPath: path)
@@ -116,15 +139,22 @@ extension Defaults {
         return searchList.state.withLock { $0.resolved.dictionary() }
     }
 
-    /// True when an administrator forces `key` in this object's domain or
-    /// the global domain: writes still go to the user's domain, but the
-    /// forced value keeps winning.
+    /// True when an administrator forces `key` in this object's search list
+    /// (its domain, its suites or the global domain): writes still go to the
+    /// user's domain, but the forced value keeps winning.
+    ///
+    /// ```swift
+    /// if defaults.objectIsForced(forKey: "UpdateURL") { disableEditing() }
+    /// ```
     public func objectIsForced(forKey key: String) -> Bool {
-        store.managedDomain(domainName).value(forKey: key) != nil
-            || store.managedDomain(PreferencesLayout.globalDomainName).value(forKey: key) != nil
+        searchList.order.forcedValue(forKey: key, in: store) != nil
     }
 
     /// True when an administrator forces `key` in `domain`.
+    ///
+    /// ```swift
+    /// defaults.objectIsForced(forKey: "Proxy", inDomain: Defaults.globalDomain)
+    /// ```
     public func objectIsForced(forKey key: String, inDomain domain: String) -> Bool {
         store.managedDomain(domain).value(forKey: key) != nil
     }
@@ -161,10 +191,7 @@ enum Coercion {
         case .boolean(let b)?: return b
         case .integer(let n)?: return n != 0
         case .real(let d)?: return d != 0
-        case .string(let s)?:
-            let t = s.trimmingSpaces.lowercased()
-            if t == "yes" || t == "true" { return true }
-            return NumericText.leadingInteger(t) != 0
+        case .string(let s)?: return NumericText.boolValue(s)
         default: return false
         }
     }
@@ -195,6 +222,17 @@ public enum NumericText {
         return negative ? -value : value
     }
 
+    /// `NSString.boolValue`: after whitespace, one optional sign and any
+    /// zeros, true when the next character is `Y`, `y`, `T`, `t` or `1`–`9`.
+    public static func boolValue(_ s: String) -> Bool {
+        var it = s.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        if let f = it.first, f == UInt8(ascii: "+") || f == UInt8(ascii: "-") { it = it.dropFirst() }
+        it = it.drop { $0 == UInt8(ascii: "0") }
+        guard let c = it.first else { return false }
+        return c == UInt8(ascii: "Y") || c == UInt8(ascii: "y") || c == UInt8(ascii: "T") || c == UInt8(ascii: "t")
+            || (c >= UInt8(ascii: "1") && c <= UInt8(ascii: "9"))
+    }
+
     /// The longest leading decimal number (sign, digits, point, exponent); 0 when there is none.
     public static func leadingDouble(_ s: String) -> Double {
         let t = s.trimmingSpaces
@@ -216,6 +254,10 @@ public enum NumericText {
 enum RealText {
     static func shortest(_ d: Double) -> String {
         if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+        // A stored `Float` is a double that is exactly a single-precision
+        // number: its own shortest text is what was written.
+        let single = Float(d)
+        if Double(single) == d, single.isFinite { return "\(single)" }
         return "\(d)"
     }
 }

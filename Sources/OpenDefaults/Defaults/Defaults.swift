@@ -55,12 +55,23 @@ public final class Defaults: Sendable {
         self.searchList = SearchList(domainName: domainName, store: store,
             arguments: ArgumentDomain.parse(arguments), languages: Languages.fromEnvironment())
         searchList.setOwner(self)
+        store.suiteLists.join(searchList)
         // Attaches the search list to its persistent domains: their changes
         // reach it synchronously, this process's before `set` returns.
         searchList.rebuild()
     }
 
     deinit { searchList.detachFromDomains() }
+
+    /// A new defaults object for the application's domain, as
+    /// `UserDefaults()` makes one; ``standard`` is the shared one.
+    ///
+    /// ```swift
+    /// let defaults = Defaults()
+    /// ```
+    public convenience init() {
+        self.init(domainName: Defaults.applicationIdentifier)
+    }
 
     /// A defaults object whose own domain is the suite `suiteName`; with nil,
     /// the application's. Nil for `NSGlobalDomain` (and the volatile domain
@@ -82,6 +93,27 @@ public final class Defaults: Sendable {
         self.init(domainName: name)
     }
 
+    // MARK: - Domain names
+
+    /// `NSGlobalDomain`: the domain every application reads after its own.
+    ///
+    /// ```swift
+    /// defaults.persistentDomain(forName: Defaults.globalDomain)
+    /// ```
+    public static let globalDomain = "NSGlobalDomain"
+    /// `NSArgumentDomain`: the volatile domain of `-Key value` command-line pairs.
+    ///
+    /// ```swift
+    /// defaults.volatileDomain(forName: Defaults.argumentDomain)
+    /// ```
+    public static let argumentDomain = "NSArgumentDomain"
+    /// `NSRegistrationDomain`: the volatile domain of ``register(defaults:)``.
+    ///
+    /// ```swift
+    /// defaults.volatileDomain(forName: Defaults.registrationDomain)
+    /// ```
+    public static let registrationDomain = "NSRegistrationDomain"
+
     // MARK: - The shared instance
 
     private static let standardInstance = Lock<Defaults?>(nil)
@@ -98,8 +130,14 @@ public final class Defaults: Sendable {
         }
     }
 
-    /// Flushes the shared instance and drops it; the next ``standard`` is new.
-    public static func resetStandardDefaults() {
+    /// `UserDefaults.resetStandardUserDefaults()`: flushes the shared
+    /// instance and drops it; the next ``standard`` is a new object (and
+    /// ``DefaultsController/shared`` follows it).
+    ///
+    /// ```swift
+    /// Defaults.resetStandardUserDefaults()
+    /// ```
+    public static func resetStandardUserDefaults() {
         let old = standardInstance.withLock { s -> Defaults? in
             defer { s = nil }
             return s

@@ -31,7 +31,7 @@ extension Defaults {
     @inlinable
     public subscript<Value>(key: Key<Value>) -> Value {
         get {
-            guard let stored = value(forKey: key.name, hash: key.hash), let v = Value(propertyList: stored) else { return key.defaultValue }
+            guard let stored = propertyList(forKey: key.name, hash: key.hash), let v = Value(propertyList: stored) else { return key.defaultValue }
             return v
         }
         set { setTyped(newValue, forKey: key.name) }
@@ -40,7 +40,7 @@ extension Defaults {
     @usableFromInline
     func setTyped<Value: DefaultsValue>(_ newValue: Value, forKey name: String) {
         if newValue.removesKey { removeObject(forKey: name); return }
-        do { set(try newValue.propertyList, forKey: name) } catch {
+        do { setPropertyList(try newValue.propertyList, forKey: name) } catch {
             store.report(StorageError(domain: domainName, path: ownDomain.path, kind: .invalidValue,
                 reason: "cannot store the value for key '\(name)': \(error)"))
         }

@@ -22,7 +22,6 @@ final class SearchList: DomainDependent {
     }
 
     struct State {
-        var suites: [String] = []
         var volatileDomains: [String: [String: PropertyList]] = [:]
         var sources: [Source] = []
         /// The persistent domains among the sources (this search list is attached to each).
@@ -72,26 +71,16 @@ final class SearchList: DomainDependent {
 
     // MARK: Building
 
-    /// The persistent domains consulted, in order.
-    func persistentSearchList(suites: [String]) -> [(String, PreferenceScope)] {
-        let names = [domainName] + suites.filter { $0 != domainName } + [PreferencesLayout.globalDomainName]
-        var list: [(String, PreferenceScope)] = []
-        for user in [PreferenceScope.User.current, .any] {
-            for name in names {
-                list.append((name, PreferenceScope(user: user, host: .current)))
-                list.append((name, PreferenceScope(user: user, host: .any)))
-            }
-        }
-        return list
-    }
+    /// The application's search order, with its suites as they are now.
+    var order: SearchOrder { SearchOrder(application: domainName, suites: store.suiteLists.suites(of: domainName)) }
 
     /// Rebuilds the sources and the resolved view from scratch (after the
     /// search list changes), and attaches to the persistent domains in it.
     func rebuild() {
-        let suites = state.withLock { $0.suites }
+        let order = self.order
         var sources: [Source] = []
         var managedDomains: [ManagedDomain] = []
-        for name in [domainName] + suites + [PreferencesLayout.globalDomainName] {
+        for name in order.names {
             // Every managed domain is a source, empty or not: an administrator
             // may force a value later, and its reload reaches this list.
             let managed = store.managedDomain(name)
@@ -100,7 +89,7 @@ final class SearchList: DomainDependent {
         }
         if !arguments.isEmpty { sources.append(.arguments) }
         var persistent: [PersistentDomain] = []
-        for (name, scope) in persistentSearchList(suites: suites) {
+        for (name, scope) in order.persistent {
             let d = store.domain(name, scope: scope)
             sources.append(.persistent(Unretained(d)))
             persistent.append(d)
@@ -130,6 +119,7 @@ final class SearchList: DomainDependent {
 
     /// Stops hearing of the domains' changes (the defaults object is gone).
     func detachFromDomains() {
+        store.suiteLists.leave(self)
         let (persistent, managed) = state.withLock { ($0.persistentDomains, $0.managedDomains) }
         for d in persistent { d.detach(self) }
         for m in managed { m.detach(self) }

@@ -37,6 +37,8 @@ public final class DomainStore: Sendable {
     }
 
     private let domains = Lock<[Key: PersistentDomain]>([:])
+    /// The suites of each application, shared by its defaults objects and CFPreferences.
+    let suiteLists = SuiteLists()
     private let managed = Lock<[String: ManagedDomain]>([:])
     /// Observers by id, with the list delivery iterates kept beside them
     /// (delivering a change copies nothing).

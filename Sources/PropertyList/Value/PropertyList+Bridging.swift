@@ -11,9 +11,11 @@ extension PropertyList {
     ///
     /// This is the edge where `Any` is allowed (APIs shaped like
     /// Foundation's `[String: Any]`); everything inside uses the typed value.
-    /// Foundation's `NSNumber`, `NSString`, `NSArray` and `NSDictionary` are
-    /// taken through Swift's bridging casts when Foundation is loaded (an
-    /// `NSNumber` boolean reads as an integer there).
+    /// Class instances that conform to ``PropertyListBridgeable`` convert
+    /// themselves (`OpenDefaultsFoundation` conforms Foundation's `NSNumber`,
+    /// `NSString`, `NSData`, `NSDate`, `NSURL`, `NSArray`, `NSDictionary`,
+    /// keeping an `NSNumber`'s boolean or single-precision kind); other
+    /// Foundation objects go through Swift's bridging casts.
     ///
     /// ```swift
     /// let value = try PropertyList(bridging: ["name": "Ada", "age": 36] as [String: Any])
@@ -26,6 +28,15 @@ extension PropertyList {
 
     private static func bridge(_ value: Any, path: String) throws(PropertyListError) -> PropertyList {
         func child(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+        if type(of: value) is AnyObject.Type, let object = value as? PropertyListBridgeable {
+            do { return try object.propertyListValue() } catch {
+                // A container's own elements report paths relative to it.
+                guard case .keyPath(let inner) = error.location, !inner.isEmpty else {
+                    throw PropertyListError(format: nil, location: .keyPath(path), reason: error.reason)
+                }
+                throw PropertyListError(format: nil, location: .keyPath(child(inner)), reason: error.reason)
+            }
+        }
         switch value {
         case let v as PropertyList: return v
         case let v as String: return .string(v)
