@@ -66,6 +66,8 @@ let package = Package(
             name: "DefaultsToolTests",
             dependencies: ["PropertyList"]
         ),
+        // Test helper: the same UserDefaults code over Foundation's class and OpenUserDefaults.
+        .executableTarget(name: "userdefaults-probe", dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]),
         .testTarget(
             name: "OpenDefaultsTests",
             dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]

@@ -87,8 +87,10 @@ case "set-and-die":
     exit(3)
 case "burst":
     guard args.count == 3, let count = Int(args[2]) else { usage() }
+    // "ready" once the first set has returned: at least that one must survive a kill.
+    domain.set(PropertyList(0), forKey: "k0")
     StandardStream.output.write("ready\n")
-    for i in 0..<count { domain.set(PropertyList(i), forKey: "k\(i)") }
+    for i in 1..<max(count, 1) { domain.set(PropertyList(i), forKey: "k\(i)") }
     StandardStream.output.write("done\n")
     while true { sleep(1) }
 case "batch":

@@ -276,7 +276,9 @@ struct PeekTests {
         store.setErrorHandler { errors.add($0) }
         #expect(store.value(forKey: "k", inDomain: "com.example.corrupt") == nil)
         #expect(errors.all.contains { $0.path == path })
-        #expect(store.loadedDomains.count == 1)
+        // The full load moved the corrupt file aside (and a domain no longer
+        // used is not kept: the store caches domains weakly).
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     @Test func aFifoInPlaceOfTheFileIsReportedNotWaitedOn() throws {

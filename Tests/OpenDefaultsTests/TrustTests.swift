@@ -121,7 +121,8 @@ struct TrustTests {
         let latency = clock.now - start
         #expect(latency < .milliseconds(500), "forced value arrived after \(latency)")
         #expect(second.objectIsForced(forKey: "Theme"))
-        #expect(recorder.all.contains { $0.changes["Theme"] != nil })
+        // Observers of the store hear it after the search lists do.
+        #expect(eventually { recorder.all.contains { $0.changes["Theme"] != nil } })
         // And when the administrator lifts it, the user's value is back.
         try FileManager.default.removeItem(atPath: sandbox.layout.managedDirectory + "/com.example.app.plist")
         #expect(eventually(timeout: .seconds(2)) { second.string(forKey: "Theme") == "user's" })

@@ -26,15 +26,30 @@ public enum CFPreferences {
     /// `kCFPreferencesAnyHost`.
     public static let anyHost = PreferenceScope.Host.any
 
-    /// The store the functions use (``DomainStore/shared`` unless set for tests).
-    public static var store: DomainStore { storeOverride.withLock { $0 } ?? .shared }
+    /// The store the functions use: the one given to ``withStore(_:_:)`` in
+    /// this task, else the one set with ``useStore(_:)``, else ``DomainStore/shared``.
+    public static var store: DomainStore { taskStore ?? storeOverride.withLock { $0 } ?? .shared }
     private static let storeOverride = Lock<DomainStore?>(nil)
-    /// Points the functions at another store (tests, sandboxes).
+    @TaskLocal private static var taskStore: DomainStore?
+
+    /// Points the functions at another store for the whole process (a sandbox).
     ///
     /// ```swift
     /// CFPreferences.useStore(DomainStore(layout: sandboxLayout))
     /// ```
     public static func useStore(_ store: DomainStore?) { storeOverride.withLock { $0 = store } }
+
+    /// Runs `body` with the functions pointed at `store` in this task only
+    /// (tests that run side by side).
+    ///
+    /// ```swift
+    /// CFPreferences.withStore(sandboxStore) {
+    ///     CFPreferences.setAppValue("Ada", forKey: "Name", applicationID: "com.example.app")
+    /// }
+    /// ```
+    public static func withStore<Result>(_ store: DomainStore, _ body: () throws -> Result) rethrows -> Result {
+        try $taskStore.withValue(store) { try body() }
+    }
 
     /// The domain an application identifier names: Apple's constant names
     /// (`"kCFPreferencesCurrentApplication"`, `"kCFPreferencesAnyApplication"`)

@@ -96,8 +96,9 @@ extension Defaults {
         return out
     }
 
-    /// The integer: integers (clamped to `Int`), reals truncated, strings
-    /// parsed (leading whitespace, sign, digits), booleans as 1 or 0; else 0.
+    /// The integer: integers (clamped to `Int`), reals truncated (`Int.min`
+    /// when out of range or NaN, as Foundation), strings parsed (leading
+    /// whitespace, sign, digits), booleans as 1 or 0; else 0.
     public func integer(forKey key: String) -> Int {
         Coercion.integer(propertyList(forKey: key))
     }
@@ -166,9 +167,9 @@ enum Coercion {
         switch v {
         case .integer(let n)?: return n.clampedInt
         case .real(let d)?:
-            if d.isNaN { return 0 }
-            if d >= 9.223372036854775807e18 { return .max }
-            if d <= -9.223372036854775808e18 { return .min }
+            // Out of range or NaN: Int.min, as Foundation's NSNumber answers
+            // on Linux (the processor's "integer indefinite").
+            if d.isNaN || d >= 9.223372036854775807e18 || d < -9.223372036854775808e18 { return .min }
             return Int(d)
         case .boolean(let b)?: return b ? 1 : 0
         case .string(let s)?: return NumericText.leadingInteger(s)
@@ -250,12 +251,13 @@ public enum NumericText {
     }
 }
 
-/// Decimal text of a real for `string(forKey:)`.
+/// Decimal text of a real for `string(forKey:)`: Swift's shortest text of
+/// the number, as Foundation's `NSNumber.stringValue` gives on Linux
+/// (`3.0`, `12.34`, `1e+20`). A stored `Float` is a double that is exactly a
+/// single-precision number: its own text is what was written (`12.34`, not
+/// `12.34000015258789`).
 enum RealText {
     static func shortest(_ d: Double) -> String {
-        if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-        // A stored `Float` is a double that is exactly a single-precision
-        // number: its own shortest text is what was written.
         let single = Float(d)
         if Double(single) == d, single.isFinite { return "\(single)" }
         return "\(d)"

@@ -36,10 +36,12 @@ public final class DomainStore: Sendable {
         let scope: PreferenceScope
     }
 
-    private let domains = Lock<[Key: PersistentDomain]>([:])
+    /// The loaded domains, held weakly: each domain holds this store, and is
+    /// held by whoever uses it (proposal 0009).
+    private let domains = Lock<[Key: Weak<PersistentDomain>]>([:])
     /// The suites of each application, shared by its defaults objects and CFPreferences.
     let suiteLists = SuiteLists()
-    private let managed = Lock<[String: ManagedDomain]>([:])
+    private let managed = Lock<[String: Weak<ManagedDomain>]>([:])
     /// Observers by id, with the list delivery iterates kept beside them
     /// (delivering a change copies nothing).
     struct ObserverTable<Handler> {
@@ -64,7 +66,7 @@ public final class DomainStore: Sendable {
     var watcher: FileWatcher {
         lazyWatcher.withLock { w in
             if let w { return w }
-            let made = FileWatcher()
+            let made = FileWatcher(owner: self)
             w = made
             return made
         }
@@ -72,25 +74,43 @@ public final class DomainStore: Sendable {
     private let lazyWatcher = Lock<FileWatcher?>(nil)
 
     /// A store over `layout` (tests use their own; applications use ``shared``).
-    /// A store lives until the process exits, when its pending changes are flushed.
+    /// A store lives while something holds it (a ``Defaults`` object over it,
+    /// an observation, a pending flush); when released it flushes what is
+    /// pending, closes its journals and stops watching. Stores still alive
+    /// when the process exits are flushed then.
+    ///
+    /// ```swift
+    /// let store = DomainStore(layout: PreferencesLayout(userDirectory: "/tmp/prefs"))
+    /// ```
     public init(layout: PreferencesLayout) {
         self.layout = layout
         ExitFlush.register(self)
     }
 
+    deinit {
+        // Every domain was released before (each holds its store) and
+        // flushed itself then; what is left is the watcher.
+        lazyWatcher.withLock { $0 }?.stop()
+    }
+
     /// The domain `name` in `scope`, loaded from disk on first use.
     public func domain(_ name: String, scope: PreferenceScope = .currentUser) -> PersistentDomain {
         let key = Key(name: name, scope: scope)
-        if let existing = domains.withLock({ $0[key] }) { return existing }
+        if let existing = domains.withLock({ $0[key]?.object }) { return existing }
         let created = PersistentDomain(name: name, scope: scope, file: file(for: name, scope: scope), store: self)
         let domain = domains.withLock { d -> PersistentDomain in
-            if let existing = d[key] { return existing }
-            d[key] = created
+            if let existing = d[key]?.object { return existing }
+            Weak.prune(&d)
+            d[key] = Weak(created)
             return created
         }
         if domain === created, domain.file.refusal == nil {
             watcher.watch(domain)
-            if domain.file.journaled { watcher.watch(JournalWatch(domain)) }
+            if domain.file.journaled {
+                let journalWatch = JournalWatch(domain)
+                domain.journalWatch.withLock { $0 = journalWatch }
+                watcher.watch(journalWatch)
+            }
         }
         return domain
     }
@@ -124,7 +144,7 @@ public final class DomainStore: Sendable {
     /// ```
     public func value(forKey key: String, inDomain name: String, scope: PreferenceScope = .currentUser) -> PropertyList? {
         let registryKey = Key(name: name, scope: scope)
-        if let loaded = domains.withLock({ $0[registryKey] }) { return loaded.value(forKey: key) }
+        if let loaded = domains.withLock({ $0[registryKey]?.object }) { return loaded.value(forKey: key) }
         guard PreferencesLayout.isValidDomainName(name) else { return domain(name, scope: scope).value(forKey: key) }
         let path = layout.path(for: name, scope: scope)
         // A journal left by a process that died before its flush is replayed
@@ -138,7 +158,7 @@ public final class DomainStore: Sendable {
     /// ``value(forKey:inDomain:scope:)`` for a domain kept in an arbitrary file.
     public func value(forKey key: String, inDomainAtPath path: String) -> PropertyList? {
         let registryKey = Key(name: "file:" + path, scope: .currentUser)
-        if let loaded = domains.withLock({ $0[registryKey] }) { return loaded.value(forKey: key) }
+        if let loaded = domains.withLock({ $0[registryKey]?.object }) { return loaded.value(forKey: key) }
         return value(forKey: key, atPath: path) { self.domain(atPath: path).value(forKey: key) }
     }
 
@@ -165,11 +185,12 @@ public final class DomainStore: Sendable {
     /// /path/to/file`): the same locking, merging and durable writes.
     public func domain(atPath path: String) -> PersistentDomain {
         let key = Key(name: "file:" + path, scope: .currentUser)
-        if let existing = domains.withLock({ $0[key] }) { return existing }
+        if let existing = domains.withLock({ $0[key]?.object }) { return existing }
         let created = PersistentDomain(name: path, scope: .currentUser, file: DomainFile(domain: path, path: path), store: self)
         let domain = domains.withLock { d -> PersistentDomain in
-            if let existing = d[key] { return existing }
-            d[key] = created
+            if let existing = d[key]?.object { return existing }
+            Weak.prune(&d)
+            d[key] = Weak(created)
             return created
         }
         if domain === created { watcher.watch(domain) }
@@ -178,11 +199,12 @@ public final class DomainStore: Sendable {
 
     /// The values forced by an administrator for `name`.
     public func managedDomain(_ name: String) -> ManagedDomain {
-        if let existing = managed.withLock({ $0[name] }) { return existing }
+        if let existing = managed.withLock({ $0[name]?.object }) { return existing }
         let created = ManagedDomain(name: name, paths: layout.managedPaths(for: name), store: self)
         let domain = managed.withLock { m -> ManagedDomain in
-            if let existing = m[name] { return existing }
-            m[name] = created
+            if let existing = m[name]?.object { return existing }
+            Weak.prune(&m)
+            m[name] = Weak(created)
             return created
         }
         if domain === created { watcher.watch(domain) }
@@ -190,7 +212,7 @@ public final class DomainStore: Sendable {
     }
 
     /// The domains loaded so far.
-    public var loadedDomains: [PersistentDomain] { domains.withLock { Array($0.values) } }
+    public var loadedDomains: [PersistentDomain] { domains.withLock { $0.values.compactMap(\.object) } }
 
     /// The names of the domains that have a file in `scope`.
     public func persistentDomainNames(scope: PreferenceScope = .currentUser) -> [String] {
@@ -222,9 +244,11 @@ public final class DomainStore: Sendable {
 
     // MARK: Flushing
 
+    /// Flushes `domain` in 20 ms. The pending flush keeps the store (the
+    /// domain's owner) alive until it has run.
     func scheduleFlush(_ domain: PersistentDomain) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
-            try? domain.flush()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { [self] in
+            withExtendedLifetime(self) { try? domain.flush() }
         }
     }
 
@@ -242,7 +266,7 @@ public final class DomainStore: Sendable {
     /// Flushes pending changes and reloads every loaded domain (and the
     /// managed preferences) from disk.
     public func synchronizeAll() throws(StorageError) {
-        for m in managed.withLock({ Array($0.values) }) { m.reload() }
+        for m in managed.withLock({ $0.values.compactMap(\.object) }) { m.reload() }
         var first: StorageError? = nil
         for d in loadedDomains {
             do { try d.synchronize() } catch { first = first ?? error }
@@ -310,22 +334,41 @@ public final class ObservationToken: Sendable {
     deinit { cancel() }
 }
 
-/// Flushes every store's pending changes when the process exits normally.
-/// It keeps every store alive until then, so that no pending change is lost
-/// because its store was released.
+/// A weak reference in a store's cache of domains.
+struct Weak<Object: AnyObject & Sendable>: @unchecked Sendable {
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
+
+    /// Drops the entries whose object is gone (when the table has doubled since the last prune).
+    static func prune<Key>(_ table: inout [Key: Weak<Object>]) {
+        guard table.count >= 64, table.count.nonzeroBitCount == 1 else { return }
+        table = table.filter { $0.value.object != nil }
+    }
+}
+
+/// Flushes the pending changes of every store still alive when the process
+/// exits normally. It holds stores weakly: a store released earlier flushed
+/// itself then (``DomainStore``'s deinit), and is not kept alive for this.
 enum ExitFlush {
-    private static let stores = Lock<[DomainStore]>([])
+    private struct WeakStore: @unchecked Sendable {
+        weak var store: DomainStore?
+    }
+
+    private static let stores = Lock<[WeakStore]>([])
     private static let registered = Atomic<Bool>(false)
 
     static func register(_ store: DomainStore) {
-        stores.withLock { $0.append(store) }
+        stores.withLock { s in
+            s.removeAll { $0.store == nil }
+            s.append(WeakStore(store: store))
+        }
         if !registered.exchange(true, ordering: .relaxed) {
             atexit { ExitFlush.flush() }
         }
     }
 
     static func flush() {
-        let all = stores.withLock { $0 }
+        let all = stores.withLock { $0.compactMap(\.store) }
         for store in all {
             try? store.flushAll()
             // No journal is left behind by a clean exit (unless its changes could not be written).

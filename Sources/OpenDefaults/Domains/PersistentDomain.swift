@@ -32,10 +32,14 @@ public final class PersistentDomain: Sendable {
     public let path: String
 
     let file: DomainFile
-    /// The store that owns this domain. Stores are never deallocated (the
-    /// exit flush keeps each one), so an unowned reference is safe; a weak
-    /// one would put every retain and release of the domain on the slow path.
-    unowned(unsafe) let store: DomainStore
+    /// The store this domain belongs to, held strongly: a domain keeps its
+    /// store alive (the store only caches its domains weakly), so whoever
+    /// holds a domain — a ``Defaults`` object, a pending flush, a tool — can
+    /// use it (proposal 0009).
+    let store: DomainStore
+    /// What the watcher watches for this domain's journal folder; owned here
+    /// (the watcher holds it weakly), made when the domain is journaled.
+    let journalWatch = Lock<JournalWatch?>(nil)
 
     struct State {
         /// The file's entries as last read or written (or what replaced the
@@ -320,6 +324,14 @@ public final class PersistentDomain: Sendable {
 
     /// Closes this process's journal at a clean exit: removed when every
     /// change in it is in the domain file, kept for the next process otherwise.
+    deinit {
+        // Released with nothing pending (a pending flush holds the domain),
+        // unless a flush failed: then the journal keeps the changes for the
+        // next process, and is not removed.
+        if hasPendingChanges { try? flush() }
+        closeJournal()
+    }
+
     func closeJournal() {
         state.withLock { s in
             guard let journal = s.journal else { return }

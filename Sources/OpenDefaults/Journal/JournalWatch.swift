@@ -11,16 +11,18 @@ final class JournalWatch: WatchTarget {
     /// The file name the watcher matches against every `*.journal` closed in the folder.
     static let pattern = "*.journal"
 
-    let domain: PersistentDomain
+    /// The domain owns this watch (``PersistentDomain/journalWatch``); weak,
+    /// since the watcher's thread may hold the watch while the domain goes.
+    private let domain: Lock<Weak<PersistentDomain>>
+    let watchedPaths: [String]
 
     init(_ domain: PersistentDomain) {
-        self.domain = domain
+        self.domain = Lock(Weak(domain))
+        self.watchedPaths = [DomainJournal.folder(forDomainFile: domain.path) + "/" + Self.pattern]
     }
-
-    var watchedPaths: [String] { [DomainJournal.folder(forDomainFile: domain.path) + "/" + Self.pattern] }
 
     func watchedFileChanged() {
         // A failure is recorded and reported by the flush that met it.
-        try? domain.recoverOrphans()
+        try? domain.withLock { $0.object }?.recoverOrphans()
     }
 }

@@ -42,8 +42,8 @@ public final class ManagedDomain: Sendable {
     /// The number of forced keys: an empty managed domain in a search list
     /// is skipped without a lock (on every write's resolve).
     let entryCount = Atomic<Int>(0)
-    /// Stores are never deallocated (see ``PersistentDomain``).
-    private unowned(unsafe) let store: DomainStore
+    /// The store, held strongly as ``PersistentDomain`` holds it (the store caches managed domains weakly).
+    private let store: DomainStore
 
     init(name: String, paths: [String], store: DomainStore) {
         self.name = name

@@ -42,12 +42,19 @@ final class FileWatcher: Sendable {
         /// folder → watch descriptor.
         var descriptors: [String: Int32] = [:]
         /// folder → file name → targets with that file.
-        var files: [String: [String: [any WatchTarget]]] = [:]
+        var files: [String: [String: [WeakTarget]]] = [:]
         /// Folders that do not exist yet → (file name, target); their nearest
         /// existing ancestor is watched, and any event there retries them.
-        var pending: [String: [(String, any WatchTarget)]] = [:]
+        var pending: [String: [(String, WeakTarget)]] = [:]
         /// Targets polled because inotify is unavailable.
-        var polled: [any WatchTarget] = []
+        var polled: [WeakTarget] = []
+    }
+
+    /// A watched target, held weakly: the watcher never keeps a domain (and
+    /// so its store) alive. A released target's entries are skipped and pruned.
+    struct WeakTarget: @unchecked Sendable {
+        weak var target: (any WatchTarget)?
+        init(_ target: any WatchTarget) { self.target = target }
     }
 
     private let fd: Int32
@@ -58,8 +65,20 @@ final class FileWatcher: Sendable {
     let watches = Lock(Watches())
     private let queue = DispatchQueue(label: "OpenDefaults.watcher")
     private let started = Atomic<Bool>(false)
+    /// Set when the owner is gone: the thread ends and closes the descriptors.
+    private let stopped = Atomic<Bool>(false)
 
-    init() {
+    private struct WeakOwner: @unchecked Sendable {
+        weak var object: AnyObject?
+    }
+
+    /// The store whose domains are the targets. The thread holds it strongly
+    /// only while it delivers one batch of changes (so it is not released in
+    /// the middle of one); between batches the store may go, which stops the thread.
+    private let owner: Lock<WeakOwner>
+
+    init(owner: AnyObject & Sendable) {
+        self.owner = Lock(WeakOwner(object: owner))
         #if os(Linux)
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         var ends: [Int32] = [-1, -1]
@@ -83,8 +102,31 @@ final class FileWatcher: Sendable {
     /// Starts the watching thread; called on the first ``watch(_:)``, so a
     /// process that only peeks at a domain never starts a thread.
     func start() {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        queue.async { [self] in run() }
+        guard !stopped.load(ordering: .acquiring), !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.async { [self] in
+            run()
+            closeDescriptors()
+        }
+    }
+
+    /// Ends watching: the owner is being released. The thread (if it was
+    /// started) wakes, ends and closes the descriptors; else they close now.
+    /// Safe to call on the watcher's own thread (the owner's last reference
+    /// may be dropped by a change it delivers).
+    func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if started.exchange(true, ordering: .acquiringAndReleasing) {
+            wake()
+        } else {
+            closeDescriptors()
+        }
+    }
+
+    private func closeDescriptors() {
+        #if os(Linux)
+        for descriptor in [fd, wakeFD, wakeWriteFD] where descriptor >= 0 { close(descriptor) }
+        #endif
+        watches.withLock { $0 = Watches() }
     }
 
     /// Watches the target's files from now on.
@@ -144,8 +186,11 @@ final class FileWatcher: Sendable {
 
     private func run() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let polled = watches.withLock { $0.polled }
+        while !stopped.load(ordering: .acquiring) {
+            let polled = watches.withLock { w in
+                w.polled.removeAll { $0.target == nil }
+                return w.polled.compactMap(\.target)
+            }
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
             let timeout: Int32 = polled.isEmpty ? -1 : Self.fallbackPollMilliseconds
             if fd < 0 && wakeFD < 0 {
@@ -166,9 +211,13 @@ final class FileWatcher: Sendable {
                 }
             }
             touched += polled
-            var seen = Set<ObjectIdentifier>()
-            for target in touched where seen.insert(ObjectIdentifier(target)).inserted {
-                target.watchedFileChanged()
+            // The owner, kept alive for this batch; gone means stop.
+            guard !stopped.load(ordering: .acquiring), let keptAlive = owner.withLock({ $0.object }) else { return }
+            withExtendedLifetime(keptAlive) {
+                var seen = Set<ObjectIdentifier>()
+                for target in touched where seen.insert(ObjectIdentifier(target)).inserted {
+                    target.watchedFileChanged()
+                }
             }
         }
     }
@@ -197,7 +246,7 @@ final class FileWatcher: Sendable {
         #if os(Linux)
         if mask & UInt32(IN_Q_OVERFLOW) != 0 {
             // Events were lost: re-read everything, and retry waiting folders.
-            var all = w.files.values.flatMap { $0.values.flatMap { $0 } }
+            var all = w.files.values.flatMap { $0.values.flatMap { $0.compactMap(\.target) } }
             all += retryPending(&w)
             return all
         }
@@ -214,16 +263,16 @@ final class FileWatcher: Sendable {
             let orphans = w.files.removeValue(forKey: folder) ?? [:]
             var lost: [any WatchTarget] = []
             for (file, targets) in orphans {
-                for t in targets {
+                for t in targets.compactMap(\.target) {
                     lost.append(t)
                     _ = place(t, file: file, in: folder, &w)
                 }
             }
             return lost + retryPending(&w)
         }
-        var out = w.files[folder]?[name] ?? []
+        var out = live(&w, folder, name)
         if mask & UInt32(IN_CLOSE_WRITE) != 0, name.hasSuffix(".journal") {
-            out += w.files[folder]?[JournalWatch.pattern] ?? []
+            out += live(&w, folder, JournalWatch.pattern)
         }
         if !w.pending.isEmpty, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { out += retryPending(&w) }
         return out
@@ -238,8 +287,9 @@ final class FileWatcher: Sendable {
         var found: [any WatchTarget] = []
         for (folder, entries) in w.pending {
             w.pending[folder] = nil
-            for (file, target) in entries where place(target, file: file, in: folder, &w) == .watched {
-                found.append(target)
+            for (file, weak) in entries {
+                guard let target = weak.target else { continue }
+                if place(target, file: file, in: folder, &w) == .watched { found.append(target) }
             }
         }
         return found
@@ -250,11 +300,21 @@ final class FileWatcher: Sendable {
     private func place(_ target: any WatchTarget, file: String, in folder: String, _ w: inout Watches) -> WatchResult {
         let result = addWatch(folder, &w)
         switch result {
-        case .watched: w.files[folder, default: [:]][file, default: []].append(target)
-        case .waiting: w.pending[folder, default: []].append((file, target))
-        case .unavailable: if !w.polled.contains(where: { $0 === target }) { w.polled.append(target) }
+        case .watched: w.files[folder, default: [:]][file, default: []].append(WeakTarget(target))
+        case .waiting: w.pending[folder, default: []].append((file, WeakTarget(target)))
+        case .unavailable: if !w.polled.contains(where: { $0.target === target }) { w.polled.append(WeakTarget(target)) }
         }
         return result
+    }
+
+    /// The live targets of `name` in `folder`; released ones are pruned.
+    private func live(_ w: inout Watches, _ folder: String, _ name: String) -> [any WatchTarget] {
+        guard let entries = w.files[folder]?[name] else { return [] }
+        let alive = entries.compactMap(\.target)
+        if alive.count != entries.count {
+            w.files[folder]![name] = alive.isEmpty ? nil : alive.map(WeakTarget.init)
+        }
+        return alive
     }
 }
 

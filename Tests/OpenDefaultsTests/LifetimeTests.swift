@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import OpenDefaults
+import PropertyList
+
+@Suite("Lifetimes: a store no longer used is released, and loses nothing")
+struct LifetimeTests {
+    func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+
+    @Test("a released store flushes what was pending and gives back its watcher (inotify instance, thread, descriptors)")
+    func releasedStore() throws {
+        let sandbox = try Sandbox()
+        weak var released: DomainStore?
+        do {
+            let store = sandbox.makeStore()
+            released = store
+            let d = Defaults(domainName: "com.example.lifetime", store: store, arguments: [])
+            d.set("kept", forKey: "k")  // pending: flushed 20 ms later, or when the store goes
+            #expect(d.string(forKey: "k") == "kept")
+        }
+        #expect(eventually { released == nil })
+        #expect(try sandbox.fileValue("com.example.lifetime") == ["k": "kept"])
+    }
+
+    @Test("thousands of stores made and dropped one after another do not run out of inotify instances or descriptors")
+    func manyStores() throws {
+        let sandbox = try Sandbox()
+        // The kernel allows 128 inotify instances per user by default: more
+        // stores than that, each watching, would fail if none were released.
+        let before = openDescriptors()
+        for i in 0..<300 {
+            let store = sandbox.makeStore()
+            let d = Defaults(domainName: "com.example.many", store: store, arguments: [])
+            d.set(i, forKey: "i")
+            #expect(d.synchronize())
+        }
+        #expect(eventually { openDescriptors() <= before + 8 })
+        let store = sandbox.makeStore()
+        let target = store.domain("com.example.watched")
+        // A store made now still gets an inotify instance: the overflow event
+        // re-reads its domain (it would be polled, not watched, without one).
+        var event = [UInt8](repeating: 0, count: 16)
+        withUnsafeBytes(of: Int32(-1)) { event.replaceSubrange(0..<4, with: $0) }
+        withUnsafeBytes(of: UInt32(IN_Q_OVERFLOW)) { event.replaceSubrange(4..<8, with: $0) }
+        #expect(store.watcher.targets(forEvents: event, count: 16).contains { $0 === target })
+        #expect(try sandbox.fileValue("com.example.many") == ["i": 299])
+    }
+}
