@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "OpenDefaults", targets: ["OpenDefaults"]),
         .library(name: "OpenDefaultsFoundation", targets: ["OpenDefaultsFoundation"]),
+        .library(name: "OpenDefaultsConfiguration", targets: ["OpenDefaultsConfiguration"]),
         .executable(name: "plutil", targets: ["plutil"]),
         .executable(name: "defaults", targets: ["defaults"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
@@ -19,14 +20,22 @@ let package = Package(
         // Only for the `settings` server's connection handler (both already in the graph through Hummingbird).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // Only OpenDefaultsConfiguration uses it (no traits: FoundationEssentials alone).
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
     ],
     targets: [
         // The typed value, every format's reader and writer, Codable. Toolchain only.
         .target(name: "PropertyList"),
         // Persistent domains (storage, coherence, managed preferences) and the defaults API.
         .target(name: "OpenDefaults", dependencies: ["PropertyList", "PlatformIO"]),
-        // Foundation's edge: `Defaults.didChangeNotification` through NotificationCenter.
-        .target(name: "OpenDefaultsFoundation", dependencies: ["OpenDefaults"]),
+        // Foundation's edge: `Defaults.didChangeNotification` through NotificationCenter,
+        // OpenUserDefaults, Foundation's objects as property-list values.
+        .target(name: "OpenDefaultsFoundation", dependencies: ["OpenDefaults", "PropertyList"]),
+        // A swift-configuration provider over a defaults search list.
+        .target(
+            name: "OpenDefaultsConfiguration",
+            dependencies: ["OpenDefaults", "PropertyList", .product(name: "Configuration", package: "swift-configuration")]
+        ),
         // File and standard-stream I/O over POSIX (no Foundation): the storage layer and the tools.
         .target(name: "PlatformIO"),
         // macOS `plutil` on Linux.
@@ -68,9 +77,23 @@ let package = Package(
         ),
         // Test helper: the same UserDefaults code over Foundation's class and OpenUserDefaults.
         .executableTarget(name: "userdefaults-probe", dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]),
+        // Real-world UserDefaults snippets that must compile with `typealias UserDefaults = Defaults`.
+        .testTarget(
+            name: "SourceCompatibilityTests",
+            dependencies: ["OpenDefaults", "OpenDefaultsFoundation"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
         .testTarget(
             name: "OpenDefaultsTests",
             dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]
+        ),
+        .testTarget(
+            name: "OpenDefaultsConfigurationTests",
+            dependencies: [
+                "OpenDefaultsConfiguration", "OpenDefaults", "PropertyList",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ConfigurationTesting", package: "swift-configuration"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

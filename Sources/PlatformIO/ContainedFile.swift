@@ -9,7 +9,7 @@ import Darwin
 extension FileIO {
     /// The canonical path of `path`: absolute, every symbolic link, `.` and
     /// `..` resolved (`realpath`). Nil when it does not exist.
-    public static func canonicalPath(_ path: String) -> String? {
+    package static func canonicalPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
@@ -18,7 +18,7 @@ extension FileIO {
     /// Whether `name` is safe to join to a folder as a relative path: not
     /// empty, no NUL or other control character, not absolute, no `..`
     /// component.
-    public static func isPlainRelativePath(_ name: String) -> Bool {
+    package static func isPlainRelativePath(_ name: String) -> Bool {
         guard !name.isEmpty, !name.hasPrefix("/") else { return false }
         if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return false }
         return !name.split(separator: "/", omittingEmptySubsequences: false).contains("..")
@@ -33,7 +33,7 @@ extension FileIO {
     /// ```swift
     /// let png = try FileIO.readContainedFile("turtle.png", inside: "/srv/Settings.bundle")
     /// ```
-    public static func readContainedFile(_ name: String, inside root: String) throws(FileError) -> [UInt8] {
+    package static func readContainedFile(_ name: String, inside root: String) throws(FileError) -> [UInt8] {
         guard isPlainRelativePath(name) else {
             throw FileError(path: name, reason: "not a plain relative name (NUL, control characters, absolute paths and '..' are refused)")
         }
@@ -56,7 +56,7 @@ extension FileIO {
     /// ```swift
     /// let bytes = try FileIO.readRegularFile("/home/ada/.config/com.example.app.plist")
     /// ```
-    public static func readRegularFile(_ path: String) throws(FileError) -> [UInt8] {
+    package static func readRegularFile(_ path: String) throws(FileError) -> [UInt8] {
         let (fd, _) = try openRegularFile(path)
         defer { close(fd) }
         return try readAll(fd: fd, path: path)

@@ -7,32 +7,32 @@ import Darwin
 #endif
 
 /// A failed file operation: the path and the system's reason.
-public struct FileError: Error, CustomStringConvertible, Sendable {
+package struct FileError: Error, CustomStringConvertible, Sendable {
     /// The file.
-    public let path: String
+    package let path: String
     /// What went wrong, from `strerror`.
-    public let reason: String
+    package let reason: String
     /// The `errno` value, or 0 when the error did not come from the system.
-    public let code: Int32
+    package let code: Int32
 
     /// The error for the current `errno`.
-    public init(path: String, errno code: Int32 = errno) {
+    package init(path: String, errno code: Int32 = errno) {
         self.path = path
         self.code = code
         self.reason = String(cString: strerror(code))
     }
 
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.code = 0
         self.reason = reason
     }
 
-    public var description: String { "\(path): \(reason)" }
+    package var description: String { "\(path): \(reason)" }
 }
 
 /// Whole-file reads and writes over POSIX calls (no Foundation, so tools start fast).
-public enum FileIO {
+package enum FileIO {
     /// The bytes of the file at `path`; `-` reads standard input.
     /// A directory is an error (`EISDIR`), as is a file that cannot be opened
     /// or a read that fails (never taken for the end of the file).
@@ -40,7 +40,7 @@ public enum FileIO {
     /// ```swift
     /// let bytes = try FileIO.read("Info.plist")
     /// ```
-    public static func read(_ path: String) throws(FileError) -> [UInt8] {
+    package static func read(_ path: String) throws(FileError) -> [UInt8] {
         if path == "-" { return try readAll(fd: 0, path: "<stdin>") }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError(path: path) }
@@ -54,7 +54,7 @@ public enum FileIO {
 
     /// Everything readable from `fd` until end of file. A failed read throws
     /// with `path` and the system's reason (`errno` taken at once).
-    public static func readAll(fd: Int32, path: String) throws(FileError) -> [UInt8] {
+    package static func readAll(fd: Int32, path: String) throws(FileError) -> [UInt8] {
         // A regular file is read straight into a buffer of its size (one
         // copy); a pipe or a file that grows is read in chunks after that.
         var st = stat()
@@ -119,7 +119,7 @@ public enum FileIO {
     /// ```swift
     /// try FileIO.write(bytes, to: "/home/ada/.config/com.example.app.plist", mode: 0o600)
     /// ```
-    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(FileError) {
+    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(FileError) {
         if path == "-" { StandardStream.output.write(bytes); return }
         let target = try resolvingLinkForWriting(path)
         var newMode = mode & 0o777
@@ -175,7 +175,7 @@ public enum FileIO {
     /// ```swift
     /// let target = try FileIO.resolvingLinkForWriting("/tmp/out.plist")
     /// ```
-    public static func resolvingLinkForWriting(_ path: String) throws(FileError) -> String {
+    package static func resolvingLinkForWriting(_ path: String) throws(FileError) -> String {
         var current = path
         for hop in 0..<40 {
             var st = stat()
@@ -206,7 +206,7 @@ public enum FileIO {
     }
 
     /// Flushes a directory's entries (a rename in it) to disk.
-    public static func syncDirectory(_ directory: String) {
+    package static func syncDirectory(_ directory: String) {
         let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else { return }
         _ = fsync(dfd)
@@ -215,7 +215,7 @@ public enum FileIO {
 
     /// The path a chain of symbolic links ends at (the path itself when it is
     /// not a link; a dangling link's target, so writing creates it).
-    public static func resolvingSymbolicLinks(_ path: String) -> String {
+    package static func resolvingSymbolicLinks(_ path: String) -> String {
         var current = path
         for _ in 0..<32 {
             var buffer = [CChar](repeating: 0, count: 4097)
@@ -228,19 +228,19 @@ public enum FileIO {
     }
 
     /// Everything before the last `/` (`.` when there is none).
-    public static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Everything after the last `/`.
-    public static func lastComponent(of path: String) -> String {
+    package static func lastComponent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
 
     /// Creates a directory and its missing parents.
-    public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(FileError) {
+    package static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(FileError) {
         var st = stat()
         if stat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { return }
@@ -253,7 +253,7 @@ public enum FileIO {
 
     /// Writes all of `bytes` to `fd`, retrying short writes.
     @discardableResult
-    public static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { b in
             var done = 0
             while done < b.count {
@@ -268,17 +268,17 @@ public enum FileIO {
 }
 
 /// Standard output and standard error, written without buffering surprises.
-public struct StandardStream: Sendable {
+package struct StandardStream: Sendable {
     let fd: Int32
     /// Standard output.
-    public static let output = StandardStream(fd: 1)
+    package static let output = StandardStream(fd: 1)
     /// Standard error.
-    public static let error = StandardStream(fd: 2)
+    package static let error = StandardStream(fd: 2)
 
     /// Writes bytes.
-    public func write(_ bytes: [UInt8]) { FileIO.writeAll(fd: fd, bytes) }
+    package func write(_ bytes: [UInt8]) { FileIO.writeAll(fd: fd, bytes) }
     /// Writes a string (no newline added).
-    public func write(_ s: String) { FileIO.writeAll(fd: fd, Array(s.utf8)) }
+    package func write(_ s: String) { FileIO.writeAll(fd: fd, Array(s.utf8)) }
     /// Writes a string and a newline.
-    public func print(_ s: String) { write(s + "\n") }
+    package func print(_ s: String) { write(s + "\n") }
 }

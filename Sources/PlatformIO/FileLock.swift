@@ -12,13 +12,13 @@ import Darwin
 /// let lock = try FileLock(path: "/home/ada/.config/.com.example.app.plist.lock")
 /// try lock.withLock { /* read, merge, write */ }
 /// ```
-public final class FileLock: @unchecked Sendable {
+package final class FileLock: @unchecked Sendable {
     private let fd: Int32
     /// The lock file.
-    public let path: String
+    package let path: String
 
     /// Opens (creating, mode 0600) the lock file. Does not lock.
-    public init(path: String) throws(FileError) {
+    package init(path: String) throws(FileError) {
         self.path = path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileError(path: path) }
@@ -28,7 +28,7 @@ public final class FileLock: @unchecked Sendable {
     deinit { close(fd) }
 
     /// Runs `body` holding the exclusive lock.
-    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    package func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
         defer { flock(fd, LOCK_UN) }
         return try body()
@@ -37,24 +37,24 @@ public final class FileLock: @unchecked Sendable {
 
 /// What identifies one version of a file: device, inode, size, change and
 /// modification times. A rename over the file or a write to it changes it.
-public struct FileSignature: Sendable, Hashable {
-    public let device: UInt64
-    public let inode: UInt64
-    public let size: Int64
-    public let modified: Int64
-    public let modifiedNanoseconds: Int64
-    public let changed: Int64
-    public let changedNanoseconds: Int64
+package struct FileSignature: Sendable, Hashable {
+    package let device: UInt64
+    package let inode: UInt64
+    package let size: Int64
+    package let modified: Int64
+    package let modifiedNanoseconds: Int64
+    package let changed: Int64
+    package let changedNanoseconds: Int64
     /// Owner's user id.
-    public let owner: UInt32
+    package let owner: UInt32
     /// Permission bits.
-    public let mode: UInt32
+    package let mode: UInt32
     /// True for a regular file.
-    public let isRegularFile: Bool
+    package let isRegularFile: Bool
 
     /// The signature of the file at `path` (following links), or nil when
     /// there is none or it cannot be examined (see ``lookup(_:)`` for why).
-    public init?(path: String) {
+    package init?(path: String) {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         self.init(st)
@@ -67,7 +67,7 @@ public struct FileSignature: Sendable, Hashable {
     /// ```swift
     /// switch FileSignature.lookup(path) { case .success(let s?): … case .success(nil): … case .failure(let e): … }
     /// ```
-    public static func lookup(_ path: String) -> Result<FileSignature?, FileError> {
+    package static func lookup(_ path: String) -> Result<FileSignature?, FileError> {
         var st = stat()
         if stat(path, &st) == 0 { return .success(FileSignature(st)) }
         let code = errno

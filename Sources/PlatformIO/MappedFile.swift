@@ -21,7 +21,7 @@ extension FileIO {
     /// ```swift
     /// let count = try FileIO.withMappedRegularFile("/home/ada/.config/com.example.app.plist") { $0.count }
     /// ```
-    public static func withMappedRegularFile<R>(_ path: String, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+    package static func withMappedRegularFile<R>(_ path: String, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         let (fd, st) = try openRegularFile(path)
         defer { close(fd) }
         let size = Int(st.st_size)

@@ -5,7 +5,7 @@
 /// ```swift
 /// print(OpenDefaultsVersion.string)   // "0.7.0"
 /// ```
-public enum OpenDefaultsVersion {
+package enum OpenDefaultsVersion {
     /// The version, `MAJOR.MINOR.PATCH`.
-    public static let string = "0.7.0"
+    package static let string = "0.7.0"
 }

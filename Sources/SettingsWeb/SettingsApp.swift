@@ -23,20 +23,20 @@ import Synchronization
 /// let app = SettingsApp(catalog: SettingsCatalog())
 /// let page = app.respond(to: SettingsRequest(method: .get, path: "/"))
 /// ```
-public final class SettingsApp: Sendable {
+package final class SettingsApp: Sendable {
     /// Where installed bundles are found.
-    public let catalog: SettingsCatalog
+    package let catalog: SettingsCatalog
     /// Bundles served without installing, by domain (`settings serve --bundle`).
-    public let extraBundles: [String: String]
+    package let extraBundles: [String: String]
     /// Who may use the app and how requests prove it (checked first, for every request).
-    public let policy: AccessPolicy
+    package let policy: AccessPolicy
     let store: DomainStore
     let defaultsByDomain = Mutex<[String: Defaults]>([:])
 
     /// Creates the app over `catalog` and `extraBundles` (domain → bundle path),
     /// writing through `store`, answering what `policy` admits (loopback
     /// names only, by default).
-    public init(catalog: SettingsCatalog, extraBundles: [String: String] = [:], store: DomainStore = .shared,
+    package init(catalog: SettingsCatalog, extraBundles: [String: String] = [:], store: DomainStore = .shared,
                 policy: AccessPolicy = .loopback()) {
         self.catalog = catalog
         self.extraBundles = extraBundles
@@ -45,7 +45,7 @@ public final class SettingsApp: Sendable {
     }
 
     /// The domains the app lists.
-    public var domains: [String] { Array(Set(catalog.installedDomains()).union(extraBundles.keys)).sorted() }
+    package var domains: [String] { Array(Set(catalog.installedDomains()).union(extraBundles.keys)).sorted() }
 
     func bundlePath(for domain: String) -> String? {
         if let path = extraBundles[domain] { return path }
@@ -65,7 +65,7 @@ public final class SettingsApp: Sendable {
     }
 
     /// Answers one request.
-    public func respond(to request: SettingsRequest) -> SettingsResponse {
+    package func respond(to request: SettingsRequest) -> SettingsResponse {
         if let refusal = policy.refusal(for: request) { return refusal }
         let languages = LanguageMatching.languages(acceptLanguage: request.acceptLanguage)
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)

@@ -10,12 +10,12 @@ import PropertyList
 /// ArgumentDomain.parse(["app", "-Volume", "11", "-Names", "(a, b)"])
 /// // ["Volume": "11", "Names": ["a", "b"]]
 /// ```
-public enum ArgumentDomain {
+package enum ArgumentDomain {
     /// The domain's name.
-    public static let name = "NSArgumentDomain"
+    package static let name = "NSArgumentDomain"
 
     /// The pairs in `arguments` (the first element, the program, is skipped).
-    public static func parse(_ arguments: [String]) -> [String: PropertyList] {
+    package static func parse(_ arguments: [String]) -> [String: PropertyList] {
         var out: [String: PropertyList] = [:]
         var i = 1
         while i < arguments.count {
@@ -32,7 +32,7 @@ public enum ArgumentDomain {
     }
 
     /// One argument's value.
-    public static func value(_ text: String) -> PropertyList {
+    package static func value(_ text: String) -> PropertyList {
         let bytes = Array(text.utf8)
         if let parsed = try? PropertyList(decoding: bytes) { return parsed }
         return .string(text)

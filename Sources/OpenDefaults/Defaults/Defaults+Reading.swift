@@ -134,6 +134,13 @@ extension Defaults {
         values().mapValues(\.bridgedValue)
     }
 
+    /// The effective values as they are now, frozen: a copy-on-write copy of
+    /// the resolved view (no entry is copied until the next change).
+    package func resolvedView() -> ResolvedView {
+        searchList.checkRegistration()
+        return searchList.state.withLock { $0.resolved }
+    }
+
     /// The union of the whole search list as typed values (no conversion cost).
     public func values() -> [String: PropertyList] {
         searchList.checkRegistration()
@@ -206,9 +213,9 @@ enum Coercion {
 /// NumericText.leadingInteger("  42abc")  // 42
 /// NumericText.leadingDouble("1.5e3 apples")  // 1500
 /// ```
-public enum NumericText {
+package enum NumericText {
     /// Optional whitespace and sign, then digits; clamped to `Int`; 0 when there are none.
-    public static func leadingInteger(_ s: String) -> Int {
+    package static func leadingInteger(_ s: String) -> Int {
         var it = Substring(s).drop { $0 == " " || $0 == "\t" || $0 == "\n" }
         var negative = false
         if let f = it.first, f == "-" || f == "+" { negative = f == "-"; it = it.dropFirst() }
@@ -225,7 +232,7 @@ public enum NumericText {
 
     /// `NSString.boolValue`: after whitespace, one optional sign and any
     /// zeros, true when the next character is `Y`, `y`, `T`, `t` or `1`–`9`.
-    public static func boolValue(_ s: String) -> Bool {
+    package static func boolValue(_ s: String) -> Bool {
         var it = s.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         if let f = it.first, f == UInt8(ascii: "+") || f == UInt8(ascii: "-") { it = it.dropFirst() }
         it = it.drop { $0 == UInt8(ascii: "0") }
@@ -235,7 +242,7 @@ public enum NumericText {
     }
 
     /// The longest leading decimal number (sign, digits, point, exponent); 0 when there is none.
-    public static func leadingDouble(_ s: String) -> Double {
+    package static func leadingDouble(_ s: String) -> Double {
         let t = s.trimmingSpaces
         if let d = Double(t) { return d }
         var prefix = ""

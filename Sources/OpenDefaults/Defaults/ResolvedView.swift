@@ -9,7 +9,7 @@ import PropertyList
 /// with ``KeyHash`` (seeded FNV-1a), and a typed key brings its hash
 /// precomputed. The whole view as a dictionary (`dictionaryRepresentation()`)
 /// is built when asked for and kept until the next change.
-struct ResolvedView {
+package struct ResolvedView: @unchecked Sendable {
     private var table = ProbeTable<PropertyList>()
     /// The view as a dictionary, built on demand; nil after a change.
     private var snapshot: [String: PropertyList]? = nil
@@ -22,7 +22,7 @@ struct ResolvedView {
         snapshot = dictionary
     }
 
-    subscript(key: String) -> PropertyList? {
+    package subscript(key: String) -> PropertyList? {
         get { table.get(key, hash: KeyHash.hash(key)) }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
@@ -45,10 +45,10 @@ struct ResolvedView {
     }
 
     /// Every key.
-    var keys: [String] { table.entries.map(\.key) }
+    package var keys: [String] { table.entries.map(\.key) }
 
     /// The view as a dictionary (built once per change).
-    mutating func dictionary() -> [String: PropertyList] {
+    package mutating func dictionary() -> [String: PropertyList] {
         if let snapshot { return snapshot }
         var built: [String: PropertyList] = [:]
         built.reserveCapacity(table.count)

@@ -38,11 +38,10 @@ public struct DomainChange: Sendable {
     public var changes: [String: Values]
     /// Who made it.
     public var origin: Origin
-    /// The domain object that changed (domains live as long as their store,
-    /// which is the whole process).
-    public var source: PersistentDomain?
+    /// The domain object that changed.
+    package var source: PersistentDomain?
 
-    public init(domain: String, scope: PreferenceScope, changes: [String: Values], origin: Origin, source: PersistentDomain? = nil) {
+    package init(domain: String, scope: PreferenceScope, changes: [String: Values], origin: Origin, source: PersistentDomain? = nil) {
         self.domain = domain
         self.scope = scope
         self.changes = changes

@@ -10,14 +10,16 @@ import PlatformIO
 import PropertyList
 import Synchronization
 
-/// The persistent domains of this process: one ``PersistentDomain`` per
-/// domain and scope, flushed in coalesced bursts, flushed at exit, and kept
-/// coherent with other processes' writes through a file watcher.
+/// Where persistent domains live: the files of one ``PreferencesLayout``,
+/// each domain loaded once while in use, written in coalesced bursts (and
+/// journaled at once), flushed when released or at exit, and kept coherent
+/// with other processes' writes through a file watcher. ``Defaults`` objects
+/// use ``shared`` unless given another (a sandbox, a test).
 ///
 /// ```swift
 /// let store = DomainStore.shared
 /// let token = store.observe { change in print(change.domain, change.changes.keys) }
-/// store.domain("com.example.app", scope: .currentUser).set(1, forKey: "launches")
+/// Defaults(domainName: "com.example.app", store: store).set(1, forKey: "launches")
 /// ```
 public final class DomainStore: Sendable {
     /// The store for this process's environment (``PreferencesLayout/current``).
@@ -94,7 +96,7 @@ public final class DomainStore: Sendable {
     }
 
     /// The domain `name` in `scope`, loaded from disk on first use.
-    public func domain(_ name: String, scope: PreferenceScope = .currentUser) -> PersistentDomain {
+    package func domain(_ name: String, scope: PreferenceScope = .currentUser) -> PersistentDomain {
         let key = Key(name: name, scope: scope)
         if let existing = domains.withLock({ $0[key]?.object }) { return existing }
         let created = PersistentDomain(name: name, scope: scope, file: file(for: name, scope: scope), store: self)
@@ -156,7 +158,7 @@ public final class DomainStore: Sendable {
     }
 
     /// ``value(forKey:inDomain:scope:)`` for a domain kept in an arbitrary file.
-    public func value(forKey key: String, inDomainAtPath path: String) -> PropertyList? {
+    package func value(forKey key: String, inDomainAtPath path: String) -> PropertyList? {
         let registryKey = Key(name: "file:" + path, scope: .currentUser)
         if let loaded = domains.withLock({ $0[registryKey]?.object }) { return loaded.value(forKey: key) }
         return value(forKey: key, atPath: path) { self.domain(atPath: path).value(forKey: key) }
@@ -183,7 +185,7 @@ public final class DomainStore: Sendable {
 
     /// A domain kept in an arbitrary property-list file (`defaults read
     /// /path/to/file`): the same locking, merging and durable writes.
-    public func domain(atPath path: String) -> PersistentDomain {
+    package func domain(atPath path: String) -> PersistentDomain {
         let key = Key(name: "file:" + path, scope: .currentUser)
         if let existing = domains.withLock({ $0[key]?.object }) { return existing }
         let created = PersistentDomain(name: path, scope: .currentUser, file: DomainFile(domain: path, path: path), store: self)
@@ -198,7 +200,7 @@ public final class DomainStore: Sendable {
     }
 
     /// The values forced by an administrator for `name`.
-    public func managedDomain(_ name: String) -> ManagedDomain {
+    package func managedDomain(_ name: String) -> ManagedDomain {
         if let existing = managed.withLock({ $0[name]?.object }) { return existing }
         let created = ManagedDomain(name: name, paths: layout.managedPaths(for: name), store: self)
         let domain = managed.withLock { m -> ManagedDomain in
@@ -212,7 +214,7 @@ public final class DomainStore: Sendable {
     }
 
     /// The domains loaded so far.
-    public var loadedDomains: [PersistentDomain] { domains.withLock { $0.values.compactMap(\.object) } }
+    package var loadedDomains: [PersistentDomain] { domains.withLock { $0.values.compactMap(\.object) } }
 
     /// The names of the domains that have a file in `scope`.
     public func persistentDomainNames(scope: PreferenceScope = .currentUser) -> [String] {

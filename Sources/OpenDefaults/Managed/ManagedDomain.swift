@@ -25,11 +25,11 @@ import Synchronization
 /// let forced = DomainStore.shared.managedDomain("com.example.app")
 /// forced.value(forKey: "UpdateURL")   // the administrator's value, if any
 /// ```
-public final class ManagedDomain: Sendable {
+package final class ManagedDomain: Sendable {
     /// The domain's name.
-    public let name: String
+    package let name: String
     /// The files consulted, in increasing precedence.
-    public let paths: [String]
+    package let paths: [String]
     private struct State {
         var values: [String: PropertyList] = [:]
         /// Told of every change (defaults objects' search lists).
@@ -55,13 +55,13 @@ public final class ManagedDomain: Sendable {
 
     /// The forced value of `key`, if any.
     @inline(__always)
-    public func value(forKey key: String) -> PropertyList? { state.withLock { $0.values[key] } }
+    package func value(forKey key: String) -> PropertyList? { state.withLock { $0.values[key] } }
 
     /// Every forced key and value.
-    public var entries: [String: PropertyList] { state.withLock { $0.values } }
+    package var entries: [String: PropertyList] { state.withLock { $0.values } }
 
     /// Re-reads the managed files and tells dependents what changed.
-    public func reload() {
+    package func reload() {
         var merged: [String: PropertyList] = [:]
         var problems: [String: StorageError] = [:]
         for path in paths {

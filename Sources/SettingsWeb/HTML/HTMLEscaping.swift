@@ -5,7 +5,7 @@ extension String {
     /// ```swift
     /// "<script>".htmlEscaped  // "&lt;script&gt;"
     /// ```
-    public var htmlEscaped: String {
+    package var htmlEscaped: String {
         var out = ""
         out.reserveCapacity(utf8.count)
         for scalar in unicodeScalars {
@@ -24,7 +24,7 @@ extension String {
 
     /// The text percent-encoded for a URL query value or path segment
     /// (everything but unreserved characters).
-    public var urlQueryEncoded: String {
+    package var urlQueryEncoded: String {
         var out = ""
         for byte in utf8 {
             switch byte {

@@ -18,34 +18,34 @@
 /// let policy = AccessPolicy.loopback(additionalHosts: ["settings.internal"])
 /// let app = SettingsApp(catalog: SettingsCatalog(), policy: policy)
 /// ```
-public struct AccessPolicy: Sendable {
+package struct AccessPolicy: Sendable {
     /// Host names answered (lowercased, without a port; IPv6 in brackets).
-    public var allowedHosts: Set<String>
+    package var allowedHosts: Set<String>
     /// The token that grants access when the server listens beyond loopback.
-    public var accessToken: String?
+    package var accessToken: String?
     /// The per-server secret every form carries.
-    public let formToken: String
+    package let formToken: String
 
     /// The cookie that carries the access token.
-    public static let accessCookie = "settings_access"
+    package static let accessCookie = "settings_access"
 
     /// Creates a policy. Host names are compared without case and port.
-    public init(allowedHosts: some Sequence<String>, accessToken: String? = nil, formToken: String = AccessPolicy.randomToken()) {
+    package init(allowedHosts: some Sequence<String>, accessToken: String? = nil, formToken: String = AccessPolicy.randomToken()) {
         self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
         self.accessToken = accessToken
         self.formToken = formToken
     }
 
     /// The names of this machine's loopback interface.
-    public static let loopbackHosts = ["127.0.0.1", "localhost", "[::1]"]
+    package static let loopbackHosts = ["127.0.0.1", "localhost", "[::1]"]
 
     /// A policy for a server on loopback: the loopback names, and `additionalHosts`.
-    public static func loopback(additionalHosts: [String] = []) -> AccessPolicy {
+    package static func loopback(additionalHosts: [String] = []) -> AccessPolicy {
         AccessPolicy(allowedHosts: loopbackHosts + additionalHosts)
     }
 
     /// 32 random bytes as 64 hexadecimal digits (the system's secure generator).
-    public static func randomToken() -> String {
+    package static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         var out = ""
         for _ in 0..<4 {

@@ -4,22 +4,22 @@
 /// let form = FormData(urlEncoded: "a=1&b=x+y&c=%3C")
 /// form["b"]  // "x y"
 /// ```
-public struct FormData: Sendable {
+package struct FormData: Sendable {
     /// The fields in order; a name may repeat.
-    public let fields: [(name: String, value: String)]
+    package let fields: [(name: String, value: String)]
 
     /// The first value of `name`.
-    public subscript(name: String) -> String? { fields.first { $0.name == name }?.value }
+    package subscript(name: String) -> String? { fields.first { $0.name == name }?.value }
 
     /// Whether a field `name` was sent.
-    public func contains(_ name: String) -> Bool { fields.contains { $0.name == name } }
+    package func contains(_ name: String) -> Bool { fields.contains { $0.name == name } }
 
     /// Creates form data from fields.
-    public init(fields: [(name: String, value: String)]) { self.fields = fields }
+    package init(fields: [(name: String, value: String)]) { self.fields = fields }
 
     /// Decodes `name=value&…` (`+` is a space; `%XX` bytes are UTF-8, invalid
     /// sequences become U+FFFD).
-    public init(urlEncoded text: String) {
+    package init(urlEncoded text: String) {
         var fields: [(String, String)] = []
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

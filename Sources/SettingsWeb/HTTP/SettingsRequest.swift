@@ -5,31 +5,31 @@
 /// let request = SettingsRequest(method: .get, path: "/apps/com.example.AppSettings",
 ///                               query: FormData(urlEncoded: "pane=More.plist"), acceptLanguage: "de")
 /// ```
-public struct SettingsRequest: Sendable {
+package struct SettingsRequest: Sendable {
     /// The methods the app answers.
-    public enum Method: String, Sendable { case get = "GET", post = "POST" }
+    package enum Method: String, Sendable { case get = "GET", post = "POST" }
 
     /// GET or POST.
-    public var method: Method
+    package var method: Method
     /// The path, without the query.
-    public var path: String
+    package var path: String
     /// The query string's fields.
-    public var query: FormData
+    package var query: FormData
     /// The posted form's fields (empty for GET).
-    public var form: FormData
+    package var form: FormData
     /// The `Accept-Language` header, for localization.
-    public var acceptLanguage: String
+    package var acceptLanguage: String
     /// The `Host` header (checked against ``AccessPolicy/allowedHosts``).
-    public var host: String?
+    package var host: String?
     /// The `Origin` header, when the client sent one.
-    public var origin: String?
+    package var origin: String?
     /// The `Sec-Fetch-Site` header, when the client sent one.
-    public var fetchSite: String?
+    package var fetchSite: String?
     /// The `Cookie` header.
-    public var cookies: String?
+    package var cookies: String?
 
     /// Creates a request.
-    public init(method: Method, path: String, query: FormData = FormData(fields: []), form: FormData = FormData(fields: []),
+    package init(method: Method, path: String, query: FormData = FormData(fields: []), form: FormData = FormData(fields: []),
                 acceptLanguage: String = "", host: String? = nil, origin: String? = nil, fetchSite: String? = nil, cookies: String? = nil) {
         self.method = method
         self.path = path
@@ -43,7 +43,7 @@ public struct SettingsRequest: Sendable {
     }
 
     /// The value of the cookie `name`, if sent.
-    public func cookie(_ name: String) -> String? {
+    package func cookie(_ name: String) -> String? {
         guard let cookies else { return nil }
         for part in cookies.split(separator: ";") {
             let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -64,17 +64,17 @@ extension Substring {
 
 /// The Settings app's answer: a status, a content type, a body and, for
 /// redirects, a location.
-public struct SettingsResponse: Sendable {
+package struct SettingsResponse: Sendable {
     /// The HTTP status code.
-    public var status: Int
+    package var status: Int
     /// The `Content-Type` header.
-    public var contentType: String
+    package var contentType: String
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The `Location` header of a redirect.
-    public var location: String?
+    package var location: String?
     /// The `Set-Cookie` header (the access token's cookie).
-    public var setCookie: String?
+    package var setCookie: String?
 
     /// An HTML page.
     static func html(_ status: Int, _ page: String) -> SettingsResponse {
@@ -92,5 +92,5 @@ public struct SettingsResponse: Sendable {
     }
 
     /// The body as text (for tests and logs).
-    public var text: String { String(decoding: body, as: UTF8.self) }
+    package var text: String { String(decoding: body, as: UTF8.self) }
 }
