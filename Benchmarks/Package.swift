@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "OpenDefaults", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
     ],
     targets: [
         .executableTarget(
@@ -25,12 +26,32 @@ let package = Package(
             name: "DefaultsBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                "BenchmarkSupport",
                 .product(name: "OpenDefaults", package: "OpenDefaults"),
                 .product(name: "PropertyList", package: "OpenDefaults"),
             ],
             path: "Benchmarks/DefaultsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "DropInBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                "BenchmarkSupport",
+                .product(name: "OpenDefaults", package: "OpenDefaults"),
+                .product(name: "OpenDefaultsFoundation", package: "OpenDefaults"),
+                .product(name: "OpenDefaultsConfiguration", package: "OpenDefaults"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "PropertyList", package: "OpenDefaults"),
+            ],
+            path: "Benchmarks/DropInBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Sandboxes, helper programs, spawning: shared by the benchmark executables.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "OpenDefaults", package: "OpenDefaults")],
+            path: "Sources/BenchmarkSupport"),
         // The heap's size (glibc's mallinfo2, which Swift's Glibc module does not export).
         .target(name: "CHeapSize", path: "Sources/CHeapSize"),
         // Programs started by the cold-start and visibility benchmarks.

@@ -75,7 +75,7 @@ public struct DefaultsProvider: ConfigProvider {
         updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>) async throws -> Return
     ) async throws -> Return {
         let (stream, continuation) = AsyncStream<Result<LookupResult, any Error>>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let last = Mutex<Result<LookupResult, any Error>?>(nil)
+        let last = Lock<Result<LookupResult, any Error>?>(nil)
         let provider = self
         let send: @Sendable () -> Void = {
             let now = Result { try provider.value(forKey: key, type: type) }

@@ -53,8 +53,7 @@ open class OpenUserDefaults: UserDefaults {
         NotificationPosting.register(self, for: d)
     }
 
-    nonisolated(unsafe) private static var sharedInstance: OpenUserDefaults?
-    private static let sharedLock = Mutex(())
+    private static let sharedInstance = Lock<OpenUserDefaults?>(nil)
 
     /// The shared object over ``Defaults/standard``.
     ///
@@ -63,10 +62,10 @@ open class OpenUserDefaults: UserDefaults {
     /// ```
     open override class var standard: UserDefaults {
         let standard = Defaults.standard
-        return sharedLock.withLock { _ in
-            if let existing = sharedInstance, existing.defaults === standard { return existing }
+        return sharedInstance.withLock { shared in
+            if let existing = shared, existing.defaults === standard { return existing }
             let created = OpenUserDefaults(defaults: standard)
-            sharedInstance = created
+            shared = created
             return created
         }
     }

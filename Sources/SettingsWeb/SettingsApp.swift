@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
 import SettingsBundle

@@ -19,7 +19,7 @@ import Musl
 import Darwin
 #endif
 import Dispatch
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
 

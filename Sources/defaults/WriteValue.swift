@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 import PropertyList
 
 /// What `defaults write D K …` asks for.

@@ -9,7 +9,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
 

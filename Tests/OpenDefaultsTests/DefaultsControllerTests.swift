@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
 /// `DefaultsController`: AppKit's `NSUserDefaultsController` semantics.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
 /// A small tmpfs, mounted for the test (needs root, as in CI).

@@ -1,5 +1,5 @@
 import Foundation
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 import PlatformIO
 import PropertyList
 import Testing

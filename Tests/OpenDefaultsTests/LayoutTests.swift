@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 
 @Suite("Where domains live")
 struct LayoutTests {

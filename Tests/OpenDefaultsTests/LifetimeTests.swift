@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
 @Suite("Lifetimes: a store no longer used is released, and loses nothing")

@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
 /// A domain's unwritten changes: the newest change of each key, applied on

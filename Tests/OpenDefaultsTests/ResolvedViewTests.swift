@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
 /// The resolved view's probe table against a `Dictionary`, under random

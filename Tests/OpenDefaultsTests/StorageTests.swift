@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
 @Suite("Persistent domains in one process")

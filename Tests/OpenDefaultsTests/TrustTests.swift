@@ -1,5 +1,5 @@
 import Foundation
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
 import Testing

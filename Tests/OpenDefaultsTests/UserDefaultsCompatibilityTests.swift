@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 import OpenDefaultsFoundation
 import PropertyList
 
@@ -377,6 +377,25 @@ struct OpenUserDefaultsTests {
         let sandbox = try Sandbox()
         let r = try probe(["standard"], home: sandbox.root.path)
         #expect(r.stdout == "ok\n")
+    }
+
+    @Test("a burst of changes is coalesced: the first posts at once, one more after the burst, and observers see the final value")
+    func coalescedNotifications() throws {
+        let sandbox = try Sandbox()
+        let (d, _) = makeDefaults(sandbox, domain: "com.example.burst-notify")
+        let seen = Lock<[Int]>([])
+        let observer = NotificationCenter.default.addObserver(forName: Defaults.didChangeNotification, object: d, queue: nil) { _ in
+            seen.withLock { $0.append(d.integer(forKey: "n")) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        d.set(1, forKey: "n")
+        #expect(seen.withLock { $0 } == [1])  // at once, on this thread
+        for i in 2...5_000 { d.set(i, forKey: "n") }
+        #expect(eventually { seen.withLock { $0.last } == 5_000 })
+        Thread.sleep(forTimeInterval: 0.1)
+        let posts = seen.withLock { $0 }
+        #expect(posts.last == 5_000)
+        #expect(posts.count < 1_000, "\(posts.count) posts for 5,000 sets")
     }
 
     @Test("another process's write posts didChangeNotification with the OpenUserDefaults object")

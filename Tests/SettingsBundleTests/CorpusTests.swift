@@ -3,7 +3,7 @@ import PropertyList
 import Testing
 @testable import SettingsBundle
 @testable import SettingsWeb
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 
 /// `../shared/corpora/settings`: 25 real bundles with the defaults each must
 /// register and the problems each has (`expected.json`, from an independent

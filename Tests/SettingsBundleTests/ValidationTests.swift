@@ -1,7 +1,7 @@
 import Foundation
 import PropertyList
 import Testing
-@testable import OpenDefaults
+@_spi(Engine) @testable import OpenDefaults
 @testable import SettingsBundle
 
 /// Hand-made bundles, each wrong in one way: every problem names the file,

@@ -2,7 +2,7 @@ import Foundation
 
 /// Registration, suites, volatile and persistent domains, forced values.
 func workingWithDomains(_ defaults: UserDefaults) -> [String] {
-    defaults.register(defaults: ["Volume": 5, "Name": "Guest", "Recent": [String]()])
+    defaults.register(defaults: ["CompatVolume": 5, "CompatName": "Guest", "CompatRecent": [String]()])
     defaults.addSuite(named: "group.com.example.shared")
     defaults.removeSuite(named: "group.com.example.shared")
     defaults.setVolatileDomain(["Mode": "demo"], forName: "Demo")
@@ -15,9 +15,9 @@ func workingWithDomains(_ defaults: UserDefaults) -> [String] {
     let global = defaults.persistentDomain(forName: UserDefaults.globalDomain)
     let arguments = defaults.volatileDomain(forName: UserDefaults.argumentDomain)
     let registered = defaults.volatileDomain(forName: UserDefaults.registrationDomain)
-    let forced: Bool = defaults.objectIsForced(forKey: "Volume")
-    let forcedThere: Bool = defaults.objectIsForced(forKey: "Volume", inDomain: UserDefaults.globalDomain)
+    let forced: Bool = defaults.objectIsForced(forKey: "CompatVolume")
+    let forcedThere: Bool = defaults.objectIsForced(forKey: "CompatVolume", inDomain: UserDefaults.globalDomain)
     let synchronized: Bool = defaults.synchronize()
     return [String(demo.count), String(names.count), String(other?.count ?? 0), String(global?.count ?? 0), String(arguments.count),
-        String(registered.count), String(forced), String(forcedThere), String(synchronized)]
+        (registered["CompatName"] as? String) ?? "none", String(forced), String(forcedThere), String(synchronized)]
 }

@@ -3,12 +3,12 @@ import Foundation
 /// Every spelling of `set(_:forKey:)` an app uses.
 func settingValues(_ defaults: UserDefaults) {
     defaults.set(nil, forKey: "Removed")
-    defaults.set(11, forKey: "Volume")
+    defaults.set(11, forKey: "CompatVolume")
     defaults.set(0.5, forKey: "Balance")
     defaults.set(Float(0.25), forKey: "Gain")
     defaults.set(true, forKey: "Muted")
-    defaults.set("Ada", forKey: "Name")
-    defaults.set(["a", "b"], forKey: "Recent")
+    defaults.set("Ada", forKey: "CompatName")
+    defaults.set(["a", "b"], forKey: "CompatRecent")
     defaults.set(["width": 800, "height": 600], forKey: "Window")
     defaults.set(["name": "Ada", "age": 36] as [String: Any], forKey: "Person")
     defaults.set([1, "two", 3.0] as [Any], forKey: "Mixed")
@@ -25,7 +25,7 @@ func settingValues(_ defaults: UserDefaults) {
     defaults.set(optional, forKey: "MaybeName")
     let any: Any = 42
     defaults.set(any, forKey: "Any")
-    defaults.setValue(12, forKey: "Volume")
-    defaults.setValue(nil, forKey: "Volume")
+    defaults.setValue(12, forKey: "CompatVolume")
+    defaults.setValue(nil, forKey: "CompatVolume")
     defaults.removeObject(forKey: "Mixed")
 }

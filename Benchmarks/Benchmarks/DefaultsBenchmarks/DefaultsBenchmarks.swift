@@ -2,24 +2,15 @@
 // in the same run on this machine. Build the helper programs first:
 //   swift build -c release && swift package benchmark --target DefaultsBenchmarks
 import Benchmark
+import BenchmarkSupport
 import Foundation
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 import PropertyList
 
 /// A private preferences folder for both implementations.
-let sandbox: String = {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-bench-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    setenv("XDG_CONFIG_HOME", dir, 1)
-    return dir
-}()
+let sandbox = Sandbox.folder(named: "opendefaults-bench")
 
-let store: DomainStore = {
-    _ = sandbox
-    var layout = PreferencesLayout.current
-    layout.userDirectory = sandbox
-    return DomainStore(layout: layout)
-}()
+let store = Sandbox.store(in: sandbox)
 
 /// A domain with `count` keys, written by OpenDefaults (binary plist, the same file Foundation reads).
 func populate(_ name: String, count: Int) {
@@ -28,40 +19,6 @@ func populate(_ name: String, count: Int) {
     for i in 0..<count { values["key\(i)"] = PropertyList(i) }
     d.set(values)
     try! d.synchronize()
-}
-
-/// The built helper programs sit beside this benchmark's executable.
-func program(_ name: String) -> String? {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    var url = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-    for _ in 0..<4 {
-        let candidate = url.appendingPathComponent(name).path
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        url.appendPathComponent("release")
-        if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent(name).path) { return url.appendingPathComponent(name).path }
-        url.deleteLastPathComponent()
-        url.deleteLastPathComponent()
-    }
-    return nil
-}
-
-/// Starts a program and waits for it.
-func spawnAndWait(_ path: String, _ arguments: [String]) {
-    var pid: pid_t = 0
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { return }
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-}
-
-enum Counter {
-    nonisolated(unsafe) static var value = Int(getpid()) * 1_000_000
-    static func next() -> Int { value += 1; return value }
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -264,19 +221,19 @@ let benchmarks: @Sendable () -> Void = {
     let typedKey = Defaults.Key<Int>("key500", default: 0)
 
     Benchmark("object(forKey:) hit, application domain · OpenDefaults", configuration: fast) { b in
-        for _ in b.scaledIterations { blackHole(defaults.value(forKey: "key500")) }
+        for _ in b.scaledIterations { blackHole(defaults.propertyList(forKey: "key500")) }
     }
     Benchmark("object(forKey:) hit, application domain · Foundation", configuration: fast) { b in
         for _ in b.scaledIterations { blackHole(foundation.object(forKey: "key500")) }
     }
     Benchmark("object(forKey:) hit, registration domain · OpenDefaults", configuration: fast) { b in
-        for _ in b.scaledIterations { blackHole(defaults.value(forKey: "Registered")) }
+        for _ in b.scaledIterations { blackHole(defaults.propertyList(forKey: "Registered")) }
     }
     Benchmark("object(forKey:) hit, registration domain · Foundation", configuration: fast) { b in
         for _ in b.scaledIterations { blackHole(foundation.object(forKey: "Registered")) }
     }
     Benchmark("object(forKey:) miss · OpenDefaults", configuration: fast) { b in
-        for _ in b.scaledIterations { blackHole(defaults.value(forKey: "missing")) }
+        for _ in b.scaledIterations { blackHole(defaults.propertyList(forKey: "missing")) }
     }
     Benchmark("object(forKey:) miss · Foundation", configuration: fast) { b in
         for _ in b.scaledIterations { blackHole(foundation.object(forKey: "missing")) }
@@ -302,7 +259,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("read after write, 1,000-key domain · OpenDefaults", configuration: fast) { b in
         for _ in b.scaledIterations {
             defaults.set(Counter.next(), forKey: "key10")
-            blackHole(defaults.value(forKey: "key10"))
+            blackHole(defaults.propertyList(forKey: "key10"))
         }
     }
     Benchmark("read after write, 1,000-key domain · Foundation", configuration: .init(metrics: [.wallClock], timeUnits: .nanoseconds, maxDuration: .seconds(3))) { b in
@@ -331,16 +288,16 @@ let benchmarks: @Sendable () -> Void = {
     let foundationLarge = UserDefaults(suiteName: "com.bench.large")!
     for s in 0..<10 { foundationLarge.addSuite(named: "com.bench.suite\(s)") }
     Benchmark("object(forKey:) hit, 100,000-key domain · OpenDefaults", configuration: fast) { b in
-        for _ in b.scaledIterations { blackHole(large.value(forKey: "key50000")) }
+        for _ in b.scaledIterations { blackHole(large.propertyList(forKey: "key50000")) }
     }
     Benchmark("object(forKey:) hit, 100,000-key domain · Foundation", configuration: fast) { b in
         for _ in b.scaledIterations { blackHole(foundationLarge.object(forKey: "key50000")) }
     }
     Benchmark("object(forKey:) hit in the 10th suite · OpenDefaults", configuration: fast) { b in
-        for _ in b.scaledIterations { blackHole(large.value(forKey: "inLastSuite")) }
+        for _ in b.scaledIterations { blackHole(large.propertyList(forKey: "inLastSuite")) }
     }
     Benchmark("object(forKey:) miss, 100,000 keys and 10 suites · OpenDefaults", configuration: fast) { b in
-        for _ in b.scaledIterations { blackHole(large.value(forKey: "missing")) }
+        for _ in b.scaledIterations { blackHole(large.propertyList(forKey: "missing")) }
     }
     Benchmark("set(Int), 100,000-key domain, 10 suites · OpenDefaults", configuration: fast) { b in
         for _ in b.scaledIterations { large.set(Counter.next(), forKey: "counter") }
@@ -348,21 +305,21 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("read after write, 100,000-key domain, 10 suites · OpenDefaults", configuration: fast) { b in
         for _ in b.scaledIterations {
             large.set(Counter.next(), forKey: "key10")
-            blackHole(large.value(forKey: "key10"))
+            blackHole(large.propertyList(forKey: "key10"))
         }
     }
     Benchmark("8 tasks × 100,000 reads at once · OpenDefaults", configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds, maxIterations: 20)) { b in
         for _ in b.scaledIterations {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<8 {
-                    group.addTask { for _ in 0..<100_000 { blackHole(defaults.value(forKey: "key500")) } }
+                    group.addTask { for _ in 0..<100_000 { blackHole(defaults.propertyList(forKey: "key500")) } }
                 }
             }
         }
     }
     Benchmark("1 task × 800,000 reads · OpenDefaults", configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds, maxIterations: 20)) { b in
         for _ in b.scaledIterations {
-            for _ in 0..<800_000 { blackHole(defaults.value(forKey: "key500")) }
+            for _ in 0..<800_000 { blackHole(defaults.propertyList(forKey: "key500")) }
         }
     }
 }

@@ -1,6 +1,6 @@
 // Reads one key of a domain without loading the domain (DomainStore.value(forKey:inDomain:)),
 // as `defaults read D K` does, and prints it: `opendefaults-peek-key DOMAIN KEY`.
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 
 let args = CommandLine.arguments
 let value = DomainStore.shared.value(forKey: args[2], inDomain: args[1])

@@ -1,5 +1,5 @@
 // Reads one key of a domain with OpenDefaults and prints it: `opendefaults-read-key DOMAIN KEY`.
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 
 let args = CommandLine.arguments
 let value = DomainStore.shared.domain(args[1]).value(forKey: args[2])

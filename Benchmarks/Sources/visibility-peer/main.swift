@@ -1,6 +1,6 @@
 // Prints a line each time KEY of DOMAIN changes (written by another process):
 // `visibility-peer DOMAIN KEY`. Prints "ready" first.
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 #if canImport(Glibc)
 import Glibc
 #endif

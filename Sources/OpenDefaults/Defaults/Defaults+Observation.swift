@@ -45,12 +45,15 @@ extension Defaults {
     /// Observation ends when the token is released.
     public static func observeAllInstances(_ handler: @escaping @Sendable (Defaults) -> Void) -> ObservationToken {
         let id = GlobalObservers.next.add(1, ordering: .relaxed).oldValue
-        GlobalObservers.handlers.withLock { $0[id] = handler }
+        GlobalObservers.handlers.withLock { $0.append((id, handler)) }
         GlobalObservers.count.add(1, ordering: .relaxed)
         return ObservationToken {
-            if GlobalObservers.handlers.withLock({ $0.removeValue(forKey: id) }) != nil {
-                GlobalObservers.count.subtract(1, ordering: .relaxed)
+            let removed = GlobalObservers.handlers.withLock { h -> Bool in
+                guard let i = h.firstIndex(where: { $0.id == id }) else { return false }
+                h.remove(at: i)
+                return true
             }
+            if removed { GlobalObservers.count.subtract(1, ordering: .relaxed) }
         }
     }
 
@@ -69,13 +72,14 @@ extension Defaults {
 }
 
 enum GlobalObservers {
-    static let handlers = Lock<[UInt64: @Sendable (Defaults) -> Void]>([:])
+    /// The handlers, as an array that notifying copies by reference (no allocation per change).
+    static let handlers = Lock<[(id: UInt64, handler: @Sendable (Defaults) -> Void)]>([])
     static let next = Atomic<UInt64>(1)
     /// How many handlers there are, so that notifying none costs nothing.
     static let count = Atomic<Int>(0)
 
     static func notify(_ defaults: Defaults) {
-        let all = handlers.withLock { Array($0.values) }
-        for h in all { h(defaults) }
+        let all = handlers.withLock { $0 }
+        for h in all { h.handler(defaults) }
     }
 }

@@ -39,7 +39,7 @@ public struct DomainChange: Sendable {
     /// Who made it.
     public var origin: Origin
     /// The domain object that changed.
-    package var source: PersistentDomain?
+    @_spi(Engine) public var source: PersistentDomain?
 
     package init(domain: String, scope: PreferenceScope, changes: [String: Values], origin: Origin, source: PersistentDomain? = nil) {
         self.domain = domain

@@ -96,7 +96,7 @@ public final class DomainStore: Sendable {
     }
 
     /// The domain `name` in `scope`, loaded from disk on first use.
-    package func domain(_ name: String, scope: PreferenceScope = .currentUser) -> PersistentDomain {
+    @_spi(Engine) public func domain(_ name: String, scope: PreferenceScope = .currentUser) -> PersistentDomain {
         let key = Key(name: name, scope: scope)
         if let existing = domains.withLock({ $0[key]?.object }) { return existing }
         let created = PersistentDomain(name: name, scope: scope, file: file(for: name, scope: scope), store: self)
@@ -185,7 +185,7 @@ public final class DomainStore: Sendable {
 
     /// A domain kept in an arbitrary property-list file (`defaults read
     /// /path/to/file`): the same locking, merging and durable writes.
-    package func domain(atPath path: String) -> PersistentDomain {
+    @_spi(Engine) public func domain(atPath path: String) -> PersistentDomain {
         let key = Key(name: "file:" + path, scope: .currentUser)
         if let existing = domains.withLock({ $0[key]?.object }) { return existing }
         let created = PersistentDomain(name: path, scope: .currentUser, file: DomainFile(domain: path, path: path), store: self)

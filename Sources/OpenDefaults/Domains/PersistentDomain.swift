@@ -23,13 +23,13 @@ import Synchronization
 /// domain.value(forKey: "name")          // "Ada"
 /// try domain.synchronize()              // on disk, durably, now
 /// ```
-package final class PersistentDomain: Sendable {
+@_spi(Engine) public final class PersistentDomain: Sendable {
     /// The domain's name (`NSGlobalDomain` for the global domain).
-    package let name: String
+    public let name: String
     /// The domain's scope.
-    package let scope: PreferenceScope
+    public let scope: PreferenceScope
     /// The domain's file.
-    package let path: String
+    public let path: String
 
     let file: DomainFile
     /// The store this domain belongs to, held strongly: a domain keeps its
@@ -127,27 +127,27 @@ package final class PersistentDomain: Sendable {
 
     /// The value of `key`, from memory.
     @inline(__always)
-    package func value(forKey key: String) -> PropertyList? {
+    public func value(forKey key: String) -> PropertyList? {
         state.withLock { $0.value(forKey: key) }
     }
 
     /// All entries, from memory (merged outside the lock).
-    package var entries: [String: PropertyList] {
+    public var entries: [String: PropertyList] {
         let (base, pending) = state.withLock { ($0.base, $0.pending) }
         return pending.applied(to: base)
     }
 
     /// True when the domain has no entries.
-    package var isEmpty: Bool { state.withLock { $0.count == 0 } }
+    public var isEmpty: Bool { state.withLock { $0.count == 0 } }
 
     /// The last error reading or writing this domain, if the last attempt failed.
-    package var lastError: StorageError? { state.withLock { $0.lastError } }
+    public var lastError: StorageError? { state.withLock { $0.lastError } }
 
     // MARK: Writing
 
     /// Sets (or with nil removes) a key: memory at once, disk within the
     /// flush delay. O(1) whatever the domain's size.
-    package func set(_ value: PropertyList?, forKey key: String) {
+    public func set(_ value: PropertyList?, forKey key: String) {
         var old: PropertyList? = nil
         var version: UInt64 = 0
         var journalFailed = false
@@ -180,7 +180,7 @@ package final class PersistentDomain: Sendable {
     }
 
     /// Sets several keys at once (nil values remove).
-    package func set(_ values: [String: PropertyList?]) {
+    public func set(_ values: [String: PropertyList?]) {
         var journalFailed = false
         defer { if journalFailed { reportJournalFailure() } }
         let changes: [String: DomainChange.Values] = state.withLock { s in
@@ -208,7 +208,7 @@ package final class PersistentDomain: Sendable {
     }
 
     /// Replaces the whole domain (nil or empty removes its file).
-    package func replaceAll(with entries: [String: PropertyList]?) {
+    public func replaceAll(with entries: [String: PropertyList]?) {
         var journalFailed = false
         defer { if journalFailed { reportJournalFailure() } }
         let changes: [String: DomainChange.Values] = state.withLock { s in
@@ -295,7 +295,7 @@ package final class PersistentDomain: Sendable {
     ///
     /// - Throws: ``StorageError`` when the file cannot be written or read;
     ///   the changes stay in memory and the old file is intact.
-    package func synchronize() throws(StorageError) {
+    public func synchronize() throws(StorageError) {
         try recoverOrphans()
         try flush()
         if let error = reload(origin: .otherProcess, notify: true) { throw error }
@@ -358,7 +358,7 @@ package final class PersistentDomain: Sendable {
     ///     entries["Log"] = .array(log)
     /// }
     /// ```
-    package func update<Result>(_ body: (inout [String: PropertyList]) throws -> Result) throws -> Result {
+    public func update<Result>(_ body: (inout [String: PropertyList]) throws -> Result) throws -> Result {
         var result: Result? = nil
         var thrown: (any Error)? = nil
         let (change, own) = try withoutActuallyEscaping(body) { body throws(StorageError) in

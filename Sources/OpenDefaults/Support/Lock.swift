@@ -17,11 +17,11 @@ import Darwin
 /// (`-Xswiftc -DOPENDEFAULTS_TSAN`) uses a pthread mutex with the same
 /// `withLock` shape, which ThreadSanitizer intercepts. What it checks is that
 /// every access to shared state happens under the lock.
-final class Lock<Value>: @unchecked Sendable {
+package final class Lock<Value>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -32,7 +32,7 @@ final class Lock<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
+    package func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
@@ -42,5 +42,5 @@ final class Lock<Value>: @unchecked Sendable {
 /// The lock every piece of shared state in this module sits behind: Swift's
 /// `Mutex` (a pthread mutex in builds for ThreadSanitizer, which cannot see
 /// inside `Mutex` on Linux; see `-DOPENDEFAULTS_TSAN` in `.ci/run`).
-typealias Lock<Value> = Mutex<Value>
+package typealias Lock<Value> = Mutex<Value>
 #endif

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 import PlatformIO
 
 /// The Settings bundles installed for the Settings app: one folder per

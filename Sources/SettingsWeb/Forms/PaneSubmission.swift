@@ -1,4 +1,4 @@
-import OpenDefaults
+@_spi(Engine) import OpenDefaults
 import PropertyList
 import SettingsBundle
 
