@@ -48,15 +48,6 @@ enum NotificationPosting {
         start()
     }
 
-    /// Per defaults object: a window is open from a post until 20 ms later;
-    /// `dirty` says a change came during it (one more post at its end). The
-    /// object is held weakly: a window never keeps a defaults object alive.
-    private struct Window: @unchecked Sendable {
-        weak var object: Defaults?
-        var dirty = false
-    }
-
-    private static let windows = Lock<[ObjectIdentifier: Window]>([:])
     static let coalescingInterval: DispatchTimeInterval = .milliseconds(20)
 
     static func start() {
@@ -66,41 +57,36 @@ enum NotificationPosting {
         }
     }
 
+    /// A change: posts at once and opens a 20 ms window, or, inside a window,
+    /// marks it dirty (the window's end posts once more).
     private static func changed(_ defaults: Defaults) {
-        let id = ObjectIdentifier(defaults)
-        let opened = windows.withLock { w -> Bool in
-            // An entry left by a released object at the same address is not this one's.
-            if w[id]?.object === defaults {
-                w[id]!.dirty = true
-                return false
-            }
-            w[id] = Window(object: defaults)
-            return true
+        if defaults.notificationWindowOpen.exchange(true, ordering: .acquiringAndReleasing) {
+            defaults.notificationWindowDirty.store(true, ordering: .releasing)
+            return
         }
-        guard opened else { return }
         post(defaults)
-        close(id, of: defaults)
+        close(defaults)
     }
 
-    /// Ends the window 20 ms from now: one more post if changes came during it
-    /// (and a new window for that post), else nothing.
-    private static func close(_ id: ObjectIdentifier, of defaults: Defaults) {
+    /// Ends the window 20 ms from now: one more post (and window) if changes
+    /// came during it. The window holds the defaults object weakly.
+    private static func close(_ defaults: Defaults) {
         DispatchQueue.global().asyncAfter(deadline: .now() + coalescingInterval) { [weak defaults] in
-            let again = windows.withLock { w -> Defaults? in
-                guard let defaults, w[id]?.object === defaults else {
-                    if w[id]?.object == nil { w[id] = nil }
-                    return nil
-                }
-                guard w[id]!.dirty else {
-                    w[id] = nil
-                    return nil
-                }
-                w[id]!.dirty = false
-                return defaults
+            guard let defaults else { return }
+            if defaults.notificationWindowDirty.exchange(false, ordering: .acquiringAndReleasing) {
+                post(defaults)
+                close(defaults)
+                return
             }
-            guard let again else { return }
-            post(again)
-            close(id, of: again)
+            defaults.notificationWindowOpen.store(false, ordering: .releasing)
+            // A change between the two steps above saw the window open and
+            // only marked it: post for it, unless a new window already did.
+            if defaults.notificationWindowDirty.exchange(false, ordering: .acquiringAndReleasing),
+               !defaults.notificationWindowOpen.exchange(true, ordering: .acquiringAndReleasing)
+            {
+                post(defaults)
+                close(defaults)
+            }
         }
     }
 

@@ -37,6 +37,12 @@ public final class Defaults: Sendable {
     /// (not this object) to tell it of their changes.
     let searchList: SearchList
 
+    /// `OpenDefaultsFoundation`'s coalescing of `didChangeNotification`: a
+    /// window is open from a post until 20 ms later, and `dirty` records a
+    /// change inside it (lock-free, so a write in a burst pays two atomics).
+    package let notificationWindowOpen = Atomic<Bool>(false)
+    package let notificationWindowDirty = Atomic<Bool>(false)
+
     /// `NSArgumentDomain`: the `-Key value` pairs of the command line.
     var arguments: [String: PropertyList] { searchList.arguments }
 
