@@ -5,13 +5,9 @@ import Synchronization
 /// ``CFPreferences`` (`CFPreferencesAddSuitePreferencesToApp`), as on Apple
 /// platforms. A change rebuilds every search list of the application.
 final class SuiteLists: Sendable {
-    private struct Member {
-        weak var list: SearchList?
-    }
-
     private struct State {
         var suites: [String: [String]] = [:]
-        var members: [String: [ObjectIdentifier: Member]] = [:]
+        var members: [String: [ObjectIdentifier: Weak<SearchList>]] = [:]
     }
 
     private let state = Lock(State())
@@ -27,7 +23,7 @@ final class SuiteLists: Sendable {
         let members = state.withLock { s -> [SearchList]? in
             guard !(s.suites[application] ?? []).contains(suite) else { return nil }
             s.suites[application, default: []].append(suite)
-            return s.members[application]?.values.compactMap(\.list)
+            return s.members[application]?.values.compactMap(\.object)
         }
         guard let members else { return false }
         for list in members { list.rebuildAndNotify() }
@@ -41,7 +37,7 @@ final class SuiteLists: Sendable {
             guard let i = s.suites[application]?.firstIndex(of: suite) else { return nil }
             s.suites[application]!.remove(at: i)
             if s.suites[application]!.isEmpty { s.suites[application] = nil }
-            return s.members[application]?.values.compactMap(\.list)
+            return s.members[application]?.values.compactMap(\.object)
         }
         guard let members else { return false }
         for list in members { list.rebuildAndNotify() }
@@ -50,7 +46,7 @@ final class SuiteLists: Sendable {
 
     /// `list` is rebuilt when its application's suites change (until it leaves).
     func join(_ list: SearchList) {
-        state.withLock { $0.members[list.domainName, default: [:]][ObjectIdentifier(list)] = Member(list: list) }
+        state.withLock { $0.members[list.domainName, default: [:]][ObjectIdentifier(list)] = Weak(list) }
     }
 
     /// `list` no longer hears of suite changes.

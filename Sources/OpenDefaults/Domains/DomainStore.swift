@@ -336,33 +336,17 @@ public final class ObservationToken: Sendable {
     deinit { cancel() }
 }
 
-/// A weak reference in a store's cache of domains.
-struct Weak<Object: AnyObject & Sendable>: @unchecked Sendable {
-    weak var object: Object?
-    init(_ object: Object) { self.object = object }
-
-    /// Drops the entries whose object is gone (when the table has doubled since the last prune).
-    static func prune<Key>(_ table: inout [Key: Weak<Object>]) {
-        guard table.count >= 64, table.count.nonzeroBitCount == 1 else { return }
-        table = table.filter { $0.value.object != nil }
-    }
-}
-
 /// Flushes the pending changes of every store still alive when the process
 /// exits normally. It holds stores weakly: a store released earlier flushed
 /// itself then (``DomainStore``'s deinit), and is not kept alive for this.
 enum ExitFlush {
-    private struct WeakStore: @unchecked Sendable {
-        weak var store: DomainStore?
-    }
-
-    private static let stores = Lock<[WeakStore]>([])
+    private static let stores = Lock<[Weak<DomainStore>]>([])
     private static let registered = Atomic<Bool>(false)
 
     static func register(_ store: DomainStore) {
         stores.withLock { s in
-            s.removeAll { $0.store == nil }
-            s.append(WeakStore(store: store))
+            s.removeAll { $0.object == nil }
+            s.append(Weak(store))
         }
         if !registered.exchange(true, ordering: .relaxed) {
             atexit { ExitFlush.flush() }
@@ -370,7 +354,7 @@ enum ExitFlush {
     }
 
     static func flush() {
-        let all = stores.withLock { $0.compactMap(\.store) }
+        let all = stores.withLock { $0.compactMap(\.object) }
         for store in all {
             try? store.flushAll()
             // No journal is left behind by a clean exit (unless its changes could not be written).
