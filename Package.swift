@@ -12,6 +12,9 @@ let package = Package(
         .executable(name: "defaults", targets: ["defaults"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
         .executable(name: "settings", targets: ["settings"]),
+        .library(name: "OpenDefaultsUbiquity", targets: ["OpenDefaultsUbiquity"]),
+        .library(name: "OpenDefaultsUbiquityHTTP", targets: ["OpenDefaultsUbiquityHTTP"]),
+        .executable(name: "ubiquity", targets: ["ubiquity"]),
     ],
     dependencies: [
         // Only the `settings` tool and its web app use these; the libraries need the toolchain alone.
@@ -22,6 +25,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // Only OpenDefaultsConfiguration uses it (no traits: FoundationEssentials alone).
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
+        // The `ubiquity` sync server's embedded database (SQLite vendored: no system library).
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        // The sync client's HTTP (OpenDefaultsUbiquityHTTP and the `ubiquity` tool only).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Token hashing and TLS of the sync server (both already in the graph through the HTTP client).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The typed value, every format's reader and writer, Codable. Toolchain only.
@@ -30,7 +40,7 @@ let package = Package(
         .target(name: "OpenDefaults", dependencies: ["PropertyList", "PlatformIO"]),
         // Foundation's edge: `Defaults.didChangeNotification` through NotificationCenter,
         // OpenUserDefaults, Foundation's objects as property-list values.
-        .target(name: "OpenDefaultsFoundation", dependencies: ["OpenDefaults", "PropertyList"]),
+        .target(name: "OpenDefaultsFoundation", dependencies: ["OpenDefaults", "PropertyList", "OpenDefaultsUbiquity"]),
         // A swift-configuration provider over a defaults search list.
         .target(
             name: "OpenDefaultsConfiguration",
@@ -40,8 +50,50 @@ let package = Package(
         .target(name: "PlatformIO"),
         // macOS `plutil` on Linux.
         .executableTarget(name: "plutil", dependencies: ["PropertyList", "PlatformIO"]),
+        // The `defaults write` value grammar (-string, -int, -array …), shared by `defaults` and `ubiquity`.
+        .target(name: "ValueGrammar", dependencies: ["OpenDefaults", "PropertyList"]),
         // macOS `defaults` on Linux, over OpenDefaults.
-        .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
+        .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "ValueGrammar"]),
+        // NSUbiquitousKeyValueStore: the local-first store, its limits and its sync engine (transport is a seam). Toolchain only.
+        .target(name: "OpenDefaultsUbiquity", dependencies: ["OpenDefaults", "PropertyList"]),
+        // The sync protocol's client over HTTP (AsyncHTTPClient).
+        .target(
+            name: "OpenDefaultsUbiquityHTTP",
+            dependencies: [
+                "OpenDefaultsUbiquity", "PropertyList",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The sync server: protocol routes over Hummingbird, commits in SQLite, change fan-out.
+        .target(
+            name: "UbiquityServer",
+            dependencies: [
+                "OpenDefaultsUbiquity", "OpenDefaults", "PropertyList", "PlatformIO",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        // `ubiquity serve|account|login|logout|get|set|remove|list|watch|sync`.
+        .executableTarget(
+            name: "ubiquity",
+            dependencies: [
+                "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "ValueGrammar",
+                "OpenDefaults", "PropertyList", "PlatformIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "UbiquityTests",
+            dependencies: ["OpenDefaultsUbiquity", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation"]
+        ),
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
         // The Settings app as HTML pages and form handling (no server code; testable alone).

@@ -6,6 +6,7 @@ import Darwin
 @_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
+import ValueGrammar
 
 /// The verbs, over OpenDefaults' persistent domains.
 struct Tool {

@@ -12,6 +12,7 @@ import Darwin
 @_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
+import ValueGrammar
 
 var args = CommandLine.arguments.dropFirst()
 var options = Options()
@@ -64,7 +65,14 @@ case "write":
     if args.isEmpty {
         tool.writeDomain(domain, representation: first)
     } else {
-        tool.write(domain, key: first, value: WriteValue.parse(&args))
+        let value: WriteValue
+        do { value = try WriteValue.parse(&args) } catch {
+            switch error {
+            case .usage: Messages.usage()
+            case .message(let text): Messages.fail(text)
+            }
+        }
+        tool.write(domain, key: first, value: value)
     }
 case "rename":
     guard let domain = DomainArgument.parse(&args), let old = args.popFirst(), let new = args.popFirst(), args.isEmpty else {

@@ -211,13 +211,13 @@ extension StringProtocol {
 }
 
 /// Process environment without Foundation.
-enum Environment {
-    static subscript(name: String) -> String? {
+package enum Environment {
+    package static subscript(name: String) -> String? {
         guard let v = getenv(name) else { return nil }
         return String(cString: v)
     }
 
-    static func passwdHome() -> String? {
+    package static func passwdHome() -> String? {
         guard let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir else { return nil }
         return String(cString: dir)
     }

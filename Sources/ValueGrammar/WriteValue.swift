@@ -6,23 +6,45 @@ import Foundation
 @_spi(Engine) import OpenDefaults
 import PropertyList
 
-/// What `defaults write D K …` asks for.
-enum WriteValue {
+/// Why a `defaults write` value could not be parsed.
+package enum WriteValueError: Error, Equatable {
+    /// The arguments do not fit the grammar at all (macOS prints the usage text).
+    case usage
+    /// A specific complaint, worded as macOS `defaults` words it (it begins with a newline).
+    case message(String)
+
+    /// The complaint without macOS's leading newline, for tools that print it themselves.
+    package var text: String {
+        switch self {
+        case .usage: "the value does not follow the grammar: -string S, -int N, -float R, -bool B, -date D, -data HEX, -array V…, -dict K V…, or a property-list text"
+        case .message(let m): m.hasPrefix("\n") ? String(m.dropFirst()) : m
+        }
+    }
+}
+
+/// What `defaults write D K …` asks for: the value grammar of macOS `defaults`,
+/// shared by `defaults` and `ubiquity set`.
+package enum WriteValue: Equatable {
+    /// Replace the value.
     case set(PropertyList)
+    /// `-array-add`: append.
     case arrayAdd([PropertyList])
+    /// `-array-add-unique`: append what is missing.
     case arrayAddUnique([PropertyList])
+    /// `-array-remove`: remove equal elements.
     case arrayRemove([PropertyList])
+    /// `-dict-add`: merge entries.
     case dictAdd([String: PropertyList])
 
     /// Parses the value arguments after the key (macOS's grammar).
-    static func parse(_ args: inout ArraySlice<String>) -> WriteValue {
-        guard let first = args.first else { Messages.usage() }
+    package static func parse(_ args: inout ArraySlice<String>) throws(WriteValueError) -> WriteValue {
+        guard let first = args.first else { throw .usage }
         let result: WriteValue
         switch first {
         case "-array", "-array-add", "-array-add-unique", "-array-remove":
             args.removeFirst()
             var elements: [PropertyList] = []
-            while !args.isEmpty { elements.append(one(&args, nested: true)) }
+            while !args.isEmpty { elements.append(try one(&args, nested: true)) }
             switch first {
             case "-array": result = .set(.array(elements))
             case "-array-add": result = .arrayAdd(elements)
@@ -35,35 +57,35 @@ enum WriteValue {
             while let keyArg = args.popFirst() {
                 var key = keyArg
                 if keyArg == "-string" {
-                    guard let k = args.popFirst() else { Messages.usage() }
+                    guard let k = args.popFirst() else { throw .usage }
                     key = k
                 } else if typeFlags.contains(keyArg) {
-                    Messages.fail("\nDictionary keys must be strings")
+                    throw .message("\nDictionary keys must be strings")
                 }
-                guard !args.isEmpty else { Messages.fail("\nKey \(key) lacks a corresponding value") }
-                entries[key] = one(&args, nested: true)
+                guard !args.isEmpty else { throw .message("\nKey \(key) lacks a corresponding value") }
+                entries[key] = try one(&args, nested: true)
             }
             result = first == "-dict" ? .set(.dictionary(entries)) : .dictAdd(entries)
         default:
-            result = .set(one(&args, nested: false))
+            result = .set(try one(&args, nested: false))
         }
         if let extra = args.first {
-            Messages.fail("\nUnexpected argument \(extra); leaving defaults unchanged.")
+            throw .message("\nUnexpected argument \(extra); leaving defaults unchanged.")
         }
         return result
     }
 
-    static let typeFlags: Set<String> = ["-string", "-data", "-int", "-integer", "-float", "-bool", "-boolean", "-date"]
-    static let compositeFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add", "-array-add-unique", "-array-remove"]
+    package static let typeFlags: Set<String> = ["-string", "-data", "-int", "-integer", "-float", "-bool", "-boolean", "-date"]
+    package static let compositeFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add", "-array-add-unique", "-array-remove"]
 
     /// One value: a type flag and its argument, or a property-list literal.
-    static func one(_ args: inout ArraySlice<String>, nested: Bool) -> PropertyList {
-        guard let arg = args.popFirst() else { Messages.usage() }
+    static func one(_ args: inout ArraySlice<String>, nested: Bool) throws(WriteValueError) -> PropertyList {
+        guard let arg = args.popFirst() else { throw .usage }
         if compositeFlags.contains(arg) {
-            Messages.fail("\nCannot nest composite types (arrays and dictionaries); exiting")
+            throw .message("\nCannot nest composite types (arrays and dictionaries); exiting")
         }
-        guard typeFlags.contains(arg) else { return literal(arg) }
-        guard let text = args.popFirst() else { Messages.usage() }
+        guard typeFlags.contains(arg) else { return try literal(arg) }
+        guard let text = args.popFirst() else { throw .usage }
         switch arg {
         case "-string": return .string(text)
         case "-int", "-integer": return PropertyList(Int64(NumericText.leadingInteger(text)))
@@ -72,29 +94,29 @@ enum WriteValue {
             switch text.lowercased() {
             case "true", "yes": return .boolean(true)
             case "false", "no": return .boolean(false)
-            default: Messages.usage()
+            default: throw .usage
             }
         case "-date":
-            guard let d = PropertyList.date(from: text) else { Messages.usage() }
+            guard let d = PropertyList.date(from: text) else { throw .usage }
             return .date(d)
         default:  // -data
-            guard let bytes = hexBytes(text) else { Messages.usage() }
+            guard let bytes = hexBytes(text) else { throw .usage }
             return .data(Data(bytes))
         }
     }
 
     /// A value without a type flag: a string unless it contains plist syntax.
-    static func literal(_ text: String) -> PropertyList {
+    static func literal(_ text: String) throws(WriteValueError) -> PropertyList {
         let special: Set<Character> = ["\"", "(", ")", "[", "]", "{", "}", "<", ">"]
         guard text.contains(where: { special.contains($0) }) else { return .string(text) }
         guard let v = try? PropertyList(decoding: Array(text.utf8), format: .openStep) else {
-            Messages.fail("\nCould not parse: \(text).  Try single-quoting it.")
+            throw .message("\nCould not parse: \(text).  Try single-quoting it.")
         }
         return v
     }
 
     /// Hexadecimal digits (an odd count ends with a lone low nibble); nil for other characters.
-    static func hexBytes(_ s: String) -> [UInt8]? {
+    package static func hexBytes(_ s: String) -> [UInt8]? {
         var out: [UInt8] = []
         var pending: UInt8? = nil
         for c in s.utf8 {

@@ -1,0 +1,51 @@
+import PropertyList
+
+/// The limits of a key-value store, exact to the byte (Apple's figures for
+/// `NSUbiquitousKeyValueStore`).
+///
+/// Sizes are measured as the value's **binary property list** as
+/// ``PropertyList/PropertyList/encoded(as:options:)`` writes it
+/// (`bplist00`, header and trailer included): the one size every client and
+/// the server compute alike. Keys are measured in bytes of UTF-8 and do not
+/// count towards the total.
+///
+/// ```swift
+/// let size = UbiquityLimits.size(of: .string("hello"))   // 48 bytes of bplist
+/// size <= UbiquityLimits.maximumValueBytes                // true
+/// ```
+public enum UbiquityLimits {
+    /// At most 1,024 keys in one store.
+    public static let maximumKeys = 1_024
+    /// At most 1 MB (1,048,576 bytes) for all values of a store together.
+    public static let maximumTotalBytes = 1_048_576
+    /// At most 1 MB (1,048,576 bytes) for any one value.
+    public static let maximumValueBytes = 1_048_576
+    /// At most 64 bytes of UTF-8 in a key (and at least one).
+    public static let maximumKeyBytes = 64
+
+    /// The size a value counts for: its binary property list's length.
+    ///
+    /// ```swift
+    /// UbiquityLimits.size(of: .integer(1))   // 43
+    /// ```
+    public static func size(of value: PropertyList) -> Int {
+        value.encoded(as: .binary).count
+    }
+
+    /// Checks a key: 1 to 64 bytes of UTF-8.
+    /// - Throws: ``UbiquityError/invalidKey(_:reason:)``.
+    public static func check(key: String) throws(UbiquityError) {
+        let bytes = key.utf8.count
+        if bytes == 0 { throw .invalidKey(key, reason: "a key cannot be empty") }
+        if bytes > maximumKeyBytes {
+            throw .invalidKey(key, reason: "the key is \(bytes) bytes of UTF-8; at most \(maximumKeyBytes) are allowed")
+        }
+    }
+}
+
+extension PropertyList {
+    /// The binary encoding cannot fail (every value has a binary form).
+    func encoded(as format: PropertyListFormat) -> [UInt8] {
+        (try? encoded(as: format, options: .init())) ?? []
+    }
+}

@@ -1,0 +1,243 @@
+@_spi(Engine) import OpenDefaults
+import PropertyList
+import Synchronization
+
+/// One store's local copy for one account: what reads answer from, what
+/// survives restarts and what waits to be uploaded. Two OpenDefaults
+/// persistent domains (journaled, durable, shared coherently by processes):
+///
+/// - `<folder>/<store>.plist`: the values, key → value;
+/// - `<folder>/<store>.sync.plist`: the sync state: `cursor` (the server
+///   revision every change up to has been applied), `initialSynced`,
+///   `rev:<key>` (the server revision of the key's value) and `dirty:<key>`
+///   (a local write not yet acknowledged: its sequence number).
+///
+/// Every method is atomic under one lock, so the upload, the download and
+/// the API's writes can run at once.
+package final class LocalReplica: Sendable {
+    package let values: PersistentDomain
+    let meta: PersistentDomain
+
+    struct Book {
+        /// Each present key's size (binary property list bytes).
+        var sizes: [String: Int] = [:]
+        var total = 0
+        var sequence: Int64 = 0
+    }
+    let book: Lock<Book>
+
+    package init(folder: String, storeIdentifier: String, domainStore: DomainStore) {
+        values = domainStore.domain(atPath: folder + "/" + storeIdentifier + ".plist")
+        meta = domainStore.domain(atPath: folder + "/" + storeIdentifier + ".sync.plist")
+        var b = Book()
+        for (key, value) in values.entries {
+            let size = UbiquityLimits.size(of: value)
+            b.sizes[key] = size
+            b.total += size
+        }
+        for (key, value) in meta.entries where key.hasPrefix(Self.dirtyPrefix) {
+            if case .integer(let s) = value, let seq = s.int64Value { b.sequence = max(b.sequence, seq) }
+        }
+        book = Lock(b)
+        #if DEBUG
+        _checkInvariants()
+        #endif
+    }
+
+    static let revPrefix = "rev:"
+    static let dirtyPrefix = "dirty:"
+
+    // MARK: Reading
+
+    @inline(__always)
+    package func value(forKey key: String) -> PropertyList? { values.value(forKey: key) }
+
+    package var entries: [String: PropertyList] { values.entries }
+
+    package var cursor: Int64 {
+        if case .integer(let c)? = meta.value(forKey: "cursor"), let v = c.int64Value { return v }
+        return 0
+    }
+
+    package var initialSynced: Bool { meta.value(forKey: "initialSynced") == .boolean(true) }
+
+    func revision(of key: String) -> Int64 {
+        if case .integer(let r)? = meta.value(forKey: Self.revPrefix + key), let v = r.int64Value { return v }
+        return 0
+    }
+
+    func dirtySequence(of key: String) -> Int64? {
+        if case .integer(let r)? = meta.value(forKey: Self.dirtyPrefix + key), let v = r.int64Value { return v }
+        return nil
+    }
+
+    // MARK: Local writes
+
+    /// Writes `value` (nil removes) locally and marks the key for upload.
+    /// - Throws: ``UbiquityError`` for a limit; nothing changes then.
+    package func write(_ value: PropertyList?, forKey key: String) throws(UbiquityError) {
+        try UbiquityLimits.check(key: key)
+        let size = value.map(UbiquityLimits.size(of:))
+        if let size, size > UbiquityLimits.maximumValueBytes { throw .valueTooLarge(key: key, bytes: size) }
+        try book.withLock { (b: inout Book) throws(UbiquityError) in
+            let old = b.sizes[key]
+            if let size {
+                if old == nil, b.sizes.count + 1 > UbiquityLimits.maximumKeys {
+                    throw .tooManyKeys(key: key, count: b.sizes.count + 1)
+                }
+                let total = b.total - (old ?? 0) + size
+                if total > UbiquityLimits.maximumTotalBytes { throw .storeTooLarge(key: key, bytes: total) }
+                b.sizes[key] = size
+                b.total = total
+            } else if let old {
+                b.sizes[key] = nil
+                b.total -= old
+            }
+            b.sequence += 1
+            values.set(value, forKey: key)
+            meta.set(.integer(.init(b.sequence)), forKey: Self.dirtyPrefix + key)
+        }
+    }
+
+    /// A local write waiting for upload.
+    package struct Pending: Sendable, Hashable {
+        package var key: String
+        package var base: Int64
+        package var value: PropertyList?
+        package var sequence: Int64
+    }
+
+    /// The local writes not yet acknowledged, oldest first.
+    package func pending() -> [Pending] {
+        book.withLock { _ in
+            var out: [Pending] = []
+            for (mkey, mvalue) in meta.entries where mkey.hasPrefix(Self.dirtyPrefix) {
+                guard case .integer(let s) = mvalue, let seq = s.int64Value else { continue }
+                let key = String(mkey.dropFirst(Self.dirtyPrefix.count))
+                out.append(Pending(key: key, base: revision(of: key), value: values.value(forKey: key), sequence: seq))
+            }
+            return out.sorted { $0.sequence < $1.sequence }
+        }
+    }
+
+    // MARK: What the server says
+
+    /// Takes the server's entry for a key: its value and revision; clears
+    /// the key's pending write when it is `sequence` (or any, when nil).
+    /// Returns true when the local value changed.
+    private func take(_ b: inout Book, key: String, revision: Int64, value: PropertyList?, clearing sequence: Int64?) -> Bool {
+        let old = values.value(forKey: key)
+        let changed = old != value
+        if changed {
+            if let o = b.sizes[key] { b.total -= o }
+            if let value {
+                let s = UbiquityLimits.size(of: value)
+                b.sizes[key] = s
+                b.total += s
+            } else {
+                b.sizes[key] = nil
+            }
+            values.set(value, forKey: key)
+        }
+        meta.set(.integer(.init(revision)), forKey: Self.revPrefix + key)
+        if let d = dirtySequence(of: key), sequence == nil || d == sequence {
+            meta.set(nil, forKey: Self.dirtyPrefix + key)
+        }
+        return changed
+    }
+
+    /// Applies a commit's results for the writes `sent`. Returns the keys the
+    /// server's values replaced: lost conflicts, and refused writes.
+    package func apply(commit response: UbiquityCommitResponse, sent: [Pending]) -> (conflicts: [String], refused: [String]) {
+        let bySequence = Dictionary(sent.map { ($0.key, $0.sequence) }, uniquingKeysWith: { a, _ in a })
+        var conflicts: [String] = []
+        var refused: [String] = []
+        book.withLock { b in
+            for result in response.results {
+                let e = result.entry
+                guard let seq = bySequence[e.key] else { continue }
+                let known = revision(of: e.key)
+                switch result.status {
+                case .applied:
+                    // A download may already have brought a later revision.
+                    if e.revision > known { meta.set(.integer(.init(e.revision)), forKey: Self.revPrefix + e.key) }
+                    if dirtySequence(of: e.key) == seq { meta.set(nil, forKey: Self.dirtyPrefix + e.key) }
+                case .conflict, .refused:
+                    let serverValue = e.value.flatMap { UbiquityWireValue.decode($0)?.value }
+                    if dirtySequence(of: e.key) != seq {
+                        // Written again since: that write goes up next, on the server's revision.
+                        if e.revision > known { meta.set(.integer(.init(e.revision)), forKey: Self.revPrefix + e.key) }
+                        continue
+                    }
+                    if result.status == .conflict, e.revision <= known, values.value(forKey: e.key) == serverValue {
+                        // A download already took this value (and said so).
+                        meta.set(nil, forKey: Self.dirtyPrefix + e.key)
+                        continue
+                    }
+                    let changed = take(&b, key: e.key, revision: max(e.revision, known), value: serverValue, clearing: seq)
+                    if result.status == .refused { refused.append(e.key) } else if changed { conflicts.append(e.key) }
+                }
+            }
+        }
+        return (conflicts.sorted(), refused.sorted())
+    }
+
+    /// Applies a download. Returns the keys whose local values changed.
+    package func apply(changes response: UbiquityChangesResponse, initial: Bool) -> [String] {
+        var changed: [String] = []
+        book.withLock { b in
+            var listed = Set<String>()
+            for e in response.entries {
+                listed.insert(e.key)
+                let known = revision(of: e.key)
+                if e.revision <= known && !initial { continue }
+                let serverValue = e.value.flatMap { UbiquityWireValue.decode($0)?.value }
+                if dirtySequence(of: e.key) != nil {
+                    if serverValue == nil {
+                        // The server does not hold the key: the local write goes up on the removal's revision.
+                        meta.set(.integer(.init(e.revision)), forKey: Self.revPrefix + e.key)
+                        continue
+                    }
+                    if values.value(forKey: e.key) == serverValue {
+                        // Our own write, acknowledged by the download before the commit's answer.
+                        meta.set(.integer(.init(e.revision)), forKey: Self.revPrefix + e.key)
+                        meta.set(nil, forKey: Self.dirtyPrefix + e.key)
+                        continue
+                    }
+                }
+                if take(&b, key: e.key, revision: e.revision, value: serverValue, clearing: nil) { changed.append(e.key) }
+            }
+            if response.complete {
+                // Keys the server no longer lists are gone, unless written here since.
+                for key in Array(b.sizes.keys) where !listed.contains(key) && dirtySequence(of: key) == nil {
+                    if take(&b, key: key, revision: revision(of: key), value: nil, clearing: nil) { changed.append(key) }
+                }
+            }
+            if response.revision > cursor { meta.set(.integer(.init(response.revision)), forKey: "cursor") }
+            if initial { meta.set(.boolean(true), forKey: "initialSynced") }
+        }
+        return changed.sorted()
+    }
+
+    /// Every key with a value.
+    package var keys: [String] { book.withLock { Array($0.sizes.keys) } }
+
+    /// Writes both files durably.
+    package func synchronize() throws(UbiquityError) {
+        do {
+            try values.synchronize()
+            try meta.synchronize()
+        } catch { throw .storage("\(error)") }
+    }
+
+    #if DEBUG
+    /// The size book matches the values.
+    func _checkInvariants() {
+        book.withLock { b in
+            let entries = values.entries
+            precondition(b.sizes.count == entries.count, "size book lists \(b.sizes.count) keys, the values \(entries.count)")
+            precondition(b.total == b.sizes.values.reduce(0, +), "size book total is off")
+        }
+    }
+    #endif
+}

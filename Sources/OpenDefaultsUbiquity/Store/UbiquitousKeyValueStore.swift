@@ -1,0 +1,385 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+@_spi(Engine) import OpenDefaults
+import PropertyList
+
+/// `NSUbiquitousKeyValueStore` on Linux: a small key-value store per
+/// application that follows the user to every machine logged in to the same
+/// sync account.
+///
+/// Local first: reads and writes touch only the local copy (an OpenDefaults
+/// domain under `$XDG_DATA_HOME/opendefaults/ubiquity/<account>/`), which
+/// survives restarts and works offline; a sync engine uploads writes
+/// (coalesced) and long-polls the server for others' changes. Changes that
+/// come from elsewhere — another machine, a conflict this machine lost, a
+/// refused write, a new account — are reported through
+/// ``externalChanges()`` (and, with `OpenDefaultsFoundation`, as
+/// `didChangeExternallyNotification`); this process's own writes are not.
+///
+/// ```swift
+/// let store = UbiquitousKeyValueStore.default
+/// store.set("dark", forKey: "theme")
+/// store.string(forKey: "theme")          // "dark", at once
+/// for await change in store.externalChanges() {
+///     print(change.reason, change.changedKeys)
+/// }
+/// ```
+///
+/// Limits (``UbiquityLimits``): 1,024 keys, 1 MB of values, 1 MB per value,
+/// keys of 1 to 64 bytes. A write that breaks one changes nothing and is
+/// reported as ``UbiquityChangeReason/quotaViolationChange``
+/// (``setOrThrow(_:forKey:)`` throws instead).
+public final class UbiquitousKeyValueStore: Sendable {
+    /// The store's identifier (the application's identifier for ``default``).
+    public let storeIdentifier: String
+    let configuration: Configuration
+
+    /// How a store finds its account, its server and its folder.
+    public struct Configuration: Sendable {
+        /// The folder of the local copies (`$XDG_DATA_HOME/opendefaults/ubiquity` when nil).
+        public var dataDirectory: String?
+        /// Makes the transport for an account; nil keeps the store local only.
+        public var transport: (@Sendable (UbiquityAccount) -> any UbiquityTransport)?
+        /// A fixed account; nil follows `ubiquity login` (``UbiquityAccount/current(in:)``) and its changes.
+        public var account: UbiquityAccount?
+        /// Whether the store keeps a download open (a long poll) to hear of changes at once.
+        public var watches: Bool
+        /// The defaults store that holds the local copies and the login.
+        public var domainStore: DomainStore
+
+        /// A configuration.
+        public init(dataDirectory: String? = nil, transport: (@Sendable (UbiquityAccount) -> any UbiquityTransport)? = nil,
+                    account: UbiquityAccount? = nil, watches: Bool = true, domainStore: DomainStore = .shared) {
+            self.dataDirectory = dataDirectory
+            self.transport = transport
+            self.account = account
+            self.watches = watches
+            self.domainStore = domainStore
+        }
+    }
+
+    /// One account's copy of the store and its engine.
+    struct Session {
+        var accountIdentifier: String
+        var replica: LocalReplica
+        var engine: SyncEngine?
+    }
+    let session: Lock<Session>
+    let subscribers = Lock<[UInt64: AsyncStream<UbiquityExternalChange>.Continuation]>([:])
+    let nextSubscriber = Lock<UInt64>(0)
+    let loginObservation = Lock<ObservationToken?>(nil)
+    /// The login's domain, held so that its changes (by `ubiquity login` in another process) are watched.
+    let loginDomain: PersistentDomain?
+
+    // MARK: Creating stores
+
+    /// The transport ``default`` and ``init(storeIdentifier:)`` use; set once
+    /// at launch (`UbiquityHTTP.install()` sets the HTTP one).
+    ///
+    /// ```swift
+    /// UbiquitousKeyValueStore.defaultTransport = { account in HTTPUbiquityTransport(account: account) }
+    /// ```
+    public static var defaultTransport: (@Sendable (UbiquityAccount) -> any UbiquityTransport)? {
+        get { transportFactory.withLock { $0 } }
+        set { transportFactory.withLock { $0 = newValue } }
+    }
+    private static let transportFactory = Lock<(@Sendable (UbiquityAccount) -> any UbiquityTransport)?>(nil)
+    private static let defaultInstance = Lock<UbiquitousKeyValueStore?>(nil)
+
+    /// The store of the application's identifier (``Defaults/applicationIdentifier``).
+    public static var `default`: UbiquitousKeyValueStore {
+        defaultInstance.withLock { d in
+            if let d { return d }
+            let made = UbiquitousKeyValueStore(storeIdentifier: Defaults.applicationIdentifier)
+            d = made
+            return made
+        }
+    }
+
+    /// The store named `storeIdentifier`, shared by the applications that name it.
+    public convenience init(storeIdentifier: String) {
+        self.init(storeIdentifier: storeIdentifier, configuration: Configuration(transport: Self.defaultTransport))
+    }
+
+    /// A store with an explicit configuration (a fixed account, a folder, a transport).
+    ///
+    /// ```swift
+    /// let store = UbiquitousKeyValueStore(storeIdentifier: "com.example.notes",
+    ///     configuration: .init(dataDirectory: "/tmp/kv", transport: nil))   // local only
+    /// ```
+    public init(storeIdentifier: String, configuration: Configuration) {
+        precondition(Self.isValidStoreIdentifier(storeIdentifier),
+                     "invalid store identifier \"\(storeIdentifier)\": expected 1 to 255 letters, digits, '.', '-' or '_', not starting with '.'")
+        self.storeIdentifier = storeIdentifier
+        self.configuration = configuration
+        loginDomain = configuration.account == nil ? UbiquityAccount.domain(in: configuration.domainStore) : nil
+        let account = configuration.account ?? UbiquityAccount.current(in: configuration.domainStore)
+        session = Lock(Self.makeSession(storeIdentifier, configuration, account, emit: { _ in }))
+        // The engine reports through the store, which it must not keep alive.
+        session.withLock { s in s.engine = Self.makeEngine(storeIdentifier, configuration, account, s.replica, owner: self) }
+        if configuration.account == nil {
+            let domain = UbiquityAccount.domainName
+            let token = configuration.domainStore.observe { [weak self] change in
+                guard change.domain == domain else { return }
+                self?.accountMayHaveChanged()
+            }
+            loginObservation.withLock { $0 = token }
+        }
+        startEngine()
+    }
+
+    deinit {
+        loginObservation.withLock { $0?.cancel() }
+        session.withLock { $0.engine?.stop() }
+        subscribers.withLock { for c in $0.values { c.finish() } }
+    }
+
+    /// Letters, digits, `.`, `-`, `_`; 1 to 255 bytes; not starting with `.`.
+    public static func isValidStoreIdentifier(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.count <= 255 && !s.hasPrefix(".") && s.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
+        }
+    }
+
+    static func folder(_ configuration: Configuration, accountIdentifier: String) -> String {
+        var base = configuration.dataDirectory ?? ""
+        if base.isEmpty {
+            var data = Environment["XDG_DATA_HOME"] ?? ""
+            if !data.hasPrefix("/") { data = (Environment["HOME"] ?? Environment.passwdHome() ?? "/") + "/.local/share" }
+            base = data + "/opendefaults/ubiquity"
+        }
+        return base + "/" + accountIdentifier
+    }
+
+    static func makeSession(_ id: String, _ configuration: Configuration, _ account: UbiquityAccount?,
+                            emit: @escaping @Sendable (UbiquityExternalChange) -> Void) -> Session {
+        let accountID = account?.identifier ?? "local"
+        let replica = LocalReplica(folder: folder(configuration, accountIdentifier: accountID), storeIdentifier: id,
+                                   domainStore: configuration.domainStore)
+        return Session(accountIdentifier: accountID, replica: replica, engine: nil)
+    }
+
+    static func makeEngine(_ id: String, _ configuration: Configuration, _ account: UbiquityAccount?, _ replica: LocalReplica,
+                           owner: UbiquitousKeyValueStore) -> SyncEngine? {
+        guard let account, let factory = configuration.transport else { return nil }
+        return SyncEngine(replica: replica, transport: factory(account), storeIdentifier: id) { [weak owner] change in
+            owner?.deliver(change)
+        }
+    }
+
+    private func startEngine() {
+        guard configuration.watches else { return }
+        startWatching()
+    }
+
+    /// Starts the long poll now, for a store made with `watches: false`
+    /// (subscribe to ``externalChanges()`` first to hear of the initial sync).
+    public func startWatching() {
+        watchRequested.withLock { $0 = true }
+        engine?.startWatching()
+    }
+    let watchRequested = Lock(false)
+
+    /// The login changed (this or another process): swap the local copy when the account did.
+    func accountMayHaveChanged() {
+        let account = UbiquityAccount.current(in: configuration.domainStore)
+        let newID = account?.identifier ?? "local"
+        var fresh = Self.makeSession(storeIdentifier, configuration, account, emit: { _ in })
+        fresh.engine = Self.makeEngine(storeIdentifier, configuration, account, fresh.replica, owner: self)
+        let swapped = session.withLock { s -> (old: Session, new: Session)? in
+            guard s.accountIdentifier != newID else { return nil }
+            let old = s
+            s = fresh
+            return (old, fresh)
+        }
+        guard let swapped else {
+            fresh.engine?.stop()
+            return
+        }
+        swapped.old.engine?.stop()
+        try? swapped.old.replica.synchronize()
+        let keys = Set(swapped.old.replica.keys).union(swapped.new.replica.keys)
+        deliver(UbiquityExternalChange(reason: .accountChange, changedKeys: keys.sorted()))
+        if configuration.watches || watchRequested.withLock({ $0 }) { engine?.startWatching() }
+    }
+
+    var replica: LocalReplica { session.withLock { $0.replica } }
+    var engine: SyncEngine? { session.withLock { $0.engine } }
+
+    // MARK: Reading
+
+    /// The value of `key`, or nil.
+    ///
+    /// ```swift
+    /// store.propertyList(forKey: "theme")   // .string("dark")
+    /// ```
+    @inline(__always)
+    public func propertyList(forKey key: String) -> PropertyList? { replica.value(forKey: key) }
+
+    /// The value of `key` as Foundation types (`String`, `NSNumber`-compatible numbers, `Data`, `Date`, arrays, dictionaries).
+    public func object(forKey key: String) -> Any? { propertyList(forKey: key)?.bridgedValue }
+
+    /// The string of `key`, or nil when absent or not a string.
+    public func string(forKey key: String) -> String? {
+        if case .string(let s)? = propertyList(forKey: key) { return s }
+        return nil
+    }
+
+    /// The array of `key` as Foundation types, or nil.
+    public func array(forKey key: String) -> [Any]? {
+        if case .array(let a)? = propertyList(forKey: key) { return a.map(\.bridgedValue) }
+        return nil
+    }
+
+    /// The dictionary of `key` as Foundation types, or nil.
+    public func dictionary(forKey key: String) -> [String: Any]? {
+        if case .dictionary(let d)? = propertyList(forKey: key) { return d.mapValues(\.bridgedValue) }
+        return nil
+    }
+
+    /// The data of `key`, or nil.
+    public func data(forKey key: String) -> Data? {
+        if case .data(let d)? = propertyList(forKey: key) { return d }
+        return nil
+    }
+
+    /// The integer of `key` (a real is truncated, a boolean is 0 or 1); 0 when absent.
+    public func longLong(forKey key: String) -> Int64 {
+        switch propertyList(forKey: key) {
+        case .integer(let i)?: return i.int64Value ?? (i.isNegative ? .min : .max)
+        case .real(let d)?: return d.isFinite && abs(d) < 9.2e18 ? Int64(d) : 0
+        case .boolean(let b)?: return b ? 1 : 0
+        case .string(let s)?: return Int64(NumericText.leadingInteger(s))
+        default: return 0
+        }
+    }
+
+    /// The real of `key` (an integer converts); 0 when absent.
+    public func double(forKey key: String) -> Double {
+        switch propertyList(forKey: key) {
+        case .integer(let i)?: return i.doubleValue
+        case .real(let d)?: return d
+        case .boolean(let b)?: return b ? 1 : 0
+        case .string(let s)?: return NumericText.leadingDouble(s)
+        default: return 0
+        }
+    }
+
+    /// The boolean of `key` (a non-zero number is true, strings as `NSString.boolValue`); false when absent.
+    public func bool(forKey key: String) -> Bool {
+        switch propertyList(forKey: key) {
+        case .boolean(let b)?: return b
+        case .integer(let i)?: return i != 0
+        case .real(let d)?: return d != 0
+        case .string(let s)?: return NumericText.boolValue(s)
+        default: return false
+        }
+    }
+
+    /// Every key and value, as Foundation types.
+    public var dictionaryRepresentation: [String: Any] { replica.entries.mapValues(\.bridgedValue) }
+
+    /// Every key and value.
+    public var propertyLists: [String: PropertyList] { replica.entries }
+
+    // MARK: Writing
+
+    /// Sets `value` (nil removes the key), or throws for a broken limit; nothing changes then.
+    ///
+    /// ```swift
+    /// try store.setOrThrow(.data(Data(count: 2_000_000)), forKey: "blob")   // throws valueTooLarge
+    /// ```
+    public func setOrThrow(_ value: PropertyList?, forKey key: String) throws(UbiquityError) {
+        try replica.write(value, forKey: key)
+        engine?.scheduleUpload()
+    }
+
+    /// Sets `value` (nil removes); a broken limit changes nothing and is
+    /// reported as ``UbiquityChangeReason/quotaViolationChange``.
+    public func setPropertyList(_ value: PropertyList?, forKey key: String) {
+        do { try setOrThrow(value, forKey: key) } catch {
+            deliver(UbiquityExternalChange(reason: .quotaViolationChange, changedKeys: [key]))
+        }
+    }
+
+    /// Sets a Foundation value (`String`, numbers, `Bool`, `Data`, `Date`,
+    /// arrays, dictionaries, NS objects); nil removes. A value that is not a
+    /// property-list value is refused, like a broken limit.
+    public func set(_ value: Any?, forKey key: String) {
+        guard let value else { return setPropertyList(nil, forKey: key) }
+        guard let typed = try? PropertyList(bridging: value) else {
+            return deliver(UbiquityExternalChange(reason: .quotaViolationChange, changedKeys: [key]))
+        }
+        setPropertyList(typed, forKey: key)
+    }
+
+    /// Sets a string; nil removes.
+    public func set(_ value: String?, forKey key: String) { setPropertyList(value.map(PropertyList.string), forKey: key) }
+    /// Sets data; nil removes.
+    public func set(_ value: Data?, forKey key: String) { setPropertyList(value.map(PropertyList.data), forKey: key) }
+    /// Sets an array of property-list values; nil removes.
+    public func set(_ value: [Any]?, forKey key: String) { set(value as Any?, forKey: key) }
+    /// Sets a dictionary of property-list values; nil removes.
+    public func set(_ value: [String: Any]?, forKey key: String) { set(value as Any?, forKey: key) }
+    /// Sets an integer.
+    public func set(_ value: Int64, forKey key: String) { setPropertyList(.integer(.init(value)), forKey: key) }
+    /// Sets a real.
+    public func set(_ value: Double, forKey key: String) { setPropertyList(.real(value), forKey: key) }
+    /// Sets a boolean.
+    public func set(_ value: Bool, forKey key: String) { setPropertyList(.boolean(value), forKey: key) }
+
+    /// Removes `key`.
+    public func removeObject(forKey key: String) { setPropertyList(nil, forKey: key) }
+
+    // MARK: Synchronizing
+
+    /// Writes the local copy to disk and starts an upload and a download.
+    /// Returns false only when the local copy could not be written (as
+    /// Apple's, it does not wait for the server).
+    @discardableResult
+    public func synchronize() -> Bool {
+        let ok = (try? replica.synchronize()) != nil
+        engine?.scheduleUpload()
+        return ok
+    }
+
+    /// Uploads what is pending and downloads what is new, now.
+    /// - Throws: ``UbiquityError/unreachable(_:)`` (the writes stay pending),
+    ///   ``UbiquityError/unauthorized(_:)``, or ``UbiquityError/storage(_:)`` when there is no account or transport.
+    public func synchronizeWithServer() async throws(UbiquityError) {
+        guard let engine else { throw .storage("no sync account: log in with `ubiquity login <server-URL> <token>`") }
+        try await engine.synchronizeNow()
+        try replica.synchronize()
+    }
+
+    /// The writes not yet acknowledged by the server (their keys).
+    public var pendingKeys: [String] { replica.pending().map(\.key) }
+
+    // MARK: External changes
+
+    /// The changes that come from elsewhere, as they happen (each call is a new stream).
+    ///
+    /// ```swift
+    /// for await change in store.externalChanges() { print(change) }   // "ServerChange theme"
+    /// ```
+    public func externalChanges() -> AsyncStream<UbiquityExternalChange> {
+        let id = nextSubscriber.withLock { n -> UInt64 in n += 1; return n }
+        let (stream, continuation) = AsyncStream<UbiquityExternalChange>.makeStream(bufferingPolicy: .unbounded)
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+        }
+        subscribers.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    /// Observers of every store's external changes (the Foundation notification bridge).
+    package static let globalObservers = Lock<[@Sendable (UbiquitousKeyValueStore, UbiquityExternalChange) -> Void]>([])
+
+    func deliver(_ change: UbiquityExternalChange) {
+        for c in subscribers.withLock({ Array($0.values) }) { c.yield(change) }
+        for o in Self.globalObservers.withLock({ $0 }) { o(self, change) }
+    }
+}

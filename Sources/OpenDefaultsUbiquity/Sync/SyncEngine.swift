@@ -1,0 +1,158 @@
+import OpenDefaults
+
+/// Keeps one store's local copy and the server in step for one account:
+/// uploads local writes (coalesced: a burst is one commit), downloads what
+/// others wrote (a long poll that stays open), and reports what came from
+/// elsewhere. Owned by its ``UbiquitousKeyValueStore``; ``stop()`` ends its tasks.
+package final class SyncEngine: Sendable {
+    package let replica: LocalReplica
+    let transport: any UbiquityTransport
+    let storeIdentifier: String
+    let emit: @Sendable (UbiquityExternalChange) -> Void
+
+    /// Uploads run one at a time (and the initial download with them).
+    let uploads = AsyncGate()
+
+    struct State {
+        var uploadScheduled = false
+        var watching: Task<Void, Never>? = nil
+        var stopped = false
+        /// The last time the server was reached, or nil when the last attempt failed.
+        var reachable: Bool? = nil
+    }
+    let state = Lock(State())
+
+    /// How long writes wait to be uploaded together.
+    static let coalescingDelay: Duration = .milliseconds(2)
+    /// How long a download waits on the server for a change.
+    static let longPoll: Duration = .seconds(25)
+
+    package init(replica: LocalReplica, transport: any UbiquityTransport, storeIdentifier: String,
+                 emit: @escaping @Sendable (UbiquityExternalChange) -> Void) {
+        self.replica = replica
+        self.transport = transport
+        self.storeIdentifier = storeIdentifier
+        self.emit = emit
+    }
+
+    /// Ends the watch; pending writes stay on disk for the next session.
+    package func stop() {
+        let task = state.withLock { s -> Task<Void, Never>? in
+            s.stopped = true
+            defer { s.watching = nil }
+            return s.watching
+        }
+        task?.cancel()
+    }
+
+    /// Whether the last exchange with the server succeeded (nil: none yet).
+    package var isReachable: Bool? { state.withLock { $0.reachable } }
+
+    private func noteReachable(_ ok: Bool) { state.withLock { $0.reachable = ok } }
+
+    // MARK: Uploading
+
+    /// Asks for an upload soon; writes made meanwhile join it.
+    package func scheduleUpload() {
+        let start = state.withLock { s -> Bool in
+            if s.uploadScheduled || s.stopped { return false }
+            s.uploadScheduled = true
+            return true
+        }
+        guard start else { return }
+        Task { [self] in
+            try? await Task.sleep(for: Self.coalescingDelay)
+            state.withLock { $0.uploadScheduled = false }
+            // A failure leaves the writes pending; the watch retries them.
+            try? await upload()
+        }
+    }
+
+    /// Uploads every pending write now (after the initial download, when
+    /// this machine has not had one).
+    /// - Throws: ``UbiquityError/unreachable(_:)`` / ``UbiquityError/unauthorized(_:)``: the writes stay pending.
+    @discardableResult
+    package func upload() async throws(UbiquityError) -> [UbiquityError] {
+        do {
+            return try await uploads.run { [self] in
+                var refusals: [UbiquityError] = []
+                if !replica.initialSynced { try await download(after: 0, wait: nil, initial: true) }
+                while true {
+                    let all = replica.pending()
+                    if all.isEmpty { break }
+                    let batch = Array(all.prefix(256))
+                    let request = UbiquityCommitRequest(changes: batch.map {
+                        UbiquityWireChange(key: $0.key, base: $0.base, value: $0.value.map(UbiquityWireValue.encode))
+                    })
+                    let response: UbiquityCommitResponse
+                    do { response = try await transport.commit(store: storeIdentifier, request) } catch {
+                        noteReachable(false)
+                        throw error
+                    }
+                    noteReachable(true)
+                    let (conflicts, refused) = replica.apply(commit: response, sent: batch)
+                    if !conflicts.isEmpty { emit(UbiquityExternalChange(reason: .serverChange, changedKeys: conflicts)) }
+                    if !refused.isEmpty {
+                        refusals.append(.refusedByServer(keys: refused, reason: response.refusal ?? "a limit"))
+                        emit(UbiquityExternalChange(reason: .quotaViolationChange, changedKeys: refused))
+                    }
+                }
+                return refusals
+            }
+        } catch let error as UbiquityError {
+            throw error
+        } catch {
+            throw .unreachable("\(error)")
+        }
+    }
+
+    // MARK: Downloading
+
+    /// Downloads the changes after `after` and applies them.
+    func download(after: Int64, wait: Duration?, initial: Bool) async throws(UbiquityError) {
+        let response: UbiquityChangesResponse
+        do { response = try await transport.changes(store: storeIdentifier, after: after, wait: wait) } catch {
+            noteReachable(false)
+            throw error
+        }
+        noteReachable(true)
+        let changed = replica.apply(changes: response, initial: initial)
+        if !changed.isEmpty {
+            emit(UbiquityExternalChange(reason: initial ? .initialSyncChange : .serverChange, changedKeys: changed))
+        }
+    }
+
+    /// Uploads, then downloads everything new, now.
+    /// - Throws: also ``UbiquityError/refusedByServer(keys:reason:)`` after
+    ///   the download when the server refused a write for a limit.
+    package func synchronizeNow() async throws(UbiquityError) {
+        let refusals = try await upload()
+        try await download(after: replica.cursor, wait: nil, initial: false)
+        if let first = refusals.first { throw first }
+    }
+
+    // MARK: Watching
+
+    /// Starts the watch: upload what is pending, then long-poll for changes,
+    /// retrying with backoff (0.1 s doubling to 5 s) while the server is away.
+    package func startWatching() {
+        state.withLock { s in
+            guard s.watching == nil, !s.stopped else { return }
+            s.watching = Task { [weak self] in
+                var backoff: Duration = .milliseconds(100)
+                while !Task.isCancelled {
+                    guard let engine = self else { return }
+                    do {
+                        try await engine.upload()
+                        try await engine.download(after: engine.replica.cursor, wait: Self.longPoll, initial: false)
+                        backoff = .milliseconds(100)
+                    } catch {
+                        if Task.isCancelled { return }
+                        try? await Task.sleep(for: backoff)
+                        backoff = min(backoff * 2, .seconds(5))
+                    }
+                }
+            }
+        }
+    }
+}

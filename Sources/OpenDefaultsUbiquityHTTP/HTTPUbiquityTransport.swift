@@ -1,0 +1,112 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import AsyncHTTPClient
+import NIOCore
+import NIOFoundationCompat
+import NIOSSL
+import OpenDefaultsUbiquity
+
+/// The sync protocol over HTTP (AsyncHTTPClient): what connects a
+/// ``UbiquitousKeyValueStore`` to a `ubiquity serve` server.
+///
+/// ```swift
+/// UbiquityHTTP.install()                               // at launch
+/// let store = UbiquitousKeyValueStore.default          // now syncs with `ubiquity login`'s server
+/// ```
+public final class HTTPUbiquityTransport: UbiquityTransport {
+    let account: UbiquityAccount
+    let base: String
+    let client: HTTPClient
+
+    /// How long a request other than a long poll may take.
+    public static let requestTimeout: TimeAmount = .seconds(10)
+
+    /// A transport for `account` (its server, token and trusted certificate authorities).
+    public init(account: UbiquityAccount) {
+        self.account = account
+        base = account.server.hasSuffix("/") ? String(account.server.dropLast()) : account.server
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let ca = account.certificateAuthorities, let certs = try? NIOSSLCertificate.fromPEMFile(ca) {
+            tls.trustRoots = .certificates(certs)
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.timeout = .init(connect: .seconds(3), read: .seconds(40))
+        configuration.connectionPool = .init(idleTimeout: .seconds(50), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
+        configuration.redirectConfiguration = .disallow
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    deinit {
+        try? client.syncShutdown()
+    }
+
+    /// Who the token belongs to (`GET /v1/account`).
+    public func accountInfo() async throws(UbiquityError) -> UbiquityAccountInfo {
+        try await send("GET", "/v1/account", body: nil, timeout: Self.requestTimeout, as: UbiquityAccountInfo.self)
+    }
+
+    public func commit(store: String, _ request: UbiquityCommitRequest) async throws(UbiquityError) -> UbiquityCommitResponse {
+        let body: Data
+        do { body = try JSONEncoder().encode(request) } catch { throw .storage("cannot encode the commit: \(error)") }
+        return try await send("POST", "/v1/stores/\(store)/commit", body: body, timeout: Self.requestTimeout, as: UbiquityCommitResponse.self)
+    }
+
+    public func changes(store: String, after: Int64, wait: Duration?) async throws(UbiquityError) -> UbiquityChangesResponse {
+        let seconds = wait.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 0
+        let timeout = Self.requestTimeout + .milliseconds(Int64(seconds * 1000))
+        return try await send("GET", "/v1/stores/\(store)/changes?after=\(after)&wait=\(seconds)", body: nil, timeout: timeout,
+                              as: UbiquityChangesResponse.self)
+    }
+
+    func send<T: Decodable>(_ method: String, _ path: String, body: Data?, timeout: TimeAmount, as: T.Type) async throws(UbiquityError) -> T {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = .RAW(value: method)
+        request.headers.add(name: "Authorization", value: "Bearer \(account.token)")
+        request.headers.add(name: "Accept", value: "application/json")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: body))
+        }
+        let status: Int
+        let bytes: ByteBuffer
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            status = Int(response.status.code)
+            bytes = try await response.body.collect(upTo: 8 << 20)
+        } catch {
+            throw .unreachable("\(base): \(error)")
+        }
+        let data = Data(buffer: bytes)
+        switch status {
+        case 200, 422:
+            do { return try JSONDecoder().decode(T.self, from: data) } catch {
+                throw .unreachable("\(base) answered \(status) with an unexpected body")
+            }
+        case 401, 403:
+            throw .unauthorized("\(base) answered \(status): \(Self.message(data))")
+        default:
+            throw .unreachable("\(base) answered \(status): \(Self.message(data))")
+        }
+    }
+
+    static func message(_ data: Data) -> String {
+        if let e = try? JSONDecoder().decode([String: String].self, from: data), let m = e["error"] { return m }
+        return String(decoding: data.prefix(200), as: UTF8.self)
+    }
+}
+
+/// Connects ``UbiquitousKeyValueStore/default`` (and stores made with
+/// ``UbiquitousKeyValueStore/init(storeIdentifier:)``) to the server of `ubiquity login`.
+public enum UbiquityHTTP {
+    /// Makes HTTP the default transport; call once at launch, before using a store.
+    ///
+    /// ```swift
+    /// UbiquityHTTP.install()
+    /// ```
+    public static func install() {
+        UbiquitousKeyValueStore.defaultTransport = { account in HTTPUbiquityTransport(account: account) }
+    }
+}

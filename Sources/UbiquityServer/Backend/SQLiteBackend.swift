@@ -1,0 +1,383 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import NIOCore
+import OpenDefaults
+import PlatformIO
+import OpenDefaultsUbiquity
+import PropertyList
+import SQLiteNIO
+
+/// The sync server's data in one SQLite database (`<data>/ubiquity.sqlite`,
+/// WAL, `synchronous=FULL`: a commit is acknowledged only once it is durable).
+///
+/// Writes go through one connection in **group commits**: the commits that
+/// arrive while one transaction runs are applied together in the next, each
+/// inside its own savepoint (a refused commit rolls back alone), and one
+/// fsync acknowledges them all. Reads use their own connections (WAL readers
+/// never wait for the writer).
+package final class SQLiteBackend: UbiquityBackend {
+    let path: String
+    let writer: SQLiteConnection
+    let readers: [SQLiteConnection]
+    let readerGates: [AsyncGate]
+    let nextReader = Lock<Int>(0)
+    let queue = JobQueue()
+
+    /// The commits waiting for the next group commit.
+    final class JobQueue: Sendable {
+        let jobs = Lock<[Job]>([])
+        func append(_ job: Job) { jobs.withLock { $0.append(job) } }
+        func takeAll() -> [Job] { jobs.withLock { q in defer { q.removeAll() }; return q } }
+    }
+    let wake: AsyncStream<Void>.Continuation
+    let writerTask = Lock<Task<Void, Never>?>(nil)
+
+    struct Job: Sendable {
+        var account: String
+        var store: String
+        var changes: [CheckedChange]
+        var done: CheckedContinuation<Result<CommitOutcome, any Error>, Never>
+    }
+
+    /// The schema's version (`PRAGMA user_version`); migrations run in order up to it.
+    static let schemaVersion = 1
+
+    /// Opens (creating when needed) the database in `directory`.
+    package static func open(directory: String) async throws -> SQLiteBackend {
+        try FileIO.makeDirectories(directory, mode: 0o700)
+        let path = directory + "/ubiquity.sqlite"
+        let logger = Logger(label: "ubiquity.sqlite")
+        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON"] {
+            _ = try await writer.query(pragma, [])
+        }
+        try await migrate(writer)
+        var readers: [SQLiteConnection] = []
+        for _ in 0..<2 {
+            let r = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            _ = try await r.query("PRAGMA busy_timeout=5000", [])
+            readers.append(r)
+        }
+        return SQLiteBackend(path: path, writer: writer, readers: readers)
+    }
+
+    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection]) {
+        self.path = path
+        self.writer = writer
+        self.readers = readers
+        self.readerGates = readers.map { _ in AsyncGate() }
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.wake = continuation
+        let task = Task { [writer, queue] in
+            for await _ in stream {
+                while true {
+                    let jobs = queue.takeAll()
+                    if jobs.isEmpty { break }
+                    await Self.run(jobs, on: writer)
+                }
+            }
+        }
+        writerTask.withLock { $0 = task }
+    }
+
+    /// Versioned migrations, each in one transaction (a second server starting at once waits on the lock).
+    static func migrate(_ db: SQLiteConnection) async throws {
+        _ = try await db.query("BEGIN IMMEDIATE", [])
+        do {
+            let version = try await db.query("PRAGMA user_version", []).first?.column("user_version")?.integer ?? 0
+            if version < 1 {
+                for statement in [
+                    """
+                    CREATE TABLE accounts(id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+                        token_hash BLOB NOT NULL UNIQUE, created INTEGER NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE stores(account TEXT NOT NULL REFERENCES accounts(id), store TEXT NOT NULL,
+                        revision INTEGER NOT NULL DEFAULT 0,
+                        key_count INTEGER NOT NULL DEFAULT 0 CHECK (key_count BETWEEN 0 AND \(UbiquityLimits.maximumKeys)),
+                        total_bytes INTEGER NOT NULL DEFAULT 0 CHECK (total_bytes BETWEEN 0 AND \(UbiquityLimits.maximumTotalBytes)),
+                        tombstones INTEGER NOT NULL DEFAULT 0, horizon INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY(account, store))
+                    """,
+                    """
+                    CREATE TABLE entries(account TEXT NOT NULL, store TEXT NOT NULL,
+                        key TEXT NOT NULL CHECK (length(CAST(key AS BLOB)) BETWEEN 1 AND \(UbiquityLimits.maximumKeyBytes)),
+                        revision INTEGER NOT NULL, value BLOB,
+                        size INTEGER NOT NULL CHECK (size BETWEEN 0 AND \(UbiquityLimits.maximumValueBytes)),
+                        PRIMARY KEY(account, store, key))
+                    """,
+                    "CREATE INDEX entries_by_revision ON entries(account, store, revision)",
+                    """
+                    CREATE TABLE commits(account TEXT NOT NULL, store TEXT NOT NULL, revision INTEGER NOT NULL,
+                        keys INTEGER NOT NULL, PRIMARY KEY(account, store, revision))
+                    """,
+                    "PRAGMA user_version = 1",
+                ] {
+                    _ = try await db.query(statement, [])
+                }
+            }
+            _ = try await db.query("COMMIT", [])
+        } catch {
+            _ = try? await db.query("ROLLBACK", [])
+            throw error
+        }
+    }
+
+    package func close() async throws {
+        wake.finish()
+        let task = writerTask.withLock { $0 }
+        await task?.value
+        try await writer.close()
+        for r in readers { try await r.close() }
+    }
+
+    // MARK: Accounts
+
+    package func createAccount(name: String, tokenHash: [UInt8]) async throws -> UbiquityAccountInfo {
+        let id = randomHex(bytes: 12)
+        do {
+            _ = try await writer.query(
+                "INSERT INTO accounts(id, name, token_hash, created) VALUES(?, ?, ?, strftime('%s','now'))",
+                [.text(id), .text(name), .blob(ByteBuffer(bytes: tokenHash))])
+        } catch let error as SQLiteError where "\(error.reason)".hasPrefix("constraint") {
+            throw BackendError(status: 409, "an account named \"\(name)\" exists already")
+        }
+        return UbiquityAccountInfo(name: name, id: id)
+    }
+
+    package func account(tokenHash: [UInt8]) async throws -> UbiquityAccountInfo? {
+        let rows = try await read { db in
+            try await db.query("SELECT id, name FROM accounts WHERE token_hash = ?", [.blob(ByteBuffer(bytes: tokenHash))])
+        }
+        guard let row = rows.first, let id = row.column("id")?.string, let name = row.column("name")?.string else { return nil }
+        return UbiquityAccountInfo(name: name, id: id)
+    }
+
+    // MARK: Reading
+
+    func read<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+        let i = nextReader.withLock { n -> Int in n = (n + 1) % readers.count; return n }
+        let db = readers[i]
+        return try await readerGates[i].run { try await body(db) }
+    }
+
+    package func changes(account: String, store: String, after: Int64) async throws -> UbiquityChangesResponse {
+        try await read { db in
+            _ = try await db.query("BEGIN", [])
+            do {
+            let head = try await db.query("SELECT revision, horizon FROM stores WHERE account = ? AND store = ?",
+                                          [.text(account), .text(store)])
+            guard let h = head.first else {
+                _ = try await db.query("COMMIT", [])
+                return UbiquityChangesResponse(revision: 0, complete: after > 0, entries: [])
+            }
+            let revision = Int64(h.column("revision")?.integer ?? 0)
+            let horizon = Int64(h.column("horizon")?.integer ?? 0)
+            let complete = after < horizon || after > revision
+            let rows = complete
+                ? try await db.query("SELECT key, revision, value FROM entries WHERE account = ? AND store = ? AND value IS NOT NULL ORDER BY revision",
+                                     [.text(account), .text(store)])
+                : try await db.query("SELECT key, revision, value FROM entries WHERE account = ? AND store = ? AND revision > ? ORDER BY revision",
+                                     [.text(account), .text(store), .integer(Int(after))])
+            _ = try await db.query("COMMIT", [])
+            return UbiquityChangesResponse(revision: revision, complete: complete, entries: rows.map(Self.entry))
+            } catch {
+                _ = try? await db.query("ROLLBACK", [])
+                throw error
+            }
+        }
+    }
+
+    static func entry(_ row: SQLiteRow) -> UbiquityWireEntry {
+        let key = row.column("key")?.string ?? ""
+        let revision = Int64(row.column("revision")?.integer ?? 0)
+        var value: String? = nil
+        if let blob = row.column("value")?.blob {
+            value = Base64.encode(blob.readableBytesView)
+        }
+        return UbiquityWireEntry(key: key, revision: revision, value: value)
+    }
+
+    // MARK: Committing
+
+    package func commit(account: String, store: String, changes: [CheckedChange]) async throws -> CommitOutcome {
+        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) in
+            queue.append(Job(account: account, store: store, changes: changes, done: c))
+            wake.yield()
+        }
+        return try result.get()
+    }
+
+    /// One group commit: every job in its savepoint, one COMMIT for all.
+    static func run(_ jobs: [Job], on db: SQLiteConnection) async {
+        var outcomes: [Result<CommitOutcome, any Error>] = []
+        do {
+            _ = try await db.query("BEGIN IMMEDIATE", [])
+        } catch {
+            for job in jobs { job.done.resume(returning: .failure(BackendError(status: 503, "the database is unavailable: \(error)"))) }
+            return
+        }
+        for job in jobs {
+            do {
+                _ = try await db.query("SAVEPOINT c", [])
+                let outcome = try await apply(job, on: db)
+                if outcome.applied.isEmpty {
+                    _ = try await db.query("ROLLBACK TO c", [])
+                }
+                _ = try await db.query("RELEASE c", [])
+                outcomes.append(.success(outcome))
+            } catch {
+                _ = try? await db.query("ROLLBACK TO c", [])
+                _ = try? await db.query("RELEASE c", [])
+                outcomes.append(.failure(BackendError(status: 503, "the commit failed: \(error)")))
+            }
+        }
+        do {
+            _ = try await db.query("COMMIT", [])
+        } catch {
+            _ = try? await db.query("ROLLBACK", [])
+            for job in jobs { job.done.resume(returning: .failure(BackendError(status: 503, "the commit failed: \(error)"))) }
+            return
+        }
+        for (job, outcome) in zip(jobs, outcomes) { job.done.resume(returning: outcome) }
+    }
+
+    struct Current {
+        var revision: Int64
+        var size: Int
+        var value: ByteBuffer?
+    }
+
+    static func apply(_ job: Job, on db: SQLiteConnection) async throws -> CommitOutcome {
+        let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
+        _ = try await db.query("INSERT OR IGNORE INTO stores(account, store) VALUES(?, ?)", [a, s])
+        guard let head = try await db.query(
+            "SELECT revision, key_count, total_bytes, tombstones, horizon FROM stores WHERE account = ? AND store = ?", [a, s]).first
+        else { throw BackendError(status: 500, "the store's row is missing") }
+        let revision = Int64(head.column("revision")?.integer ?? 0)
+        var count = head.column("key_count")?.integer ?? 0
+        var total = head.column("total_bytes")?.integer ?? 0
+        var tombstones = head.column("tombstones")?.integer ?? 0
+
+        var current: [String: Current] = [:]
+        for change in job.changes {
+            if let row = try await db.query("SELECT revision, size, value FROM entries WHERE account = ? AND store = ? AND key = ?",
+                                            [a, s, .text(change.key)]).first {
+                current[change.key] = Current(revision: Int64(row.column("revision")?.integer ?? 0),
+                                              size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
+            }
+        }
+        func entry(_ key: String) -> UbiquityWireEntry {
+            let c = current[key]
+            return UbiquityWireEntry(key: key, revision: c?.revision ?? 0, value: c?.value.map { Base64.encode($0.readableBytesView) })
+        }
+
+        var applied: [CheckedChange] = []
+        var statuses: [UbiquityWireResult.Status] = []
+        for change in job.changes {
+            let c = current[change.key]
+            if (c?.revision ?? 0) == change.base {
+                applied.append(change)
+                statuses.append(.applied)
+                if let c {
+                    if c.value != nil { count -= 1; total -= c.size } else { tombstones -= 1 }
+                }
+                // A removal leaves a tombstone, so that others learn of it by revision.
+                if change.bytes != nil { count += 1; total += change.size } else { tombstones += 1 }
+            } else {
+                statuses.append(.conflict)
+            }
+        }
+        // Limits, inside the transaction: a commit that breaks one changes nothing.
+        var refusal: String? = nil
+        if let long = job.changes.first(where: { $0.key.utf8.count > UbiquityLimits.maximumKeyBytes || $0.key.isEmpty }) {
+            refusal = "the key \"\(long.key)\" is \(long.key.utf8.count) bytes of UTF-8; keys are 1 to \(UbiquityLimits.maximumKeyBytes)"
+        } else if let big = applied.first(where: { $0.size > UbiquityLimits.maximumValueBytes }) {
+            refusal = "the value for key \"\(big.key)\" is \(big.size) bytes as a binary property list; at most \(UbiquityLimits.maximumValueBytes) are allowed"
+        } else if count > UbiquityLimits.maximumKeys {
+            refusal = "the store would hold \(count) keys; at most \(UbiquityLimits.maximumKeys) are allowed"
+        } else if total > UbiquityLimits.maximumTotalBytes {
+            refusal = "the store's values would be \(total) bytes together; at most \(UbiquityLimits.maximumTotalBytes) are allowed"
+        }
+        if let refusal {
+            let results = job.changes.map { UbiquityWireResult(status: .refused, entry: entry($0.key)) }
+            return CommitOutcome(response: UbiquityCommitResponse(revision: revision, refusal: refusal, results: results), applied: [])
+        }
+        guard !applied.isEmpty else {
+            let results = job.changes.map { UbiquityWireResult(status: .conflict, entry: entry($0.key)) }
+            return CommitOutcome(response: UbiquityCommitResponse(revision: revision, refusal: nil, results: results), applied: [])
+        }
+
+        let next = revision + 1
+        var written: [UbiquityWireEntry] = []
+        for change in applied {
+            let value: SQLiteData = change.bytes.map { .blob(ByteBuffer(bytes: $0)) } ?? .null
+            _ = try await db.query("""
+                INSERT INTO entries(account, store, key, revision, value, size) VALUES(?, ?, ?, ?, ?, ?)
+                ON CONFLICT(account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
+                """, [a, s, .text(change.key), .integer(Int(next)), value, .integer(change.size)])
+            written.append(UbiquityWireEntry(key: change.key, revision: next, value: change.bytes.map { Base64.encode($0) }))
+        }
+        var horizon = head.column("horizon")?.integer ?? 0
+        if tombstones > Self.keptRemovals + 64 {
+            // Old removals are forgotten; a client older than the horizon gets the whole store.
+            if let cut = try await db.query("""
+                SELECT revision FROM entries WHERE account = ? AND store = ? AND value IS NULL
+                ORDER BY revision DESC LIMIT 1 OFFSET \(Self.keptRemovals)
+                """, [a, s]).first?.column("revision")?.integer {
+                _ = try await db.query("DELETE FROM entries WHERE account = ? AND store = ? AND value IS NULL AND revision <= ?",
+                                       [a, s, .integer(cut)])
+                let left = try await db.query("SELECT count(*) AS n FROM entries WHERE account = ? AND store = ? AND value IS NULL", [a, s])
+                tombstones = left.first?.column("n")?.integer ?? 0
+                horizon = max(horizon, cut)
+            }
+        }
+        _ = try await db.query(
+            "UPDATE stores SET revision = ?, key_count = ?, total_bytes = ?, tombstones = ?, horizon = ? WHERE account = ? AND store = ?",
+            [.integer(Int(next)), .integer(count), .integer(total), .integer(tombstones), .integer(horizon), a, s])
+        _ = try await db.query("INSERT INTO commits(account, store, revision, keys) VALUES(?, ?, ?, ?)",
+                               [a, s, .integer(Int(next)), .integer(applied.count)])
+        var results: [UbiquityWireResult] = []
+        var byKey: [String: UbiquityWireEntry] = [:]
+        for w in written { byKey[w.key] = w }
+        for (change, status) in zip(job.changes, statuses) {
+            results.append(UbiquityWireResult(status: status, entry: status == .applied ? byKey[change.key]! : entry(change.key)))
+        }
+        return CommitOutcome(response: UbiquityCommitResponse(revision: next, refusal: nil, results: results), applied: written)
+    }
+
+    /// How many removals a store remembers (older ones push the horizon).
+    static let keptRemovals = 1_024
+
+    // MARK: Checking
+
+    package func check() async throws -> [String] {
+        try await read { db in
+            var problems: [String] = []
+            let stores = try await db.query("SELECT account, store, revision, key_count, total_bytes FROM stores", [])
+            for row in stores {
+                let a = row.column("account")?.string ?? "", s = row.column("store")?.string ?? ""
+                let revision = row.column("revision")?.integer ?? 0
+                let commits = try await db.query(
+                    "SELECT count(*) AS n, coalesce(min(revision), 0) AS lo, coalesce(max(revision), 0) AS hi FROM commits WHERE account = ? AND store = ?",
+                    [.text(a), .text(s)]).first
+                let n = commits?.column("n")?.integer ?? 0, lo = commits?.column("lo")?.integer ?? 0, hi = commits?.column("hi")?.integer ?? 0
+                if n != revision || (n > 0 && (lo != 1 || hi != revision)) {
+                    problems.append("\(a)/\(s): revision \(revision) but \(n) commits from \(lo) to \(hi)")
+                }
+                let live = try await db.query(
+                    "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes, coalesce(max(revision), 0) AS top FROM entries WHERE account = ? AND store = ? AND value IS NOT NULL",
+                    [.text(a), .text(s)]).first
+                if live?.column("n")?.integer != row.column("key_count")?.integer || live?.column("bytes")?.integer != row.column("total_bytes")?.integer {
+                    problems.append("\(a)/\(s): recorded \(row.column("key_count")?.integer ?? -1) keys / \(row.column("total_bytes")?.integer ?? -1) bytes, found \(live?.column("n")?.integer ?? -1) / \(live?.column("bytes")?.integer ?? -1)")
+                }
+                if let top = live?.column("top")?.integer, top > revision { problems.append("\(a)/\(s): an entry at revision \(top) beyond the store's \(revision)") }
+            }
+            return problems
+        }
+    }
+}

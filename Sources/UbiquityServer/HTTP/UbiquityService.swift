@@ -1,0 +1,231 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+import OpenDefaults
+import OpenDefaultsUbiquity
+import PropertyList
+
+/// A request as the service sees it (no server types: the service can be tested alone).
+package struct ServiceRequest: Sendable {
+    package var method: String
+    package var path: String
+    package var query: [String: String]
+    package var authorization: String?
+    package var host: String?
+    package var origin: String?
+    package var body: [UInt8]
+
+    package init(method: String, path: String, query: [String: String] = [:], authorization: String? = nil,
+                 host: String? = nil, origin: String? = nil, body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.authorization = authorization
+        self.host = host
+        self.origin = origin
+        self.body = body
+    }
+}
+
+/// The service's answer: a status and a JSON body.
+package struct ServiceResponse: Sendable {
+    package var status: Int
+    package var body: [UInt8]
+    package var headers: [(String, String)] = []
+}
+
+/// The sync protocol (proposal 0011, `Documentation/openapi.yaml`) over a
+/// ``UbiquityBackend``: authentication, checks, commits, long polls.
+package final class UbiquityService: Sendable {
+    package let backend: any UbiquityBackend
+    package let hub = ChangeHub()
+    let allowedHosts: Set<String>?
+    let accounts = Lock<[String: UbiquityAccountInfo]>([:])
+
+    /// The largest request body (a full store is 1 MB of values, ~1.4 MB as base64).
+    package static let maximumBody = 4 << 20
+    /// The most changes in one commit.
+    package static let maximumChanges = 2 * UbiquityLimits.maximumKeys
+    /// The longest long poll.
+    package static let maximumWait = 30.0
+
+    /// A service over `backend`; `allowedHosts` (lowercased, with ports or not) lists the Host names answered (nil: any).
+    package init(backend: any UbiquityBackend, allowedHosts: Set<String>?) {
+        self.backend = backend
+        self.allowedHosts = allowedHosts
+    }
+
+    package static func hash(token: String) -> [UInt8] { Array(SHA256.hash(data: Array(token.utf8))) }
+
+    /// A new token: 32 random bytes as hexadecimal.
+    package static func newToken() -> String { randomHex(bytes: 32) }
+
+    // MARK: Responding
+
+    package func respond(to request: ServiceRequest) async -> ServiceResponse {
+        if let allowedHosts {
+            let host = (request.host ?? "").lowercased()
+            let bare = Self.stripPort(host)
+            guard allowedHosts.contains(host) || allowedHosts.contains(bare) else {
+                return Self.error(421, "the Host \"\(request.host ?? "")\" is not one this server answers for")
+            }
+        }
+        // Browsers send Origin on cross-site requests; clients of this protocol never do.
+        if let origin = request.origin, !origin.isEmpty {
+            return Self.error(403, "requests from web pages (Origin \(origin)) are refused")
+        }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        switch (request.method, parts.count) {
+        case ("GET", 3) where parts[1] == "v1" && parts[2] == "health":
+            return Self.json(200, ["status": "ok"])
+        case ("GET", 3) where parts[1] == "v1" && parts[2] == "account":
+            return await authenticated(request) { account in Self.json(200, account) }
+        case ("POST", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "commit":
+            return await authenticated(request) { account in await self.commit(request, account: account, store: parts[3]) }
+        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes":
+            return await authenticated(request) { account in await self.changes(request, account: account, store: parts[3]) }
+        default:
+            let known = ["/v1/health", "/v1/account"].contains(request.path)
+                || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes"].contains(parts[4]))
+            return known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)")
+        }
+    }
+
+    static func stripPort(_ host: String) -> String {
+        if host.hasPrefix("[") { return host.firstIndex(of: "]").map { String(host[...$0]) } ?? host }
+        if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon { return String(host[..<colon]) }
+        return host
+    }
+
+    func authenticated(_ request: ServiceRequest, _ body: (UbiquityAccountInfo) async -> ServiceResponse) async -> ServiceResponse {
+        guard let header = request.authorization, header.lowercased().hasPrefix("bearer ") else {
+            return Self.unauthorized("an Authorization: Bearer <token> header is required")
+        }
+        let token = String(header.dropFirst(7).drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+        guard !token.isEmpty, token.utf8.count <= 256 else { return Self.unauthorized("the token is not valid") }
+        let hash = Self.hash(token: token)
+        let cacheKey = hash.map { String($0, radix: 16) }.joined()
+        var account = accounts.withLock { $0[cacheKey] }
+        if account == nil {
+            do { account = try await backend.account(tokenHash: hash) } catch {
+                return Self.error(503, "the database is unavailable")
+            }
+            if let account { accounts.withLock { if $0.count < 100_000 { $0[cacheKey] = account } } }
+        }
+        guard let account else { return Self.unauthorized("the token is not valid") }
+        return await body(account)
+    }
+
+    // MARK: Commits
+
+    func commit(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
+        guard UbiquitousKeyValueStore.isValidStoreIdentifier(store) else { return Self.badStore(store) }
+        guard request.body.count <= Self.maximumBody else { return Self.error(413, "the request is larger than \(Self.maximumBody) bytes") }
+        let commit: UbiquityCommitRequest
+        do { commit = try JSONDecoder().decode(UbiquityCommitRequest.self, from: Data(request.body)) } catch {
+            return Self.error(400, "the body is not a commit: \(Self.describe(error))")
+        }
+        guard !commit.changes.isEmpty else { return Self.error(400, "a commit needs at least one change") }
+        guard commit.changes.count <= Self.maximumChanges else {
+            return Self.error(400, "a commit holds at most \(Self.maximumChanges) changes; this one has \(commit.changes.count)")
+        }
+        var seen = Set<String>()
+        var checked: [CheckedChange] = []
+        for change in commit.changes {
+            guard seen.insert(change.key).inserted else { return Self.error(400, "the key \"\(change.key)\" appears twice in the commit") }
+            guard change.base >= 0 else { return Self.error(400, "the base revision of \"\(change.key)\" is negative") }
+            var bytes: [UInt8]? = nil
+            if let text = change.value {
+                guard let decoded = UbiquityWireValue.decode(text) else {
+                    return Self.error(400, "the value of \"\(change.key)\" is not base64 of a binary property list")
+                }
+                bytes = decoded.value.encodedBinary
+            }
+            checked.append(CheckedChange(key: change.key, base: change.base, bytes: bytes))
+        }
+        let outcome: CommitOutcome
+        do { outcome = try await backend.commit(account: account.id, store: store, changes: checked) } catch {
+            let status = (error as? BackendError)?.status ?? 503
+            return Self.error(status, "\(error)")
+        }
+        if !outcome.applied.isEmpty {
+            hub.published(account: account.id, store: store, ChangeHub.Commit(revision: outcome.response.revision, entries: outcome.applied))
+        }
+        return Self.json(outcome.response.refusal == nil ? 200 : 422, outcome.response)
+    }
+
+    // MARK: Changes
+
+    func changes(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
+        guard UbiquitousKeyValueStore.isValidStoreIdentifier(store) else { return Self.badStore(store) }
+        let afterText = request.query["after"] ?? "0"
+        guard let after = Int64(afterText), after >= 0 else { return Self.error(400, "after must be a revision (0 or more), not \"\(afterText)\"") }
+        let waitText = request.query["wait"] ?? "0"
+        guard let wait = Double(waitText), wait.isFinite, wait >= 0 else { return Self.error(400, "wait must be seconds (0 or more), not \"\(waitText)\"") }
+        let seconds = min(wait, Self.maximumWait)
+        let ticket = seconds > 0 ? hub.subscribe(account: account.id, store: store) : nil
+        let first: UbiquityChangesResponse
+        do { first = try await backend.changes(account: account.id, store: store, after: after) } catch {
+            if let ticket { hub.cancel(ticket) }
+            return Self.error(503, "the database is unavailable: \(error)")
+        }
+        guard let ticket, first.entries.isEmpty, !first.complete else {
+            if let ticket { hub.cancel(ticket) }
+            return Self.json(200, first)
+        }
+        let commit = await hub.wait(ticket, timeout: .milliseconds(Int64(seconds * 1000)))
+        if let commit, commit.revision == first.revision + 1, after == first.revision {
+            return Self.json(200, UbiquityChangesResponse(revision: commit.revision, complete: false, entries: commit.entries))
+        }
+        if commit == nil { return Self.json(200, first) }
+        do { return Self.json(200, try await backend.changes(account: account.id, store: store, after: after)) } catch {
+            return Self.error(503, "the database is unavailable: \(error)")
+        }
+    }
+
+    // MARK: Answers
+
+    static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }()
+
+    static func json(_ status: Int, _ value: some Encodable) -> ServiceResponse {
+        let body = (try? encoder.encode(value)).map { [UInt8]($0) } ?? Array(#"{"error":"encoding failed"}"#.utf8)
+        return ServiceResponse(status: status, body: body)
+    }
+
+    static func error(_ status: Int, _ message: String) -> ServiceResponse { json(status, ["error": message]) }
+
+    static func unauthorized(_ message: String) -> ServiceResponse {
+        var r = error(401, message)
+        r.headers.append(("WWW-Authenticate", "Bearer realm=\"ubiquity\""))
+        return r
+    }
+
+    static func badStore(_ store: String) -> ServiceResponse {
+        error(400, "invalid store identifier \"\(store)\": expected 1 to 255 letters, digits, '.', '-' or '_', not starting with '.'")
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let c): "missing \"\(key.stringValue)\" at \(path(c.codingPath))"
+        case DecodingError.typeMismatch(let t, let c): "expected \(t) at \(path(c.codingPath))"
+        case DecodingError.valueNotFound(let t, let c): "expected \(t) at \(path(c.codingPath))"
+        case DecodingError.dataCorrupted(let c): "malformed JSON at \(path(c.codingPath)): \(c.debugDescription)"
+        default: "\(error)"
+        }
+    }
+
+    static func path(_ keys: [any CodingKey]) -> String {
+        keys.isEmpty ? "the top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+    }
+}
+
+extension PropertyList {
+    var encodedBinary: [UInt8] { (try? encoded(as: .binary, options: .init())) ?? [] }
+}

@@ -1,0 +1,212 @@
+import ArgumentParser
+@_spi(Engine) import OpenDefaults
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PlatformIO
+import PropertyList
+import ValueGrammar
+
+/// Fails with `message` on standard error and exit status `code`.
+func fail(_ message: String, code: Int32 = 1) -> ExitCode {
+    StandardStream.error.write("ubiquity: \(message)\n")
+    return ExitCode(code)
+}
+
+/// The store named on the command line, over the login's account and HTTP.
+func openStore(_ id: String, watches: Bool = false) throws -> UbiquitousKeyValueStore {
+    guard UbiquitousKeyValueStore.isValidStoreIdentifier(id) else {
+        throw fail("invalid store identifier \"\(id)\": expected 1 to 255 letters, digits, '.', '-' or '_', not starting with '.'")
+    }
+    return UbiquitousKeyValueStore(storeIdentifier: id, configuration: .init(
+        transport: { HTTPUbiquityTransport(account: $0) }, watches: watches))
+}
+
+/// Runs `body`, giving up after `limit`: nil then.
+func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask { try await Task.sleep(for: limit); return nil }
+        defer { group.cancelAll() }
+        return try await group.next() ?? nil
+    }
+}
+
+/// Prints a value as `defaults read` does.
+func show(_ value: PropertyList) {
+    StandardStream.output.write(value.description(options: .init(escapeNonASCII: true, fullData: false)) + "\n")
+}
+
+struct StoreOption: ParsableArguments {
+    @Option(name: .customLong("store"), help: "The store's identifier (e.g. com.example.notes).")
+    var store: String
+}
+
+/// Brings the local copy up to date when the server answers within two seconds (reads stay local otherwise).
+func refresh(_ store: UbiquitousKeyValueStore) async {
+    guard UbiquityAccount.current() != nil else { return }
+    do {
+        _ = try await within(.seconds(2)) { try await store.synchronizeWithServer() }
+    } catch let error as UbiquityError {
+        if case .unauthorized = error { StandardStream.error.write("ubiquity: \(error)\n") }
+    } catch {}
+}
+
+/// Uploads what a command wrote: exit 0 when uploaded or kept for later, 1 when refused.
+func upload(_ store: UbiquitousKeyValueStore) async throws {
+    _ = store.synchronize()
+    guard let account = UbiquityAccount.current() else {
+        StandardStream.error.write("ubiquity: not logged in: the write is kept on this machine (log in with `ubiquity login <server-URL> <token>`)\n")
+        return
+    }
+    do {
+        let done = try await within(.seconds(10)) { try await store.synchronizeWithServer() }
+        if done == nil {
+            StandardStream.error.write("ubiquity: \(account.server) did not answer in time: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
+        }
+    } catch let error as UbiquityError {
+        switch error {
+        case .refusedByServer: throw fail("\(error)")
+        case .unauthorized: throw fail("\(error); the write is kept on this machine")
+        default:
+            StandardStream.error.write("ubiquity: \(error)\nubiquity: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
+        }
+    }
+    _ = store.synchronize()
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Log this user in to a sync server's account (the token is kept with mode 0600).")
+
+    @Argument(help: "The server's URL, e.g. http://127.0.0.1:8470.")
+    var server: String
+
+    @Argument(help: "The account's token (from `ubiquity account add`).")
+    var token: String
+
+    @Option(name: .customLong("ca-file"), help: "Trust the certificate authorities in this PEM file for the server.")
+    var caFile: String?
+
+    func validate() throws {
+        guard server.hasPrefix("http://") || server.hasPrefix("https://") else {
+            throw ValidationError("the server's URL must begin with http:// or https://")
+        }
+    }
+
+    func run() async throws {
+        let caPath = caFile.map { $0.hasPrefix("/") ? $0 : (Environment["PWD"] ?? ".") + "/" + $0 }
+        let probe = UbiquityAccount(server: server, token: token, name: "", identifier: "x", certificateAuthorities: caPath)
+        let info: UbiquityAccountInfo
+        do { info = try await HTTPUbiquityTransport(account: probe).accountInfo() } catch {
+            throw fail("cannot log in: \(error)")
+        }
+        let account = UbiquityAccount(server: server, token: token, name: info.name, identifier: info.id, certificateAuthorities: caPath)
+        do { try account.save() } catch { throw fail("\(error)") }
+        StandardStream.output.write("Logged in to \(server) as \(info.name)\n")
+    }
+}
+
+struct Logout: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log this user out (local copies stay, per account).")
+
+    func run() throws {
+        do { try UbiquityAccount.remove() } catch { throw fail("\(error)") }
+    }
+}
+
+struct Get: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print a key's value as `defaults read D K` does (exit 1 when absent).")
+    @OptionGroup var options: StoreOption
+    @Argument(help: "The key.") var key: String
+
+    func run() async throws {
+        let store = try openStore(options.store)
+        await refresh(store)
+        guard let value = store.propertyList(forKey: key) else {
+            throw fail("the key \"\(key)\" does not exist in store \(options.store)")
+        }
+        show(value)
+    }
+}
+
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Print every key and value as `defaults read D` does.")
+    @OptionGroup var options: StoreOption
+
+    func run() async throws {
+        let store = try openStore(options.store)
+        await refresh(store)
+        show(.dictionary(store.propertyLists))
+    }
+}
+
+struct SetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Set a key: the `defaults write` value grammar (-string, -int, -float, -bool, -date, -data, -array …, -dict …, or a property-list text).")
+    @OptionGroup var options: StoreOption
+    @Argument(parsing: .captureForPassthrough, help: "The key, then its value.")
+    var words: [String] = []
+
+    func run() async throws {
+        guard words.count >= 2 else { throw fail("usage: ubiquity set --store ID KEY <value>", code: 64) }
+        let key = words[0]
+        var rest = ArraySlice(words.dropFirst())
+        let value: PropertyList
+        do {
+            switch try WriteValue.parse(&rest) {
+            case .set(let v): value = v
+            default: throw fail("ubiquity set takes a value (-array-add, -array-remove and -dict-add are `defaults` verbs)", code: 64)
+            }
+        } catch let error as WriteValueError {
+            throw fail(error.text, code: 64)
+        }
+        let store = try openStore(options.store)
+        do { try store.setOrThrow(value, forKey: key) } catch { throw fail("\(error); nothing was changed") }
+        try await upload(store)
+    }
+}
+
+struct Remove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove a key.")
+    @OptionGroup var options: StoreOption
+    @Argument(help: "The key.") var key: String
+
+    func run() async throws {
+        let store = try openStore(options.store)
+        do { try store.setOrThrow(nil, forKey: key) } catch { throw fail("\(error)") }
+        try await upload(store)
+    }
+}
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Upload and download now (exit 0 only when the server was reached).")
+    @OptionGroup var options: StoreOption
+
+    func run() async throws {
+        guard UbiquityAccount.current() != nil else { throw fail("not logged in (`ubiquity login <server-URL> <token>`)") }
+        let store = try openStore(options.store)
+        do {
+            guard try await within(.seconds(30), { try await store.synchronizeWithServer() }) != nil else {
+                throw fail("the server did not answer in time")
+            }
+        } catch let error as UbiquityError {
+            throw fail("\(error)")
+        }
+    }
+}
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a line per external change: the reason, then the changed keys (flushed at once).")
+    @OptionGroup var options: StoreOption
+
+    func run() async throws {
+        let store = try openStore(options.store)
+        let changes = store.externalChanges()
+        store.startWatching()
+        for await change in changes {
+            StandardStream.output.write(change.description + "\n")
+        }
+    }
+}

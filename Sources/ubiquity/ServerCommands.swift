@@ -1,0 +1,139 @@
+import ArgumentParser
+import OpenDefaults
+import OpenDefaultsUbiquity
+import PlatformIO
+import UbiquityServer
+
+/// Where the server keeps its database unless told otherwise.
+func defaultServerData() -> String {
+    var data = Environment["XDG_DATA_HOME"] ?? ""
+    if !data.hasPrefix("/") { data = (Environment["HOME"] ?? "/") + "/.local/share" }
+    return data + "/opendefaults/ubiquity-server"
+}
+
+/// `ubiquity serve`: the sync server.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the sync server (SQLite in --data); prints the URL it listens on.",
+        discussion: """
+            Plain HTTP is allowed on loopback only: any other address needs --tls-cert and \
+            --tls-key, or an explicit --insecure. Requests must carry an account's token \
+            (Authorization: Bearer, see `ubiquity account add`); requests with an Origin header \
+            (web pages) are refused; only the Host names of the listening address, loopback and \
+            --allow-host are answered.
+            """
+    )
+
+    @Option(help: "The address to listen on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port: Int = 0
+
+    @Option(help: "The folder of the database (default: $XDG_DATA_HOME/opendefaults/ubiquity-server).")
+    var data: String?
+
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS.")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    @Flag(help: "Serve plain HTTP beyond loopback (tokens then cross the network readable).")
+    var insecure = false
+
+    @Option(name: .customLong("allow-host"), help: "Also answer requests for this Host name (repeatable).")
+    var allowHosts: [String] = []
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if !UbiquityHTTPServer.isLoopback(host), tlsCert == nil, !insecure {
+            throw ValidationError("listening on \(host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
+        }
+    }
+
+    func run() async throws {
+        let directory = data ?? defaultServerData()
+        let backend: SQLiteBackend
+        do { backend = try await SQLiteBackend.open(directory: directory) } catch {
+            StandardStream.error.write("ubiquity: cannot open the database in \(directory): \(error)\n")
+            throw ExitCode(1)
+        }
+        let listening = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        var hosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
+        hosts.insert(listening.lowercased())
+        for h in allowHosts { hosts.insert(h.lowercased()) }
+        let any = host == "0.0.0.0" || host == "::"
+        // Bound to every address, the Host names are the operator's to list; without any, all are answered.
+        let allowed: Set<String>? = any && allowHosts.isEmpty ? nil : hosts
+        let service = UbiquityService(backend: backend, allowedHosts: allowed)
+        let server = UbiquityHTTPServer(host: host, port: port, tls: tlsCert.map { ($0, tlsKey!) }, service: service)
+        let scheme = tlsCert == nil ? "http" : "https"
+        let shown = any ? "127.0.0.1" : listening
+        try await server.run { bound in
+            StandardStream.output.write("\(scheme)://\(shown):\(bound)\n")
+        }
+        try? await backend.close()
+    }
+}
+
+/// `ubiquity account add NAME`.
+struct Account: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage the server's accounts.",
+        subcommands: [Add.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account; prints its token (alone on the last line, shown only now: the server keeps its hash)."
+        )
+
+        @Argument(help: "The account's name (1 to 64 letters, digits, '.', '-', '_', '@').")
+        var name: String
+
+        @Option(help: "The folder of the database (default: $XDG_DATA_HOME/opendefaults/ubiquity-server).")
+        var data: String?
+
+        func validate() throws {
+            guard !name.isEmpty, name.utf8.count <= 64,
+                name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-@".unicodeScalars.contains($0)) })
+            else { throw ValidationError("the account name must be 1 to 64 letters, digits, '.', '-', '_' or '@'") }
+        }
+
+        func run() async throws {
+            let directory = data ?? defaultServerData()
+            let backend = try await SQLiteBackend.open(directory: directory)
+            defer { Task { try? await backend.close() } }
+            let token = UbiquityService.newToken()
+            do {
+                let info = try await backend.createAccount(name: name, tokenHash: UbiquityService.hash(token: token))
+                StandardStream.output.write("Account \(info.name) (\(info.id)) created; its token:\n\(token)\n")
+            } catch {
+                StandardStream.error.write("ubiquity: \(error)\n")
+                throw ExitCode(1)
+            }
+            try? await backend.close()
+        }
+    }
+}
+
+/// `ubiquity check`: the database's invariants.
+struct Check: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the server's database: every store's revisions without gaps, counts and sizes as recorded."
+    )
+
+    @Option(help: "The folder of the database (default: $XDG_DATA_HOME/opendefaults/ubiquity-server).")
+    var data: String?
+
+    func run() async throws {
+        let backend = try await SQLiteBackend.open(directory: data ?? defaultServerData())
+        let problems = try await backend.check()
+        try? await backend.close()
+        for p in problems { StandardStream.error.write("ubiquity: \(p)\n") }
+        if !problems.isEmpty { throw ExitCode(1) }
+        StandardStream.output.write("ok\n")
+    }
+}

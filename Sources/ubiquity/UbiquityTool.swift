@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// `ubiquity`: the iCloud key-value store's sync server and its client on the command line.
+@main
+struct UbiquityTool: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ubiquity",
+        abstract: "Key-value stores that follow the user across machines: the sync server and its client.",
+        discussion: """
+            Two machines syncing on one computer:
+              ubiquity serve --port 8470 &                         # prints http://127.0.0.1:8470
+              ubiquity login http://127.0.0.1:8470 $(ubiquity account add me | tail -n 1)
+              ubiquity set --store com.example.notes theme dark
+              HOME=/tmp/other ubiquity login … && HOME=/tmp/other ubiquity get --store com.example.notes theme
+            """,
+        version: "0.8.0",
+        subcommands: [Serve.self, Account.self, Check.self, Login.self, Logout.self,
+                      Get.self, SetCommand.self, Remove.self, ListCommand.self, Watch.self, Sync.self]
+    )
+}
