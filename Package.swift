@@ -92,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["OpenDefaultsUbiquity", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation"]
+            dependencies: ["OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation"]
         ),
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),

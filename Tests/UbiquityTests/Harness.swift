@@ -1,0 +1,262 @@
+import Foundation
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PropertyList
+import Testing
+
+/// The built products (`ubiquity`).
+let products: URL = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    while url.path != "/" {
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("ubiquity").path) { return url }
+        url.deleteLastPathComponent()
+    }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/debug")
+}()
+
+/// A throw-away folder, removed with the object.
+final class TemporaryFolder: @unchecked Sendable {
+    let url: URL
+    init(_ name: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("ubiquity-\(name)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    var path: String { url.path }
+}
+
+/// What a finished command printed.
+struct Outcome {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs `ubiquity` with `args` in `environment`.
+@discardableResult
+func ubiquity(_ args: [String], environment: [String: String]) throws -> Outcome {
+    let p = Process()
+    p.executableURL = products.appendingPathComponent("ubiquity")
+    p.arguments = args
+    p.environment = environment
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    let group = DispatchGroup()
+    nonisolated(unsafe) var o = Data(), e = Data()
+    DispatchQueue.global().async(group: group) { o = out.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) { e = err.fileHandleForReading.readDataToEndOfFile() }
+    group.wait()
+    p.waitUntilExit()
+    return Outcome(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+/// Polls until `done` holds or `seconds` pass; returns whether it held.
+func eventually(_ seconds: Double = 5, _ done: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    repeat {
+        if try done() { return true }
+        Thread.sleep(forTimeInterval: 0.02)
+    } while Date() < deadline
+    return try done()
+}
+
+/// Polls without blocking a thread of the cooperative pool (the stores under test run there).
+func settle(_ seconds: Double = 5, _ done: () throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    repeat {
+        if try done() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    } while Date() < deadline
+    return try done()
+}
+
+/// Sleeps without blocking a thread of the cooperative pool.
+func pause(_ seconds: Double) async {
+    try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+}
+
+/// A real `ubiquity serve` on loopback, with its database in a temporary folder.
+final class SyncServer: @unchecked Sendable {
+    let folder: TemporaryFolder
+    var data: String { folder.path + "/data" }
+    private(set) var process: Process?
+    private(set) var url = ""
+    private(set) var port = 0
+
+    init(extraArguments: [String] = []) throws {
+        folder = try TemporaryFolder("server")
+        try start(port: 0, extraArguments: extraArguments)
+    }
+
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = folder.path
+        env["XDG_CONFIG_HOME"] = nil
+        env["XDG_DATA_HOME"] = nil
+        return env
+    }
+
+    /// Starts the server (again, on the same port when `port` is not 0).
+    func start(port: Int, extraArguments: [String] = []) throws {
+        let log = folder.url.appendingPathComponent("serve-\(UUID().uuidString.prefix(6)).out")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let p = Process()
+        p.executableURL = products.appendingPathComponent("ubiquity")
+        p.arguments = ["serve", "--data", data, "--port", String(port)] + extraArguments
+        p.environment = environment
+        p.standardOutput = try FileHandle(forWritingTo: log)
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        process = p
+        var line = ""
+        let ok = eventually(20) {
+            line = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            return line.hasSuffix("\n") || !p.isRunning
+        }
+        guard ok, p.isRunning else { throw ServerFailed(message: "ubiquity serve did not start: \(line)") }
+        url = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.port = Int(url.split(separator: ":").last ?? "0") ?? 0
+    }
+
+    struct ServerFailed: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    /// Creates an account; its token.
+    func addAccount(_ name: String) throws -> String {
+        let r = try ubiquity(["account", "add", name, "--data", data], environment: environment)
+        #expect(r.status == 0, "account add: \(r.stderr)")
+        return r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+    }
+
+    /// `kill -9`.
+    func kill() {
+        guard let p = process else { return }
+        Foundation.kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        process = nil
+    }
+
+    /// SIGTERM, then waits.
+    func stop() {
+        guard let p = process else { return }
+        p.terminate()
+        p.waitUntilExit()
+        process = nil
+    }
+
+    /// Restarts on the same port after a stop or a kill.
+    func restart() throws {
+        var lastError: (any Error)? = nil
+        for _ in 0..<20 {
+            do { try start(port: port); return } catch { lastError = error; Thread.sleep(forTimeInterval: 0.1) }
+        }
+        throw lastError!
+    }
+
+    /// `ubiquity check` on the database.
+    func check() throws -> Outcome { try ubiquity(["check", "--data", data], environment: environment) }
+
+    deinit { kill() }
+
+    /// An account on this server as a client library sees it.
+    func account(token: String, name: String = "", identifier: String = "test") -> UbiquityAccount {
+        UbiquityAccount(server: url, token: token, name: name, identifier: identifier)
+    }
+}
+
+/// A machine: its own home (config and data), its own `ubiquity` commands.
+final class Machine: @unchecked Sendable {
+    let home: TemporaryFolder
+    init(_ name: String) throws { home = try TemporaryFolder(name) }
+
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home.path
+        env["XDG_CONFIG_HOME"] = nil
+        env["XDG_DATA_HOME"] = nil
+        return env
+    }
+
+    @discardableResult
+    func run(_ args: String...) throws -> Outcome { try ubiquity(args, environment: environment) }
+
+    @discardableResult
+    func run(_ args: [String]) throws -> Outcome { try ubiquity(args, environment: environment) }
+
+    func login(_ server: SyncServer, token: String) throws {
+        let r = try run("login", server.url, token)
+        #expect(r.status == 0, "login: \(r.stderr)")
+    }
+
+    /// Starts `ubiquity watch --store ID`.
+    func watch(_ store: String) throws -> Watcher { try Watcher(machine: self, store: store) }
+}
+
+/// A running `ubiquity watch`, its lines collected.
+final class Watcher: @unchecked Sendable {
+    let process = Process()
+    let output: URL
+
+    init(machine: Machine, store: String) throws {
+        output = machine.home.url.appendingPathComponent("watch-\(UUID().uuidString.prefix(6)).out")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.executableURL = products.appendingPathComponent("ubiquity")
+        process.arguments = ["watch", "--store", store]
+        process.environment = machine.environment
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var lines: [String] {
+        ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Waits for a line that `matches`; the lines so far.
+    @discardableResult
+    func waitFor(_ seconds: Double = 5, _ matches: (String) -> Bool) -> Bool {
+        eventually(seconds) { lines.contains(where: matches) }
+    }
+
+    /// Waits (without blocking a thread) for a line that `matches`.
+    func settleFor(_ seconds: Double = 5, _ matches: (String) -> Bool) async -> Bool {
+        await settle(seconds) { lines.contains(where: matches) }
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// A store in this process standing for a machine: its own folder, a fixed account, HTTP.
+func apiStore(_ id: String, server: SyncServer, token: String, folder: TemporaryFolder, watches: Bool = true) -> UbiquitousKeyValueStore {
+    UbiquitousKeyValueStore(storeIdentifier: id, configuration: .init(
+        dataDirectory: folder.path, transport: { HTTPUbiquityTransport(account: $0) },
+        account: server.account(token: token), watches: watches))
+}
+
+/// Collects a store's external changes.
+final class ChangeLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var changes: [UbiquityExternalChange] = []
+    private var task: Task<Void, Never>?
+
+    init(_ store: UbiquitousKeyValueStore) {
+        let stream = store.externalChanges()
+        task = Task { [weak self] in
+            for await change in stream { self?.append(change) }
+        }
+    }
+    private func append(_ c: UbiquityExternalChange) { lock.withLock { changes.append(c) } }
+    var all: [UbiquityExternalChange] { lock.withLock { changes } }
+    deinit { task?.cancel() }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PropertyList
+import Testing
+
+/// The limits, exact to the byte, in the store and on the server.
+@Suite("ubiquity: limits of 1,024 keys, 1 MB and 64-byte keys", .serialized)
+struct LimitTests {
+    /// Data whose binary property list is exactly `bytes` long.
+    static func data(ofEncodedSize bytes: Int) -> PropertyList {
+        var n = bytes - 40
+        while UbiquityLimits.size(of: .data(Data(count: n))) < bytes { n += 1 }
+        while UbiquityLimits.size(of: .data(Data(count: n))) > bytes { n -= 1 }
+        let v = PropertyList.data(Data(repeating: 7, count: n))
+        precondition(UbiquityLimits.size(of: v) == bytes)
+        return v
+    }
+
+    @Test("keys: 64 bytes of UTF-8 pass, 65 are refused (multibyte characters counted in bytes)")
+    func keyLength() async throws {
+        let folder = try TemporaryFolder("keys")
+        let store = UbiquitousKeyValueStore(storeIdentifier: "com.example.keys", configuration: .init(dataDirectory: folder.path))
+        let log = ChangeLog(store)
+        let key64 = String(repeating: "€", count: 21) + "a"          // 63 + 1 bytes
+        let key65 = String(repeating: "€", count: 21) + "ab"         // 65 bytes, 23 characters
+        #expect(key64.utf8.count == 64 && key65.utf8.count == 65)
+        try store.setOrThrow(.string("ok"), forKey: key64)
+        #expect(throws: UbiquityError.self) { try store.setOrThrow(.string("no"), forKey: key65) }
+        #expect(throws: UbiquityError.self) { try store.setOrThrow(.string("no"), forKey: "") }
+        store.set("no", forKey: key65)
+        #expect(store.string(forKey: key65) == nil)
+        #expect(await settle { log.all == [UbiquityExternalChange(reason: .quotaViolationChange, changedKeys: [key65])] }, "\(log.all)")
+        #expect(store.string(forKey: key64) == "ok")
+    }
+
+    @Test("values: 1,048,576 bytes pass, one more is refused; the store's total is 1,048,576")
+    func valueAndTotalSize() throws {
+        let folder = try TemporaryFolder("sizes")
+        let store = UbiquitousKeyValueStore(storeIdentifier: "com.example.sizes", configuration: .init(dataDirectory: folder.path))
+        let exact = Self.data(ofEncodedSize: UbiquityLimits.maximumValueBytes)
+        let over = Self.data(ofEncodedSize: UbiquityLimits.maximumValueBytes + 1)
+        #expect(throws: UbiquityError.valueTooLarge(key: "big", bytes: 1_048_577)) { try store.setOrThrow(over, forKey: "big") }
+        try store.setOrThrow(exact, forKey: "big")
+        // The store is full: any other value breaks the total.
+        #expect(throws: UbiquityError.self) { try store.setOrThrow(.boolean(true), forKey: "more") }
+        // Replacing the value frees its bytes.
+        try store.setOrThrow(Self.data(ofEncodedSize: 1_048_576 - 43), forKey: "big")
+        try store.setOrThrow(.integer(1), forKey: "small")   // 43 bytes: exactly full again
+        #expect(UbiquityLimits.size(of: .integer(1)) == 43)
+        #expect(throws: UbiquityError.self) { try store.setOrThrow(.integer(2), forKey: "third") }
+        #expect(store.propertyList(forKey: "third") == nil)
+    }
+
+    @Test("keys: 1,024 pass, the 1,025th is refused")
+    func keyCount() throws {
+        let folder = try TemporaryFolder("count")
+        let store = UbiquitousKeyValueStore(storeIdentifier: "com.example.count", configuration: .init(dataDirectory: folder.path))
+        for i in 0..<1_024 { try store.setOrThrow(.integer(.init(Int64(i))), forKey: "k\(i)") }
+        #expect(throws: UbiquityError.tooManyKeys(key: "k1024", count: 1_025)) { try store.setOrThrow(.integer(0), forKey: "k1024") }
+        try store.setOrThrow(.integer(5), forKey: "k7")      // replacing is not adding
+        try store.setOrThrow(nil, forKey: "k0")
+        try store.setOrThrow(.integer(0), forKey: "k1024")   // room again
+        #expect(store.propertyLists.count == 1_024)
+    }
+
+    @Test("the server enforces every limit inside its transaction and is unchanged after a refusal")
+    func serverRefusals() async throws {
+        let server = try SyncServer()
+        let token = try server.addAccount("alice")
+        let t = HTTPUbiquityTransport(account: server.account(token: token))
+        let id = "com.example.limits"
+        func commit(_ changes: [(String, PropertyList?)], base: Int64 = 0) async throws -> UbiquityCommitResponse {
+            try await t.commit(store: id, UbiquityCommitRequest(changes: changes.map {
+                UbiquityWireChange(key: $0.0, base: base, value: $0.1.map(UbiquityWireValue.encode))
+            }))
+        }
+        // 1,024 keys in one commit pass.
+        let r1 = try await commit((0..<1_024).map { ("k\($0)", PropertyList.integer(.init(Int64($0)))) })
+        #expect(r1.refusal == nil && r1.revision == 1)
+        // The 1,025th is refused, with the whole commit.
+        let r2 = try await commit([("extra", .integer(1)), ("k5", .integer(99))], base: 0)
+        #expect(r2.refusal?.contains("1025 keys") == true, "\(r2.refusal ?? "nil")")
+        #expect(r2.results.allSatisfy { $0.status == .refused })
+        // 65-byte key.
+        let r3 = try await commit([(String(repeating: "é", count: 32) + "x", .integer(1))])
+        #expect(r3.refusal != nil)
+        // One value over 1 MB.
+        let r4 = try await commit([("k1", Self.data(ofEncodedSize: 1_048_577))], base: 1)
+        #expect(r4.refusal?.contains("1048577") == true, "\(r4.refusal ?? "nil")")
+        let after = try await t.changes(store: id, after: 0, wait: nil)
+        #expect(after.revision == 1)
+        #expect(after.entries.count == 1_024)
+        #expect(after.entries.allSatisfy { $0.revision == 1 })
+        // Room for exactly 1 MB in total: remove all, then fill to the byte.
+        _ = try await commit((0..<1_024).map { ("k\($0)", nil) }, base: 1)
+        let full = try await commit([("big", Self.data(ofEncodedSize: 1_048_576))], base: 0)
+        #expect(full.refusal == nil)
+        let more = try await commit([("one", .boolean(true))])
+        #expect(more.refusal?.contains("1048618") == true || more.refusal?.contains("bytes together") == true, "\(more.refusal ?? "nil")")
+        #expect(try server.check().status == 0)
+    }
+
+    @Test("a write the server refuses is reported as QuotaViolationChange and the machine takes the server's values back")
+    func serverRefusalReachesTheStore() async throws {
+        let server = try SyncServer()
+        let token = try server.addAccount("alice")
+        let fa = try TemporaryFolder("a"), fb = try TemporaryFolder("b")
+        let id = "com.example.quota"
+        let a = apiStore(id, server: server, token: token, folder: fa, watches: false)
+        let b = apiStore(id, server: server, token: token, folder: fb, watches: false)
+        // Each machine alone is within the limits; together they are not.
+        for i in 0..<600 { try a.setOrThrow(.integer(.init(Int64(i))), forKey: "a\(i)") }
+        try await a.synchronizeWithServer()
+        try await b.synchronizeWithServer()   // b's initial sync: 600 keys
+        let log = ChangeLog(b)
+        // b goes on without hearing of a's next keys.
+        for i in 600..<1_000 { try a.setOrThrow(.integer(.init(Int64(i))), forKey: "a\(i)") }
+        try await a.synchronizeWithServer()
+        for i in 0..<100 { try b.setOrThrow(.integer(.init(Int64(i))), forKey: "b\(i)") }   // 700 locally: fine
+        await #expect(throws: UbiquityError.self) { try await b.synchronizeWithServer() }
+        #expect(await settle { log.all.contains { $0.reason == .quotaViolationChange && $0.changedKeys.count == 100 } }, "\(log.all.map(\.reason))")
+        #expect(b.propertyList(forKey: "b0") == nil, "the refused write is undone locally")
+        try await b.synchronizeWithServer()
+        #expect(b.propertyLists.count == 1_000)
+        #expect(try server.check().status == 0)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PropertyList
+import Testing
+
+/// A raw HTTP/1.1 exchange with the server (curl from the test, headers as given).
+func rawRequest(_ server: SyncServer, method: String = "GET", path: String, headers: [String: String] = [:], body: String? = nil,
+                insecureTLS: Bool = false) throws -> (status: Int, body: String) {
+    var args = ["-s", "-o", "-", "-w", "\n%{http_code}", "-X", method]
+    if insecureTLS { args.append("-k") }
+    for (k, v) in headers { args += ["-H", "\(k): \(v)"] }
+    if let body { args += ["--data-binary", body] }
+    args.append(server.url + path)
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    p.arguments = args
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+}
+
+@Suite("ubiquity serve: accounts, isolation and hostile requests", .serialized)
+struct ServerSecurityTests {
+    static let hasCurl = FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
+
+    @Test("an account can never read or write another account's stores")
+    func isolation() async throws {
+        let server = try SyncServer()
+        let alice = try server.addAccount("alice"), bob = try server.addAccount("bob")
+        let ta = HTTPUbiquityTransport(account: server.account(token: alice))
+        let tb = HTTPUbiquityTransport(account: server.account(token: bob))
+        let id = "com.example.private"
+        let write = UbiquityCommitRequest(changes: [UbiquityWireChange(key: "secret", base: 0, value: UbiquityWireValue.encode(.string("alice's")))])
+        #expect(try await ta.commit(store: id, write).results.first?.status == .applied)
+        // Bob sees an empty store of the same name, and his writes land in his own.
+        let seen = try await tb.changes(store: id, after: 0, wait: nil)
+        #expect(seen.entries.isEmpty && seen.revision == 0)
+        let bobWrite = UbiquityCommitRequest(changes: [UbiquityWireChange(key: "secret", base: 0, value: UbiquityWireValue.encode(.string("bob's")))])
+        #expect(try await tb.commit(store: id, bobWrite).results.first?.status == .applied)
+        let hers = try await ta.changes(store: id, after: 0, wait: nil)
+        #expect(hers.entries.map(\.value) == [UbiquityWireValue.encode(.string("alice's"))])
+        // A wrong token, or none, gets 401.
+        let forged = HTTPUbiquityTransport(account: server.account(token: alice + "0"))
+        await #expect(throws: UbiquityError.self) { _ = try await forged.changes(store: id, after: 0, wait: nil) }
+        if Self.hasCurl {
+            #expect(try rawRequest(server, path: "/v1/stores/\(id)/changes").status == 401)
+            #expect(try rawRequest(server, path: "/v1/account", headers: ["Authorization": "Basic YWxpY2U6eA=="]).status == 401)
+        }
+        // Tokens are stored hashed: the database does not contain them.
+        let db = try Data(contentsOf: URL(fileURLWithPath: server.data + "/ubiquity.sqlite"))
+        let wal = (try? Data(contentsOf: URL(fileURLWithPath: server.data + "/ubiquity.sqlite-wal"))) ?? Data()
+        for token in [alice, bob] {
+            #expect(db.range(of: Data(token.utf8)) == nil && wal.range(of: Data(token.utf8)) == nil)
+        }
+    }
+
+    @Test("web pages (an Origin header) and unknown Host names are refused; malformed requests get 4xx, never 5xx",
+          .enabled(if: hasCurl))
+    func hostileRequests() throws {
+        let server = try SyncServer()
+        let token = try server.addAccount("alice")
+        let auth = ["Authorization": "Bearer \(token)"]
+        let commit = #"{"changes":[{"key":"k","base":0,"value":"YnBsaXN0MDAJCAAAAAAAAAEBAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAJ"}]}"#
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth, body: commit).status == 200)
+        // A page on another site, with the token somehow at hand, still cannot write.
+        let fromPage = try rawRequest(server, method: "POST", path: "/v1/stores/s/commit",
+                                      headers: auth.merging(["Origin": "https://evil.example"]) { a, _ in a }, body: commit)
+        #expect(fromPage.status == 403)
+        // DNS rebinding: a Host that is not this server's.
+        #expect(try rawRequest(server, path: "/v1/account", headers: auth.merging(["Host": "evil.example"]) { a, _ in a }).status == 421)
+        for (body, why) in [("{", "truncated JSON"), (#"{"changes":[]}"#, "no change"),
+                            (#"{"changes":[{"key":"k","base":0,"value":"not base64!"}]}"#, "bad value"),
+                            (#"{"changes":[{"key":"k","base":-1,"value":null}]}"#, "negative base"),
+                            (#"{"changes":[{"key":"k","base":0},{"key":"k","base":0}]}"#, "duplicate key"),
+                            (#"{"changes":[{"key":"k","base":0,"value":"AAAA"}]}"#, "not a property list")] {
+            let r = try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth, body: body)
+            #expect(r.status == 400, "\(why): \(r)")
+            #expect(r.body.contains("\"error\""), "\(why): \(r.body)")
+        }
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/.hidden/commit", headers: auth, body: commit).status == 400)
+        #expect(try rawRequest(server, path: "/v1/stores/s/changes?after=-3", headers: auth).status == 400)
+        #expect(try rawRequest(server, path: "/v1/stores/s/changes?wait=nan", headers: auth).status == 400)
+        #expect(try rawRequest(server, method: "DELETE", path: "/v1/account", headers: auth).status == 405)
+        #expect(try rawRequest(server, path: "/nothing", headers: auth).status == 404)
+        // A body over 4 MiB is refused without being read whole.
+        let folder = try TemporaryFolder("huge")
+        try Data(repeating: 0x78, count: 5 << 20).write(to: folder.url.appendingPathComponent("body"))
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth, body: "@" + folder.path + "/body").status == 413)
+        #expect(try server.check().status == 0)
+    }
+
+    @Test("plain HTTP beyond loopback is refused at start; TLS with a certificate works end to end",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
+    func tls() throws {
+        let refused = try ubiquity(["serve", "--host", "0.0.0.0", "--port", "0", "--data", "/nonexistent"], environment: ProcessInfo.processInfo.environment)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--tls-cert"), "\(refused.stderr)")
+        let certs = try TemporaryFolder("tls")
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                             "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                             "-keyout", certs.path + "/key.pem", "-out", certs.path + "/cert.pem"]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        #expect(openssl.terminationStatus == 0)
+        let server = try SyncServer(extraArguments: ["--tls-cert", certs.path + "/cert.pem", "--tls-key", certs.path + "/key.pem"])
+        #expect(server.url.hasPrefix("https://"))
+        let token = try server.addAccount("alice")
+        let a = try Machine("a"), b = try Machine("b")
+        // Without trusting the certificate, login fails.
+        #expect(try a.run("login", server.url, token).status == 1)
+        for m in [a, b] {
+            let r = try m.run("login", server.url, token, "--ca-file", certs.path + "/cert.pem")
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        #expect(try a.run("set", "--store", "com.example.tls", "k", "over TLS").status == 0)
+        #expect(try b.run("get", "--store", "com.example.tls", "k").stdout == "over TLS\n")
+    }
+}

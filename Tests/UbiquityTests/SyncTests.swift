@@ -1,0 +1,244 @@
+import Foundation
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PropertyList
+import Testing
+
+/// Machines (separate homes) against a real `ubiquity serve`.
+@Suite("ubiquity: machines syncing through a real server", .serialized)
+struct SyncTests {
+    static let store = "com.example.notes"
+
+    @Test("every value type written on A reads the same on B")
+    func everyValueTypeRoundTrips() throws {
+        let server = try SyncServer()
+        let token = try server.addAccount("alice")
+        let a = try Machine("a"), b = try Machine("b")
+        try a.login(server, token: token)
+        try b.login(server, token: token)
+        let values: [(String, [String])] = [
+            ("s", ["-string", "héllo wörld"]), ("i", ["-int", "-42"]), ("f", ["-float", "2.5"]),
+            ("b", ["-bool", "YES"]), ("d", ["-date", "2024-01-02 03:04:05 +0000"]), ("x", ["-data", "deadbeef"]),
+            ("arr", ["-array", "one", "-int", "2", "-bool", "NO"]), ("dict", ["-dict", "k", "v", "n", "-int", "7"]),
+            ("lit", ["{ a = (1, 2); b = <00ff>; }"]),
+        ]
+        for (key, value) in values {
+            let r = try a.run(["set", "--store", Self.store, key] + value)
+            #expect(r.status == 0, "set \(key): \(r.stderr)")
+            #expect(r.stderr.isEmpty, "set \(key): \(r.stderr)")
+        }
+        for (key, _) in values {
+            let mine = try a.run("get", "--store", Self.store, key)
+            let theirs = try b.run("get", "--store", Self.store, key)
+            #expect(theirs.status == 0, "get \(key): \(theirs.stderr)")
+            #expect(theirs.stdout == mine.stdout, "\(key)")
+        }
+        #expect(try b.run("get", "--store", Self.store, "f").stdout == "2.5\n")
+        #expect(try b.run("get", "--store", Self.store, "arr").stdout == "(\n    one,\n    2,\n    0\n)\n")
+        let absent = try b.run("get", "--store", Self.store, "missing")
+        #expect(absent.status == 1)
+        #expect(absent.stdout.isEmpty)
+        #expect(try b.run("list", "--store", Self.store).stdout == (try a.run("list", "--store", Self.store)).stdout)
+        // Removal travels too.
+        #expect(try a.run("remove", "--store", Self.store, "s").status == 0)
+        #expect(try b.run("get", "--store", Self.store, "s").status == 1)
+        #expect(try server.check().status == 0)
+    }
+
+    @Test("A's write reaches B's watch and B's API as ServerChange; A hears nothing of its own write")
+    func writeReachesOthers() async throws {
+        let server = try SyncServer()
+        let token = try server.addAccount("alice")
+        let a = try Machine("a"), b = try Machine("b")
+        try a.login(server, token: token)
+        try b.login(server, token: token)
+        #expect(try a.run("set", "--store", Self.store, "warmup", "1").status == 0)
+        let watchA = try a.watch(Self.store), watchB = try b.watch(Self.store)
+        let folder = try TemporaryFolder("api")
+        let c = apiStore(Self.store, server: server, token: token, folder: folder)
+        let log = ChangeLog(c)
+        #expect(await settle { c.string(forKey: "warmup") == "1" })
+        // Give the watchers time to finish their initial sync.
+        #expect(await watchB.settleFor { $0.hasPrefix("InitialSyncChange") })
+        await pause(0.3)
+        #expect(try a.run("set", "--store", Self.store, "theme", "dark").status == 0)
+        #expect(await watchB.settleFor { $0 == "ServerChange theme" }, "B's watch: \(watchB.lines)")
+        #expect(await settle { log.all.contains(UbiquityExternalChange(reason: .serverChange, changedKeys: ["theme"])) }, "\(log.all)")
+        #expect(c.string(forKey: "theme") == "dark")
+        await pause(0.3)
+        #expect(!watchA.lines.contains { $0.contains("theme") }, "A heard its own write: \(watchA.lines)")
+        // And the other way: the API's write reaches both watches, not its own log.
+        c.set("blue", forKey: "color")
+        #expect(await watchA.settleFor { $0 == "ServerChange color" }, "\(watchA.lines)")
+        #expect(await watchB.settleFor { $0 == "ServerChange color" }, "\(watchB.lines)")
+        await pause(0.2)
+        #expect(!log.all.contains { $0.changedKeys.contains("color") }, "\(log.all)")
+    }
+
+    @Test("two machines writing one key from the same base converge, with exactly one ServerChange to the loser")
+    func conflictsConverge() async throws {
+        let server = try SyncServer()
+        let token = try server.addAccount("alice")
+        for round in 0..<5 {
+            let fa = try TemporaryFolder("a"), fb = try TemporaryFolder("b")
+            let id = "com.example.race\(round)"
+            let a = apiStore(id, server: server, token: token, folder: fa)
+            let b = apiStore(id, server: server, token: token, folder: fb)
+            let logA = ChangeLog(a), logB = ChangeLog(b)
+            try a.setOrThrow(.string("base"), forKey: "k")
+            try await a.synchronizeWithServer()
+            #expect(await settle { b.string(forKey: "k") == "base" })
+            try await b.synchronizeWithServer()
+            await pause(0.2)
+            // What came before the race (B heard of "base") does not count.
+            let before = (logA.all.count, logB.all.count)
+            // Same base on both; both write at once.
+            try a.setOrThrow(.string("from A"), forKey: "k")
+            try b.setOrThrow(.string("from B"), forKey: "k")
+            try await a.synchronizeWithServer()
+            try await b.synchronizeWithServer()
+            try await a.synchronizeWithServer()
+            #expect(await settle { a.string(forKey: "k") == b.string(forKey: "k") }, "round \(round): \(a.string(forKey: "k") ?? "nil") vs \(b.string(forKey: "k") ?? "nil")")
+            await pause(0.3)
+            let toA = logA.all.dropFirst(before.0).filter { $0.changedKeys.contains("k") }
+            let toB = logB.all.dropFirst(before.1).filter { $0.changedKeys.contains("k") }
+            #expect(toA.count + toB.count == 1, "round \(round): A \(toA), B \(toB)")
+            let loser = toA.isEmpty ? b : a
+            let winnerValue = toA.isEmpty ? "from A" : "from B"
+            #expect(loser.string(forKey: "k") == winnerValue)
+            #expect((toA + toB).allSatisfy { $0.reason == .serverChange })
+        }
+    }
+
+    @Test("offline writes are kept, said so, and uploaded after the server is back")
+    func offlineWrites() throws {
+        let server = try SyncServer()
+        let token = try server.addAccount("alice")
+        let a = try Machine("a"), b = try Machine("b")
+        try a.login(server, token: token)
+        try b.login(server, token: token)
+        #expect(try a.run("set", "--store", Self.store, "before", "1").status == 0)
+        server.stop()
+        let offline = try a.run("set", "--store", Self.store, "offline", "-int", "7")
+        #expect(offline.status == 0)
+        #expect(offline.stderr.contains("kept on this machine"), "\(offline.stderr)")
+        #expect(try a.run("get", "--store", Self.store, "offline").stdout == "7\n", "reads stay local")
+        let failedSync = try a.run("sync", "--store", Self.store)
+        #expect(failedSync.status == 1)
+        try server.restart()
+        #expect(try a.run("sync", "--store", Self.store).status == 0)
+        #expect(try b.run("get", "--store", Self.store, "offline").stdout == "7\n")
+        #expect(try server.check().status == 0)
+    }
+
+    @Test("a fresh machine's first download is InitialSyncChange, and its earlier local write does not overwrite the server's value")
+    func initialSync() async throws {
+        let server = try SyncServer()
+        let token = try server.addAccount("alice")
+        let a = try Machine("a")
+        try a.login(server, token: token)
+        #expect(try a.run("set", "--store", Self.store, "shared", "server value").status == 0)
+        #expect(try a.run("set", "--store", Self.store, "other", "x").status == 0)
+        // A fresh machine's watch.
+        let w = try Machine("w")
+        try w.login(server, token: token)
+        let watch = try w.watch(Self.store)
+        #expect(await watch.settleFor { $0 == "InitialSyncChange other shared" }, "\(watch.lines)")
+        // A fresh API store writes before its first download.
+        let folder = try TemporaryFolder("fresh")
+        let c = apiStore(Self.store, server: server, token: token, folder: folder, watches: false)
+        let log = ChangeLog(c)
+        try c.setOrThrow(.string("local value"), forKey: "shared")
+        try c.setOrThrow(.string("new"), forKey: "mine")
+        try await c.synchronizeWithServer()
+        #expect(c.string(forKey: "shared") == "server value")
+        #expect(c.string(forKey: "mine") == "new", "a key the server lacks is uploaded")
+        #expect(await settle { log.all.contains { $0.reason == .initialSyncChange && $0.changedKeys.contains("shared") } }, "\(log.all)")
+        let shared = try a.run("get", "--store", Self.store, "shared")
+        #expect(shared.stdout == "server value\n", "\(shared)")
+        #expect(try a.run("get", "--store", Self.store, "mine").stdout == "new\n")
+    }
+
+    @Test("logging in to another account posts AccountChange with every key and swaps the local copy")
+    func accountChange() throws {
+        let server = try SyncServer()
+        let alice = try server.addAccount("alice"), bob = try server.addAccount("bob")
+        let a = try Machine("a")
+        try a.login(server, token: bob)
+        #expect(try a.run("set", "--store", Self.store, "bobs", "b").status == 0)
+        try a.login(server, token: alice)
+        #expect(try a.run("set", "--store", Self.store, "alices", "a").status == 0)
+        let watch = try a.watch(Self.store)
+        Thread.sleep(forTimeInterval: 0.5)
+        try a.login(server, token: bob)
+        #expect(watch.waitFor { $0 == "AccountChange alices bobs" }, "\(watch.lines)")
+        #expect(try a.run("get", "--store", Self.store, "alices").status == 1)
+        #expect(try a.run("get", "--store", Self.store, "bobs").stdout == "b\n")
+        let mode = try FileManager.default.attributesOfItem(atPath: a.home.path + "/.config/org.opendefaults.ubiquity.account.plist")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test("kill -9 of the server during a stream of commits loses no acknowledged write and leaves no revision gap")
+    func serverKilledDuringCommits() async throws {
+        let server = try SyncServer()
+        let token = try server.addAccount("alice")
+        let transport = HTTPUbiquityTransport(account: server.account(token: token))
+        let writers = 8
+        let acknowledged = Acknowledged()
+        let stop = Flag()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<writers {
+                group.addTask {
+                    var base: Int64 = 0
+                    var n = 0
+                    while !stop.isSet {
+                        n += 1
+                        let request = UbiquityCommitRequest(changes: [UbiquityWireChange(
+                            key: "writer\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(Int64(n)))))])
+                        guard let r = try? await transport.commit(store: "com.example.stream", request) else { return }
+                        if r.results.first?.status == .applied {
+                            base = r.results[0].entry.revision
+                            acknowledged.record(writer: w, value: n)
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(1500))
+            server.kill()
+            stop.set()
+            try await group.waitForAll()
+        }
+        #expect(acknowledged.count > 50, "only \(acknowledged.count) commits were acknowledged")
+        try server.restart()
+        let changes = try await transport.changes(store: "com.example.stream", after: 0, wait: nil)
+        for w in 0..<writers {
+            guard let last = acknowledged.last(w) else { continue }
+            let entry = changes.entries.first { $0.key == "writer\(w)" }
+            let value = entry?.value.flatMap { UbiquityWireValue.decode($0)?.value }
+            guard case .integer(let stored)? = value, let v = stored.int64Value else {
+                Issue.record("writer\(w): no value after the restart")
+                continue
+            }
+            #expect(v == Int64(last) || v == Int64(last) + 1, "writer\(w): acknowledged \(last), the server holds \(v)")
+        }
+        let check = try server.check()
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+}
+
+final class Acknowledged: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: [Int: Int] = [:]
+    private var total = 0
+    func record(writer: Int, value: Int) { lock.withLock { last[writer] = value; total += 1 } }
+    func last(_ w: Int) -> Int? { lock.withLock { last[w] } }
+    var count: Int { lock.withLock { total } }
+}
+
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
