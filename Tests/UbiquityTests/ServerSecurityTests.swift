@@ -66,7 +66,7 @@ struct ServerSecurityTests {
     func hostileRequests() throws {
         let server = try SyncServer()
         let token = try server.addAccount("alice")
-        let auth = ["Authorization": "Bearer \(token)"]
+        let auth = ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]
         let commit = #"{"changes":[{"key":"k","base":0,"value":"YnBsaXN0MDAJCAAAAAAAAAEBAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAJ"}]}"#
         #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth, body: commit).status == 200)
         // A page on another site, with the token somehow at hand, still cannot write.
@@ -89,6 +89,11 @@ struct ServerSecurityTests {
         #expect(try rawRequest(server, path: "/v1/stores/s/changes?wait=nan", headers: auth).status == 400)
         #expect(try rawRequest(server, method: "DELETE", path: "/v1/account", headers: auth).status == 405)
         #expect(try rawRequest(server, path: "/nothing", headers: auth).status == 404)
+        #expect(try rawRequest(server, path: "/v1/stores/s/changes?wait=31", headers: auth).status == 400)
+        // A body a page could send without a preflight (text/plain, a form) is refused.
+        var plain = auth
+        plain["Content-Type"] = "text/plain"
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: plain, body: commit).status == 415)
         // A body over 4 MiB is refused without being read whole.
         let folder = try TemporaryFolder("huge")
         try Data(repeating: 0x78, count: 5 << 20).write(to: folder.url.appendingPathComponent("body"))

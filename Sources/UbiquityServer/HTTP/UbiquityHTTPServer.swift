@@ -74,7 +74,7 @@ package struct UbiquityHTTPServer: Sendable {
         let answer = await service.respond(to: ServiceRequest(
             method: request.method.rawValue, path: request.uri.path, query: query,
             authorization: request.headers[.authorization], host: request.head.authority,
-            origin: request.headers[.origin], body: body))
+            origin: request.headers[.origin], contentType: request.headers[.contentType], body: body))
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store",
                                    .init("X-Content-Type-Options")!: "nosniff"]
         for (name, value) in answer.headers where name == "WWW-Authenticate" { headers[.wwwAuthenticate] = value }

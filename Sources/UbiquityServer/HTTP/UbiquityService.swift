@@ -16,16 +16,18 @@ package struct ServiceRequest: Sendable {
     package var authorization: String?
     package var host: String?
     package var origin: String?
+    package var contentType: String?
     package var body: [UInt8]
 
     package init(method: String, path: String, query: [String: String] = [:], authorization: String? = nil,
-                 host: String? = nil, origin: String? = nil, body: [UInt8] = []) {
+                 host: String? = nil, origin: String? = nil, contentType: String? = nil, body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.query = query
         self.authorization = authorization
         self.host = host
         self.origin = origin
+        self.contentType = contentType
         self.body = body
     }
 }
@@ -124,6 +126,10 @@ package final class UbiquityService: Sendable {
     func commit(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
         guard UbiquitousKeyValueStore.isValidStoreIdentifier(store) else { return Self.badStore(store) }
         guard request.body.count <= Self.maximumBody else { return Self.error(413, "the request is larger than \(Self.maximumBody) bytes") }
+        // JSON only: a form or text/plain body (what a page can send without asking) is refused.
+        guard let type = request.contentType?.lowercased(), type == "application/json" || type.hasPrefix("application/json;") else {
+            return Self.error(415, "the body must be application/json, not \(request.contentType ?? "untyped")")
+        }
         let commit: UbiquityCommitRequest
         do { commit = try JSONDecoder().decode(UbiquityCommitRequest.self, from: Data(request.body)) } catch {
             return Self.error(400, "the body is not a commit: \(Self.describe(error))")
@@ -164,8 +170,10 @@ package final class UbiquityService: Sendable {
         let afterText = request.query["after"] ?? "0"
         guard let after = Int64(afterText), after >= 0 else { return Self.error(400, "after must be a revision (0 or more), not \"\(afterText)\"") }
         let waitText = request.query["wait"] ?? "0"
-        guard let wait = Double(waitText), wait.isFinite, wait >= 0 else { return Self.error(400, "wait must be seconds (0 or more), not \"\(waitText)\"") }
-        let seconds = min(wait, Self.maximumWait)
+        guard let wait = Double(waitText), wait.isFinite, wait >= 0, wait <= Self.maximumWait else {
+            return Self.error(400, "wait must be seconds from 0 to \(Int(Self.maximumWait)), not \"\(waitText)\"")
+        }
+        let seconds = wait
         let ticket = seconds > 0 ? hub.subscribe(account: account.id, store: store) : nil
         let first: UbiquityChangesResponse
         do { first = try await backend.changes(account: account.id, store: store, after: after) } catch {

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Fuzzes a running `ubiquity serve` against its OpenAPI document
+# (OpenAPI/ubiquity.yaml) with schemathesis: no 5xx, every answer as
+# documented, malformed input refused; then `ubiquity check` proves that no
+# accepted write broke a rule (revisions without gaps, counts and sizes as
+# recorded, limits held by the database's constraints).
+# Usage: Fuzz/schemathesis.sh [seconds] (the built .build/debug/ubiquity).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+bin=${UBIQUITY:-.build/debug/ubiquity}
+work=$(mktemp -d)
+trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+"$bin" serve --data "$work/data" --port 0 > "$work/url" 2> "$work/serve.err" &
+server=$!
+for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.1; done
+url=$(head -n 1 "$work/url")
+[ -n "$url" ] || { cat "$work/serve.err"; exit 1; }
+token=$("$bin" account add fuzzer --data "$work/data" | tail -n 1)
+status=0
+schemathesis run OpenAPI/ubiquity.yaml --url "$url" \
+  -H "Authorization: Bearer $token" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection,ignored_auth \
+  --max-time "$seconds" --request-timeout 40 --workers 4 --seed 7 \
+  --suppress-health-check all --report junit --report-dir "$work/report" || status=$?
+kill "$server"; wait "$server" 2>/dev/null || true
+"$bin" check --data "$work/data" || status=1
+if grep -q "Fatal error\|Segmentation" "$work/serve.err"; then cat "$work/serve.err"; status=1; fi
+exit $status
