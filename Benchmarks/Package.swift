@@ -10,6 +10,8 @@ let package = Package(
         .package(name: "OpenDefaults", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
+        // The load generator's raw HTTP/1.1 watchers.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
@@ -47,6 +49,31 @@ let package = Package(
             path: "Benchmarks/DropInBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "UbiquityBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                "BenchmarkSupport",
+                .product(name: "OpenDefaults", package: "OpenDefaults"),
+                .product(name: "OpenDefaultsUbiquity", package: "OpenDefaults"),
+                .product(name: "OpenDefaultsUbiquityHTTP", package: "OpenDefaults"),
+                .product(name: "PropertyList", package: "OpenDefaults"),
+            ],
+            path: "Benchmarks/UbiquityBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // 10,000 machines watching one server: a load generator of our own.
+        .executableTarget(
+            name: "ubiquity-load",
+            dependencies: [
+                .product(name: "OpenDefaultsUbiquity", package: "OpenDefaults"),
+                .product(name: "OpenDefaultsUbiquityHTTP", package: "OpenDefaults"),
+                .product(name: "PropertyList", package: "OpenDefaults"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Sources/ubiquity-load"),
         // Sandboxes, helper programs, spawning: shared by the benchmark executables.
         .target(
             name: "BenchmarkSupport",

@@ -24,8 +24,10 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     /// How long a request other than a long poll may take.
     public static let requestTimeout: TimeAmount = .seconds(10)
 
-    /// A transport for `account` (its server, token and trusted certificate authorities).
-    public init(account: UbiquityAccount) {
+    /// A transport for `account` (its server, token and trusted certificate
+    /// authorities), keeping at most `maximumConnections` connections to the
+    /// server (a store needs two: its long poll and its commits).
+    public init(account: UbiquityAccount, maximumConnections: Int = 4) {
         self.account = account
         base = account.server.hasSuffix("/") ? String(account.server.dropLast()) : account.server
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -34,7 +36,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.timeout = .init(connect: .seconds(3), read: .seconds(40))
-        configuration.connectionPool = .init(idleTimeout: .seconds(50), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
+        configuration.connectionPool = .init(idleTimeout: .seconds(50), concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnections)
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }

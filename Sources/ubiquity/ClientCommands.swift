@@ -59,7 +59,7 @@ func upload(_ store: UbiquitousKeyValueStore) async throws {
         return
     }
     do {
-        let done = try await within(.seconds(10)) { try await store.synchronizeWithServer() }
+        let done: Void? = try await within(.seconds(10)) { try await store.synchronizeWithServer() }
         if done == nil {
             StandardStream.error.write("ubiquity: \(account.server) did not answer in time: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
         }

@@ -56,7 +56,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let directory = data ?? defaultServerData()
         let backend: SQLiteBackend
-        do { backend = try await SQLiteBackend.open(directory: directory) } catch {
+        do { backend = try await SQLiteBackend.open(directory: directory, exclusive: true) } catch {
             StandardStream.error.write("ubiquity: cannot open the database in \(directory): \(error)\n")
             throw ExitCode(1)
         }

@@ -136,4 +136,19 @@ struct BinaryFormatTests {
             #expect(error.description.contains("unknown object marker 0x7f"))
         }
     }
+
+    @Test("binaryEncodedSize is the encoded length, for every kind of value and every size class")
+    func encodedSize() throws {
+        var values: [PropertyList] = [.boolean(true), .boolean(false), .real(0.5), .date(Date(timeIntervalSince1970: 5)), .uid(7), .uid(70_000)]
+        for n: Int64 in [0, 1, 255, 256, 65_535, 65_536, 1 << 32, Int64.max, -1, Int64.min] { values.append(.integer(.init(n))) }
+        values.append(.integer(.init(UInt64.max)))
+        for count in [0, 1, 14, 15, 16, 255, 256, 65_535, 65_536, 1_048_576 - 60, 1_048_600] {
+            values.append(.data(Data(repeating: 1, count: count)))
+            values.append(.string(String(repeating: "a", count: count % 70_000)))
+        }
+        values += [.string("é"), .string(String(repeating: "€", count: 20)), .string("a😀b"), ["a": 1, "b": [1, 2]], [1, "x"]]
+        for v in values {
+            #expect(v.binaryEncodedSize == (try v.encoded(as: .binary)).count, "\(String(describing: v).prefix(60))")
+        }
+    }
 }

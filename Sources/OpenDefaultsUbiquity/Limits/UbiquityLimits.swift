@@ -29,7 +29,7 @@ public enum UbiquityLimits {
     /// UbiquityLimits.size(of: .integer(1))   // 43
     /// ```
     public static func size(of value: PropertyList) -> Int {
-        value.encoded(as: .binary).count
+        value.binaryEncodedSize
     }
 
     /// Checks a key: 1 to 64 bytes of UTF-8.

@@ -23,6 +23,12 @@ package final class LocalReplica: Sendable {
         var sizes: [String: Int] = [:]
         var total = 0
         var sequence: Int64 = 0
+        /// The pending writes (key → sequence), as `dirty:` entries hold them on disk.
+        var pending: [String: Int64] = [:]
+
+        mutating func clearPending(_ key: String, in meta: PersistentDomain) {
+            if pending.removeValue(forKey: key) != nil { meta.set(nil, forKey: LocalReplica.dirtyPrefix + key) }
+        }
     }
     let book: Lock<Book>
 
@@ -36,7 +42,10 @@ package final class LocalReplica: Sendable {
             b.total += size
         }
         for (key, value) in meta.entries where key.hasPrefix(Self.dirtyPrefix) {
-            if case .integer(let s) = value, let seq = s.int64Value { b.sequence = max(b.sequence, seq) }
+            if case .integer(let s) = value, let seq = s.int64Value {
+                b.sequence = max(b.sequence, seq)
+                b.pending[String(key.dropFirst(Self.dirtyPrefix.count))] = seq
+            }
         }
         book = Lock(b)
         #if DEBUG
@@ -66,10 +75,6 @@ package final class LocalReplica: Sendable {
         return 0
     }
 
-    func dirtySequence(of key: String) -> Int64? {
-        if case .integer(let r)? = meta.value(forKey: Self.dirtyPrefix + key), let v = r.int64Value { return v }
-        return nil
-    }
 
     // MARK: Local writes
 
@@ -95,6 +100,7 @@ package final class LocalReplica: Sendable {
             }
             b.sequence += 1
             values.set(value, forKey: key)
+            b.pending[key] = b.sequence
             meta.set(.integer(.init(b.sequence)), forKey: Self.dirtyPrefix + key)
         }
     }
@@ -109,11 +115,10 @@ package final class LocalReplica: Sendable {
 
     /// The local writes not yet acknowledged, oldest first.
     package func pending() -> [Pending] {
-        book.withLock { _ in
+        book.withLock { b in
             var out: [Pending] = []
-            for (mkey, mvalue) in meta.entries where mkey.hasPrefix(Self.dirtyPrefix) {
-                guard case .integer(let s) = mvalue, let seq = s.int64Value else { continue }
-                let key = String(mkey.dropFirst(Self.dirtyPrefix.count))
+            out.reserveCapacity(b.pending.count)
+            for (key, seq) in b.pending {
                 out.append(Pending(key: key, base: revision(of: key), value: values.value(forKey: key), sequence: seq))
             }
             return out.sorted { $0.sequence < $1.sequence }
@@ -140,9 +145,7 @@ package final class LocalReplica: Sendable {
             values.set(value, forKey: key)
         }
         meta.set(.integer(.init(revision)), forKey: Self.revPrefix + key)
-        if let d = dirtySequence(of: key), sequence == nil || d == sequence {
-            meta.set(nil, forKey: Self.dirtyPrefix + key)
-        }
+        if let d = b.pending[key], sequence == nil || d == sequence { b.clearPending(key, in: meta) }
         return changed
     }
 
@@ -161,17 +164,17 @@ package final class LocalReplica: Sendable {
                 case .applied:
                     // A download may already have brought a later revision.
                     if e.revision > known { meta.set(.integer(.init(e.revision)), forKey: Self.revPrefix + e.key) }
-                    if dirtySequence(of: e.key) == seq { meta.set(nil, forKey: Self.dirtyPrefix + e.key) }
+                    if b.pending[e.key] == seq { b.clearPending(e.key, in: meta) }
                 case .conflict, .refused:
                     let serverValue = e.value.flatMap { UbiquityWireValue.decode($0)?.value }
-                    if dirtySequence(of: e.key) != seq {
+                    if b.pending[e.key] != seq {
                         // Written again since: that write goes up next, on the server's revision.
                         if e.revision > known { meta.set(.integer(.init(e.revision)), forKey: Self.revPrefix + e.key) }
                         continue
                     }
                     if result.status == .conflict, e.revision <= known, values.value(forKey: e.key) == serverValue {
                         // A download already took this value (and said so).
-                        meta.set(nil, forKey: Self.dirtyPrefix + e.key)
+                        b.clearPending(e.key, in: meta)
                         continue
                     }
                     let changed = take(&b, key: e.key, revision: max(e.revision, known), value: serverValue, clearing: seq)
@@ -192,7 +195,7 @@ package final class LocalReplica: Sendable {
                 let known = revision(of: e.key)
                 if e.revision <= known && !initial { continue }
                 let serverValue = e.value.flatMap { UbiquityWireValue.decode($0)?.value }
-                if dirtySequence(of: e.key) != nil {
+                if b.pending[e.key] != nil {
                     if serverValue == nil {
                         // The server does not hold the key: the local write goes up on the removal's revision.
                         meta.set(.integer(.init(e.revision)), forKey: Self.revPrefix + e.key)
@@ -201,7 +204,7 @@ package final class LocalReplica: Sendable {
                     if values.value(forKey: e.key) == serverValue {
                         // Our own write, acknowledged by the download before the commit's answer.
                         meta.set(.integer(.init(e.revision)), forKey: Self.revPrefix + e.key)
-                        meta.set(nil, forKey: Self.dirtyPrefix + e.key)
+                        b.clearPending(e.key, in: meta)
                         continue
                     }
                 }
@@ -209,7 +212,7 @@ package final class LocalReplica: Sendable {
             }
             if response.complete {
                 // Keys the server no longer lists are gone, unless written here since.
-                for key in Array(b.sizes.keys) where !listed.contains(key) && dirtySequence(of: key) == nil {
+                for key in Array(b.sizes.keys) where !listed.contains(key) && b.pending[key] == nil {
                     if take(&b, key: key, revision: revision(of: key), value: nil, clearing: nil) { changed.append(key) }
                 }
             }

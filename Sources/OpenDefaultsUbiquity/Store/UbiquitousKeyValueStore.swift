@@ -5,6 +5,7 @@ import Foundation
 #endif
 @_spi(Engine) import OpenDefaults
 import PropertyList
+import Synchronization
 
 /// `NSUbiquitousKeyValueStore` on Linux: a small key-value store per
 /// application that follows the user to every machine logged in to the same
@@ -62,12 +63,38 @@ public final class UbiquitousKeyValueStore: Sendable {
     }
 
     /// One account's copy of the store and its engine.
-    struct Session {
-        var accountIdentifier: String
-        var replica: LocalReplica
-        var engine: SyncEngine?
+    final class Session: Sendable {
+        let accountIdentifier: String
+        let replica: LocalReplica
+        let engine: SyncEngine?
+        init(accountIdentifier: String, replica: LocalReplica, engine: SyncEngine?) {
+            self.accountIdentifier = accountIdentifier
+            self.replica = replica
+            self.engine = engine
+        }
     }
-    let session: Lock<Session>
+
+    /// The current session, read without a lock (a read is a dictionary
+    /// lookup: a lock here would double its cost). Every session made stays
+    /// in `sessions` until the store ends, so a reader never holds a freed one.
+    let current: Atomic<UInt>
+    let sessions: Lock<[Session]>
+    /// Swaps of the session, one at a time.
+    let swapping = Lock<Void?>(nil)
+
+    @inline(__always)
+    var session: Session {
+        Unmanaged<Session>.fromOpaque(UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring))!).takeUnretainedValue()
+    }
+
+    /// The store, weakly, for its engines' reports (an engine must not keep its store alive).
+    final class StoreReference: Sendable {
+        struct Box { weak var store: UbiquitousKeyValueStore? }
+        private let box = Lock(Box())
+        func set(_ store: UbiquitousKeyValueStore) { box.withLock { $0.store = store } }
+        var store: UbiquitousKeyValueStore? { box.withLock { $0.store } }
+    }
+    let reference = StoreReference()
     let subscribers = Lock<[UInt64: AsyncStream<UbiquityExternalChange>.Continuation]>([:])
     let nextSubscriber = Lock<UInt64>(0)
     let loginObservation = Lock<ObservationToken?>(nil)
@@ -117,9 +144,10 @@ public final class UbiquitousKeyValueStore: Sendable {
         self.configuration = configuration
         loginDomain = configuration.account == nil ? UbiquityAccount.domain(in: configuration.domainStore) : nil
         let account = configuration.account ?? UbiquityAccount.current(in: configuration.domainStore)
-        session = Lock(Self.makeSession(storeIdentifier, configuration, account, emit: { _ in }))
-        // The engine reports through the store, which it must not keep alive.
-        session.withLock { s in s.engine = Self.makeEngine(storeIdentifier, configuration, account, s.replica, owner: self) }
+        let first = Self.makeSession(storeIdentifier, configuration, account, reference: reference)
+        current = Atomic(UInt(bitPattern: Unmanaged.passUnretained(first).toOpaque()))
+        sessions = Lock([first])
+        reference.set(self)
         if configuration.account == nil {
             let domain = UbiquityAccount.domainName
             let token = configuration.domainStore.observe { [weak self] change in
@@ -133,7 +161,7 @@ public final class UbiquitousKeyValueStore: Sendable {
 
     deinit {
         loginObservation.withLock { $0?.cancel() }
-        session.withLock { $0.engine?.stop() }
+        for s in sessions.withLock({ $0 }) { s.engine?.stop() }
         subscribers.withLock { for c in $0.values { c.finish() } }
     }
 
@@ -155,19 +183,17 @@ public final class UbiquitousKeyValueStore: Sendable {
     }
 
     static func makeSession(_ id: String, _ configuration: Configuration, _ account: UbiquityAccount?,
-                            emit: @escaping @Sendable (UbiquityExternalChange) -> Void) -> Session {
+                            reference: StoreReference) -> Session {
         let accountID = account?.identifier ?? "local"
         let replica = LocalReplica(folder: folder(configuration, accountIdentifier: accountID), storeIdentifier: id,
                                    domainStore: configuration.domainStore)
-        return Session(accountIdentifier: accountID, replica: replica, engine: nil)
-    }
-
-    static func makeEngine(_ id: String, _ configuration: Configuration, _ account: UbiquityAccount?, _ replica: LocalReplica,
-                           owner: UbiquitousKeyValueStore) -> SyncEngine? {
-        guard let account, let factory = configuration.transport else { return nil }
-        return SyncEngine(replica: replica, transport: factory(account), storeIdentifier: id) { [weak owner] change in
-            owner?.deliver(change)
+        var engine: SyncEngine? = nil
+        if let account, let factory = configuration.transport {
+            engine = SyncEngine(replica: replica, transport: factory(account), storeIdentifier: id) { change in
+                reference.store?.deliver(change)
+            }
         }
+        return Session(accountIdentifier: accountID, replica: replica, engine: engine)
     }
 
     private func startEngine() {
@@ -187,18 +213,15 @@ public final class UbiquitousKeyValueStore: Sendable {
     func accountMayHaveChanged() {
         let account = UbiquityAccount.current(in: configuration.domainStore)
         let newID = account?.identifier ?? "local"
-        var fresh = Self.makeSession(storeIdentifier, configuration, account, emit: { _ in })
-        fresh.engine = Self.makeEngine(storeIdentifier, configuration, account, fresh.replica, owner: self)
-        let swapped = session.withLock { s -> (old: Session, new: Session)? in
-            guard s.accountIdentifier != newID else { return nil }
-            let old = s
-            s = fresh
+        let swapped = swapping.withLock { _ -> (old: Session, new: Session)? in
+            let old = session
+            guard old.accountIdentifier != newID else { return nil }
+            let fresh = Self.makeSession(storeIdentifier, configuration, account, reference: reference)
+            sessions.withLock { $0.append(fresh) }
+            current.store(UInt(bitPattern: Unmanaged.passUnretained(fresh).toOpaque()), ordering: .releasing)
             return (old, fresh)
         }
-        guard let swapped else {
-            fresh.engine?.stop()
-            return
-        }
+        guard let swapped else { return }
         swapped.old.engine?.stop()
         try? swapped.old.replica.synchronize()
         let keys = Set(swapped.old.replica.keys).union(swapped.new.replica.keys)
@@ -206,8 +229,9 @@ public final class UbiquitousKeyValueStore: Sendable {
         if configuration.watches || watchRequested.withLock({ $0 }) { engine?.startWatching() }
     }
 
-    var replica: LocalReplica { session.withLock { $0.replica } }
-    var engine: SyncEngine? { session.withLock { $0.engine } }
+    @inline(__always)
+    var replica: LocalReplica { session.replica }
+    var engine: SyncEngine? { session.engine }
 
     // MARK: Reading
 

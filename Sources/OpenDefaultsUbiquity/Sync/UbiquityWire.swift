@@ -124,13 +124,19 @@ public struct UbiquityAccountInfo: Codable, Sendable, Hashable {
 }
 
 /// Values on the wire: base64 of a binary property list.
-package enum UbiquityWireValue {
-    package static func encode(_ value: PropertyList) -> String {
+///
+/// ```swift
+/// let text = UbiquityWireValue.encode(.string("dark"))     // "YnBsaXN0MDBU…"
+/// UbiquityWireValue.decode(text)?.value                   // .string("dark")
+/// ```
+public enum UbiquityWireValue {
+    /// The wire form of `value`.
+    public static func encode(_ value: PropertyList) -> String {
         Data(value.encoded(as: .binary)).base64EncodedString()
     }
 
-    /// The value and its size in bytes, or nil when the text is not base64 of a property list.
-    package static func decode(_ text: String) -> (value: PropertyList, size: Int)? {
+    /// The value and its size in bytes, or nil when the text is not base64 of a binary property list.
+    public static func decode(_ text: String) -> (value: PropertyList, size: Int)? {
         guard let bytes = Data(base64Encoded: text), bytes.count <= UbiquityLimits.maximumValueBytes * 2 else { return nil }
         guard let value = try? PropertyList(decoding: [UInt8](bytes), format: .binary) else { return nil }
         return (value, UbiquityLimits.size(of: value))

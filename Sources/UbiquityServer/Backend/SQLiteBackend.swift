@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -46,9 +49,20 @@ package final class SQLiteBackend: UbiquityBackend {
     /// The schema's version (`PRAGMA user_version`); migrations run in order up to it.
     static let schemaVersion = 1
 
-    /// Opens (creating when needed) the database in `directory`.
-    package static func open(directory: String) async throws -> SQLiteBackend {
+    /// Opens (creating when needed) the database in `directory`. A server
+    /// opens it `exclusive`ly (`<directory>/serve.lock`): its writer caches
+    /// what it wrote, so a second server on the same folder is refused.
+    package static func open(directory: String, exclusive: Bool = false) async throws -> SQLiteBackend {
         try FileIO.makeDirectories(directory, mode: 0o700)
+        if exclusive {
+            let fd = Glibc.open(directory + "/serve.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw BackendError(status: 500, "cannot open \(directory)/serve.lock: \(String(cString: strerror(errno)))") }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                Glibc.close(fd)
+                throw BackendError(status: 500, "another `ubiquity serve` uses \(directory) (\(directory)/serve.lock is locked)")
+            }
+            // Held until the process ends.
+        }
         let path = directory + "/ubiquity.sqlite"
         let logger = Logger(label: "ubiquity.sqlite")
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
@@ -72,12 +86,13 @@ package final class SQLiteBackend: UbiquityBackend {
         self.readerGates = readers.map { _ in AsyncGate() }
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wake = continuation
+        let state = WriterState()
         let task = Task { [writer, queue] in
             for await _ in stream {
                 while true {
                     let jobs = queue.takeAll()
                     if jobs.isEmpty { break }
-                    await Self.run(jobs, on: writer)
+                    await Self.run(jobs, on: writer, state: state)
                 }
             }
         }
@@ -212,9 +227,26 @@ package final class SQLiteBackend: UbiquityBackend {
         return try result.get()
     }
 
-    /// One group commit: every job in its savepoint, one COMMIT for all.
-    static func run(_ jobs: [Job], on db: SQLiteConnection) async {
+    /// A store's row as the writer last wrote it (the writer is the only one
+    /// that changes stores: the folder's lock keeps a second server out).
+    struct Head: Sendable {
+        var revision: Int64
+        var count: Int
+        var total: Int
+        var tombstones: Int
+        var horizon: Int64
+    }
+
+    /// What only the writer task touches: the heads of the stores it has written.
+    final class WriterState: @unchecked Sendable {
+        var heads: [String: Head] = [:]
+    }
+
+    /// One group commit: every job in its own savepoint (when there are several), one COMMIT for all.
+    static func run(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async {
         var outcomes: [Result<CommitOutcome, any Error>] = []
+        var heads: [String: Head] = [:]   // this group's new heads, kept only if the COMMIT succeeds
+        let savepoints = jobs.count > 1
         do {
             _ = try await db.query("BEGIN IMMEDIATE", [])
         } catch {
@@ -222,17 +254,28 @@ package final class SQLiteBackend: UbiquityBackend {
             return
         }
         for job in jobs {
+            let storeKey = job.account + "/" + job.store
             do {
-                _ = try await db.query("SAVEPOINT c", [])
-                let outcome = try await apply(job, on: db)
-                if outcome.applied.isEmpty {
-                    _ = try await db.query("ROLLBACK TO c", [])
+                if savepoints { _ = try await db.query("SAVEPOINT c", []) }
+                let head: Head
+                if let h = heads[storeKey] ?? state.heads[storeKey] { head = h } else { head = try await loadHead(job, on: db) }
+                let (outcome, next) = try await apply(job, head: head, on: db)
+                if savepoints {
+                    if outcome.applied.isEmpty { _ = try await db.query("ROLLBACK TO c", []) }
+                    _ = try await db.query("RELEASE c", [])
                 }
-                _ = try await db.query("RELEASE c", [])
+                if let next { heads[storeKey] = next }
                 outcomes.append(.success(outcome))
             } catch {
-                _ = try? await db.query("ROLLBACK TO c", [])
-                _ = try? await db.query("RELEASE c", [])
+                if savepoints {
+                    _ = try? await db.query("ROLLBACK TO c", [])
+                    _ = try? await db.query("RELEASE c", [])
+                } else {
+                    // Alone in its transaction: roll it back whole.
+                    _ = try? await db.query("ROLLBACK", [])
+                    job.done.resume(returning: .failure(BackendError(status: 503, "the commit failed: \(error)")))
+                    return
+                }
                 outcomes.append(.failure(BackendError(status: 503, "the commit failed: \(error)")))
             }
         }
@@ -240,10 +283,25 @@ package final class SQLiteBackend: UbiquityBackend {
             _ = try await db.query("COMMIT", [])
         } catch {
             _ = try? await db.query("ROLLBACK", [])
+            state.heads.removeAll()
             for job in jobs { job.done.resume(returning: .failure(BackendError(status: 503, "the commit failed: \(error)"))) }
             return
         }
+        state.heads.merge(heads) { _, new in new }
+        if state.heads.count > 100_000 { state.heads.removeAll() }
         for (job, outcome) in zip(jobs, outcomes) { job.done.resume(returning: outcome) }
+    }
+
+    /// Reads (creating) a store's row.
+    static func loadHead(_ job: Job, on db: SQLiteConnection) async throws -> Head {
+        let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
+        _ = try await db.query("INSERT OR IGNORE INTO stores(account, store) VALUES(?, ?)", [a, s])
+        guard let row = try await db.query(
+            "SELECT revision, key_count, total_bytes, tombstones, horizon FROM stores WHERE account = ? AND store = ?", [a, s]).first
+        else { throw BackendError(status: 500, "the store's row is missing") }
+        return Head(revision: Int64(row.column("revision")?.integer ?? 0), count: row.column("key_count")?.integer ?? 0,
+                    total: row.column("total_bytes")?.integer ?? 0, tombstones: row.column("tombstones")?.integer ?? 0,
+                    horizon: Int64(row.column("horizon")?.integer ?? 0))
     }
 
     struct Current {
@@ -252,24 +310,20 @@ package final class SQLiteBackend: UbiquityBackend {
         var value: ByteBuffer?
     }
 
-    static func apply(_ job: Job, on db: SQLiteConnection) async throws -> CommitOutcome {
+    /// Applies one commit on top of `head`; the new head when something was written.
+    static func apply(_ job: Job, head: Head, on db: SQLiteConnection) async throws -> (CommitOutcome, Head?) {
         let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
-        _ = try await db.query("INSERT OR IGNORE INTO stores(account, store) VALUES(?, ?)", [a, s])
-        guard let head = try await db.query(
-            "SELECT revision, key_count, total_bytes, tombstones, horizon FROM stores WHERE account = ? AND store = ?", [a, s]).first
-        else { throw BackendError(status: 500, "the store's row is missing") }
-        let revision = Int64(head.column("revision")?.integer ?? 0)
-        var count = head.column("key_count")?.integer ?? 0
-        var total = head.column("total_bytes")?.integer ?? 0
-        var tombstones = head.column("tombstones")?.integer ?? 0
+        var count = head.count, total = head.total, tombstones = head.tombstones
 
         var current: [String: Current] = [:]
-        for change in job.changes {
-            if let row = try await db.query("SELECT revision, size, value FROM entries WHERE account = ? AND store = ? AND key = ?",
-                                            [a, s, .text(change.key)]).first {
-                current[change.key] = Current(revision: Int64(row.column("revision")?.integer ?? 0),
-                                              size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
-            }
+        let placeholders = Array(repeating: "?", count: job.changes.count).joined(separator: ", ")
+        let rows = try await db.query(
+            "SELECT key, revision, size, value FROM entries WHERE account = ? AND store = ? AND key IN (\(placeholders))",
+            [a, s] + job.changes.map { .text($0.key) })
+        for row in rows {
+            guard let key = row.column("key")?.string else { continue }
+            current[key] = Current(revision: Int64(row.column("revision")?.integer ?? 0),
+                                   size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
         }
         func entry(_ key: String) -> UbiquityWireEntry {
             let c = current[key]
@@ -305,24 +359,26 @@ package final class SQLiteBackend: UbiquityBackend {
         }
         if let refusal {
             let results = job.changes.map { UbiquityWireResult(status: .refused, entry: entry($0.key)) }
-            return CommitOutcome(response: UbiquityCommitResponse(revision: revision, refusal: refusal, results: results), applied: [])
+            return (CommitOutcome(response: UbiquityCommitResponse(revision: head.revision, refusal: refusal, results: results), applied: []), nil)
         }
         guard !applied.isEmpty else {
             let results = job.changes.map { UbiquityWireResult(status: .conflict, entry: entry($0.key)) }
-            return CommitOutcome(response: UbiquityCommitResponse(revision: revision, refusal: nil, results: results), applied: [])
+            return (CommitOutcome(response: UbiquityCommitResponse(revision: head.revision, refusal: nil, results: results), applied: []), nil)
         }
 
-        let next = revision + 1
+        let next = head.revision + 1
         var written: [UbiquityWireEntry] = []
+        var binds: [SQLiteData] = []
+        binds.reserveCapacity(applied.count * 6)
         for change in applied {
-            let value: SQLiteData = change.bytes.map { .blob(ByteBuffer(bytes: $0)) } ?? .null
-            _ = try await db.query("""
-                INSERT INTO entries(account, store, key, revision, value, size) VALUES(?, ?, ?, ?, ?, ?)
-                ON CONFLICT(account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
-                """, [a, s, .text(change.key), .integer(Int(next)), value, .integer(change.size)])
+            binds += [a, s, .text(change.key), .integer(Int(next)), change.bytes.map { .blob(ByteBuffer(bytes: $0)) } ?? .null, .integer(change.size)]
             written.append(UbiquityWireEntry(key: change.key, revision: next, value: change.bytes.map { Base64.encode($0) }))
         }
-        var horizon = head.column("horizon")?.integer ?? 0
+        _ = try await db.query("""
+            INSERT INTO entries(account, store, key, revision, value, size) VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?)", count: applied.count).joined(separator: ", "))
+            ON CONFLICT(account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
+            """, binds)
+        var horizon = head.horizon
         if tombstones > Self.keptRemovals + 64 {
             // Old removals are forgotten; a client older than the horizon gets the whole store.
             if let cut = try await db.query("""
@@ -333,21 +389,22 @@ package final class SQLiteBackend: UbiquityBackend {
                                        [a, s, .integer(cut)])
                 let left = try await db.query("SELECT count(*) AS n FROM entries WHERE account = ? AND store = ? AND value IS NULL", [a, s])
                 tombstones = left.first?.column("n")?.integer ?? 0
-                horizon = max(horizon, cut)
+                horizon = max(horizon, Int64(cut))
             }
         }
         _ = try await db.query(
             "UPDATE stores SET revision = ?, key_count = ?, total_bytes = ?, tombstones = ?, horizon = ? WHERE account = ? AND store = ?",
-            [.integer(Int(next)), .integer(count), .integer(total), .integer(tombstones), .integer(horizon), a, s])
+            [.integer(Int(next)), .integer(count), .integer(total), .integer(tombstones), .integer(Int(horizon)), a, s])
         _ = try await db.query("INSERT INTO commits(account, store, revision, keys) VALUES(?, ?, ?, ?)",
                                [a, s, .integer(Int(next)), .integer(applied.count)])
-        var results: [UbiquityWireResult] = []
         var byKey: [String: UbiquityWireEntry] = [:]
         for w in written { byKey[w.key] = w }
+        var results: [UbiquityWireResult] = []
         for (change, status) in zip(job.changes, statuses) {
             results.append(UbiquityWireResult(status: status, entry: status == .applied ? byKey[change.key]! : entry(change.key)))
         }
-        return CommitOutcome(response: UbiquityCommitResponse(revision: next, refusal: nil, results: results), applied: written)
+        let newHead = Head(revision: next, count: count, total: total, tombstones: tombstones, horizon: horizon)
+        return (CommitOutcome(response: UbiquityCommitResponse(revision: next, refusal: nil, results: results), applied: written), newHead)
     }
 
     /// How many removals a store remembers (older ones push the horizon).

@@ -194,3 +194,41 @@ struct BinaryWriter {
         return out
     }
 }
+
+extension PropertyList {
+    /// The length of ``encoded(as:options:)`` in the binary format, computed
+    /// without encoding for a single value (string, number, boolean, date,
+    /// data, UID); containers are encoded and counted.
+    ///
+    /// ```swift
+    /// PropertyList.integer(1).binaryEncodedSize   // 43
+    /// ```
+    public var binaryEncodedSize: Int {
+        func bytesNeeded(_ v: UInt64) -> Int { v < 1 << 8 ? 1 : v < 1 << 16 ? 2 : v < 1 << 32 ? 4 : 8 }
+        func header(_ n: Int) -> Int { n < 15 ? 1 : 1 + 1 + bytesNeeded(UInt64(n)) }
+        let object: Int
+        switch self {
+        case .integer(let n):
+            if let u = n.uint64Value { object = u > UInt64(Int64.max) ? 17 : 1 + bytesNeeded(u) } else { object = 9 }
+        case .real, .date: object = 9
+        case .boolean: object = 1
+        case .uid(let u): object = 1 + bytesNeeded(u)
+        case .data(let d): object = header(d.count) + d.count
+        case .string(let s):
+            var ascii = true
+            var count = 0
+            for b in s.utf8 {
+                if b >= 0x80 { ascii = false; break }
+                count += 1
+            }
+            if ascii { object = header(count) + count } else {
+                let units = s.utf16.count
+                object = header(units) + 2 * units
+            }
+        case .array, .dictionary:
+            return BinaryWriter.write(self).count
+        }
+        let tableOffset = 8 + object
+        return tableOffset + bytesNeeded(UInt64(tableOffset)) + 32
+    }
+}
