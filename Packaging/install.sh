@@ -13,8 +13,8 @@
 # (the Swift runtime linked in: they need only the C library) and stripped.
 # `defaults` and `plutil`, whose main cost is start-up, are linked as
 # position-dependent executables with the toolchain's lld (no relocations to
-# apply at each start; proposal 0008) in .build-tools/; `settings`, a server,
-# stays position-independent (ASLR) in .build/release.
+# apply at each start; proposal 0008) in .build-tools/; `settings` and
+# `ubiquity`, servers, stay position-independent (ASLR) in .build/release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +29,7 @@ while (($#)); do
   esac
 done
 
-tools=(defaults plutil settings)
+tools=(defaults plutil settings ubiquity)
 root="$destdir$prefix"
 # zsh looks in vendor-completions on Debian (/usr), site-functions elsewhere.
 if [[ $prefix == /usr ]]; then zshdir=share/zsh/vendor-completions; else zshdir=share/zsh/site-functions; fi
@@ -66,7 +66,7 @@ for t in "${tools[@]}"; do
   gzip -9 -n -c "Packaging/man/$t.1" > "$root/share/man/man1/$t.1.gz"
   chmod 0644 "$root/share/man/man1/$t.1.gz"
 done
-# Completions: defaults and settings generate their own; plutil's are files.
+# Completions: defaults, settings and ubiquity generate their own; plutil's are files.
 for shell in bash zsh fish; do
   case $shell in
     bash) dir=share/bash-completion/completions; name() { echo "$1"; } ;;
@@ -75,7 +75,8 @@ for shell in bash zsh fish; do
   esac
   "$(built defaults)" completion "$shell" > "$root/$dir/$(name defaults)"
   "$(built settings)" --generate-completion-script "$shell" > "$root/$dir/$(name settings)"
+  "$(built ubiquity)" --generate-completion-script "$shell" > "$root/$dir/$(name ubiquity)"
   cp "Packaging/completions/plutil.$shell" "$root/$dir/$(name plutil)"
-  chmod 0644 "$root/$dir/$(name defaults)" "$root/$dir/$(name settings)" "$root/$dir/$(name plutil)"
+  chmod 0644 "$root/$dir/$(name defaults)" "$root/$dir/$(name settings)" "$root/$dir/$(name ubiquity)" "$root/$dir/$(name plutil)"
 done
 install -m 0644 README.md LICENSE "$root/share/doc/opendefaults/"

@@ -35,7 +35,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
             tls.trustRoots = .certificates(certs)
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.timeout = .init(connect: .seconds(3), read: .seconds(40))
+        configuration.timeout = .init(connect: .seconds(2), read: .seconds(40))
         configuration.connectionPool = .init(idleTimeout: .seconds(50), concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnections)
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

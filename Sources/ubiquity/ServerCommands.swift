@@ -105,16 +105,16 @@ struct Account: AsyncParsableCommand {
         func run() async throws {
             let directory = data ?? defaultServerData()
             let backend = try await SQLiteBackend.open(directory: directory)
-            defer { Task { try? await backend.close() } }
             let token = UbiquityService.newToken()
             do {
                 let info = try await backend.createAccount(name: name, tokenHash: UbiquityService.hash(token: token))
+                try? await backend.close()
                 StandardStream.output.write("Account \(info.name) (\(info.id)) created; its token:\n\(token)\n")
             } catch {
+                try? await backend.close()
                 StandardStream.error.write("ubiquity: \(error)\n")
                 throw ExitCode(1)
             }
-            try? await backend.close()
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlatformIO
 
 /// `ubiquity`: the iCloud key-value store's sync server and its client on the command line.
 @main
@@ -13,7 +14,7 @@ struct UbiquityTool: AsyncParsableCommand {
               ubiquity set --store com.example.notes theme dark
               HOME=/tmp/other ubiquity login … && HOME=/tmp/other ubiquity get --store com.example.notes theme
             """,
-        version: "0.8.0",
+        version: "ubiquity (OpenDefaults) \(OpenDefaultsVersion.string)",
         subcommands: [Serve.self, Account.self, Check.self, Login.self, Logout.self,
                       Get.self, SetCommand.self, Remove.self, ListCommand.self, Watch.self, Sync.self]
     )

@@ -102,7 +102,7 @@ final class Arrivals: Sendable {
 }
 let arrivals = Arrivals()
 
-func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+@Sendable func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// One watcher: a long poll, answered, parsed for its revision, asked again.
 final class Watcher: ChannelInboundHandler, @unchecked Sendable {
@@ -110,11 +110,19 @@ final class Watcher: ChannelInboundHandler, @unchecked Sendable {
     typealias OutboundOut = ByteBuffer
     var buffer = ByteBuffer()
     var after: Int64
+    let path: String
+    let headers: String
+    let arrivals: Arrivals
 
-    init(after: Int64) { self.after = after }
+    init(after: Int64, path: String, headers: String, arrivals: Arrivals) {
+        self.after = after
+        self.path = path
+        self.headers = headers
+        self.arrivals = arrivals
+    }
 
     func ask(_ context: ChannelHandlerContext) {
-        let request = "GET /v1/stores/\(store)/changes?after=\(after)&wait=30 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        let request = "GET \(path)?after=\(after)&wait=30 HTTP/1.1\r\n\(headers)\r\n"
         context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: request)), promise: nil)
     }
 
@@ -149,9 +157,14 @@ final class Watcher: ChannelInboundHandler, @unchecked Sendable {
 }
 
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+let path = "/v1/stores/\(store)/changes"
+let headers = "Host: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n"
+let startRevision = revision
 let bootstrap = ClientBootstrap(group: group)
     .channelOption(.socketOption(.so_reuseaddr), value: 1)
-    .channelInitializer { channel in channel.pipeline.addHandler(Watcher(after: revision)) }
+    .channelInitializer { [arrivals] channel in
+        channel.pipeline.addHandler(Watcher(after: startRevision, path: path, headers: headers, arrivals: arrivals))
+    }
 
 let baseline = residentKiB(server.processIdentifier)
 var channels: [Channel] = []
@@ -187,9 +200,12 @@ for i in 1...commits {
     try await Task.sleep(for: .milliseconds(500))
 }
 latencies.sort()
-func pct(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
 print(String(format: "propagation over %d watchers × %d commits: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; missed %d",
-             channels.count, commits, pct(0.5), pct(0.9), pct(0.99), latencies.last ?? .nan, missed))
+             channels.count, commits, percentile(latencies, 0.5), percentile(latencies, 0.9), percentile(latencies, 0.99),
+             latencies.last ?? .nan, missed))
 print("server resident memory: \(baseline / 1024) MiB idle, \(withWatchers / 1024) MiB with \(channels.count) watchers (\(channels.count > 0 ? (withWatchers - baseline) * 1024 / channels.count : 0) bytes each)")
 for c in channels { c.close(promise: nil) }
 try await group.shutdownGracefully()

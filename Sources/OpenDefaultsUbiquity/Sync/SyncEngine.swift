@@ -17,8 +17,11 @@ package final class SyncEngine: Sendable {
         var uploadScheduled = false
         var watching: Task<Void, Never>? = nil
         var stopped = false
-        /// The last time the server was reached, or nil when the last attempt failed.
+        /// Whether the last exchange reached the server (nil: none yet).
         var reachable: Bool? = nil
+        /// Uploads that failed for the server's absence, and the last such error.
+        var failedUploads = 0
+        var lastUploadError: UbiquityError? = nil
     }
     let state = Lock(State())
 
@@ -73,8 +76,12 @@ package final class SyncEngine: Sendable {
     /// - Throws: ``UbiquityError/unreachable(_:)`` / ``UbiquityError/unauthorized(_:)``: the writes stay pending.
     @discardableResult
     package func upload() async throws(UbiquityError) -> [UbiquityError] {
+        // An upload that waited behind one that could not reach the server fails with it
+        // (a burst of callers does not each wait out a connection timeout).
+        let failuresBefore = state.withLock { $0.failedUploads }
         do {
             return try await uploads.run { [self] in
+                if let error = state.withLock({ $0.failedUploads > failuresBefore ? $0.lastUploadError : nil }) { throw error }
                 var refusals: [UbiquityError] = []
                 if !replica.initialSynced { try await download(after: 0, wait: nil, initial: true) }
                 while true {
@@ -100,6 +107,9 @@ package final class SyncEngine: Sendable {
                 return refusals
             }
         } catch let error as UbiquityError {
+            state.withLock { s in
+                if case .unreachable = error { s.failedUploads += 1; s.lastUploadError = error }
+            }
             throw error
         } catch {
             throw .unreachable("\(error)")

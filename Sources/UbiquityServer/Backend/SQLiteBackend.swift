@@ -142,7 +142,11 @@ package final class SQLiteBackend: UbiquityBackend {
         }
     }
 
+    let closed = Lock(false)
+
+    /// Closes the connections (once; later calls do nothing).
     package func close() async throws {
+        guard closed.withLock({ c -> Bool in defer { c = true }; return !c }) else { return }
         wake.finish()
         let task = writerTask.withLock { $0 }
         await task?.value

@@ -9,13 +9,16 @@ import OpenDefaultsUbiquity
 /// behind answers from them without touching the database (the common case,
 /// which keeps 10,000 watchers cheap); the others read.
 package final class ChangeHub: Sendable {
-    /// A commit as watchers hear of it.
+    /// A commit as watchers hear of it, with the answer of a watcher one
+    /// revision behind encoded once for all of them.
     package struct Commit: Sendable {
         package var revision: Int64
         package var entries: [UbiquityWireEntry]
-        package init(revision: Int64, entries: [UbiquityWireEntry]) {
+        package var encoded: [UInt8]
+        package init(revision: Int64, entries: [UbiquityWireEntry], encoded: [UInt8]) {
             self.revision = revision
             self.entries = entries
+            self.encoded = encoded
         }
     }
 
@@ -45,14 +48,34 @@ package final class ChangeHub: Sendable {
         var store: String
     }
     let subscribers = Lock<[Key: [ObjectIdentifier: Subscription]]>([:])
+    /// The newest revision known of each store (from commits and reads), so
+    /// that a watcher asking after it waits without reading the database.
+    let revisions = Lock<[Key: Int64]>([:])
 
     package init() {}
+
+    /// The newest revision known of a store, if any.
+    package func knownRevision(account: String, store: String) -> Int64? {
+        revisions.withLock { $0[Key(account: account, store: store)] }
+    }
+
+    /// Records a revision read from the database (never lowers what is known).
+    package func note(account: String, store: String, revision: Int64) {
+        revisions.withLock { r in
+            let key = Key(account: account, store: store)
+            if (r[key] ?? -1) < revision {
+                if r.count >= 1_000_000 { r.removeAll() }
+                r[key] = revision
+            }
+        }
+    }
 
     /// The number of long polls waiting.
     package var waiting: Int { subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
     /// Tells every watcher of the store of a commit (each hears of one commit, then reads again).
     package func published(account: String, store: String, _ commit: Commit) {
+        note(account: account, store: store, revision: commit.revision)
         guard let subs = subscribers.withLock({ $0.removeValue(forKey: Key(account: account, store: store)) }) else { return }
         for s in subs.values { s.fire(commit) }
     }

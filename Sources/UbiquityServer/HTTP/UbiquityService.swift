@@ -158,7 +158,9 @@ package final class UbiquityService: Sendable {
             return Self.error(status, "\(error)")
         }
         if !outcome.applied.isEmpty {
-            hub.published(account: account.id, store: store, ChangeHub.Commit(revision: outcome.response.revision, entries: outcome.applied))
+            let revision = outcome.response.revision
+            let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body
+            hub.published(account: account.id, store: store, ChangeHub.Commit(revision: revision, entries: outcome.applied, encoded: answer))
         }
         return Self.json(outcome.response.refusal == nil ? 200 : 422, outcome.response)
     }
@@ -175,21 +177,37 @@ package final class UbiquityService: Sendable {
         }
         let seconds = wait
         let ticket = seconds > 0 ? hub.subscribe(account: account.id, store: store) : nil
+        // A watcher that has seen the newest revision this server knows waits without a read.
+        if let ticket, let known = hub.knownRevision(account: account.id, store: store), known == after {
+            let commit = await hub.wait(ticket, timeout: .milliseconds(Int64(seconds * 1000)))
+            if let commit, commit.revision == after + 1 { return ServiceResponse(status: 200, body: commit.encoded) }
+            if commit == nil { return Self.json(200, UbiquityChangesResponse(revision: after, complete: false, entries: [])) }
+            return await read(account: account, store: store, after: after)
+        }
         let first: UbiquityChangesResponse
         do { first = try await backend.changes(account: account.id, store: store, after: after) } catch {
             if let ticket { hub.cancel(ticket) }
             return Self.error(503, "the database is unavailable: \(error)")
         }
+        hub.note(account: account.id, store: store, revision: first.revision)
         guard let ticket, first.entries.isEmpty, !first.complete else {
             if let ticket { hub.cancel(ticket) }
             return Self.json(200, first)
         }
         let commit = await hub.wait(ticket, timeout: .milliseconds(Int64(seconds * 1000)))
         if let commit, commit.revision == first.revision + 1, after == first.revision {
-            return Self.json(200, UbiquityChangesResponse(revision: commit.revision, complete: false, entries: commit.entries))
+            return ServiceResponse(status: 200, body: commit.encoded)
         }
         if commit == nil { return Self.json(200, first) }
-        do { return Self.json(200, try await backend.changes(account: account.id, store: store, after: after)) } catch {
+        return await read(account: account, store: store, after: after)
+    }
+
+    func read(account: UbiquityAccountInfo, store: String, after: Int64) async -> ServiceResponse {
+        do {
+            let r = try await backend.changes(account: account.id, store: store, after: after)
+            hub.note(account: account.id, store: store, revision: r.revision)
+            return Self.json(200, r)
+        } catch {
             return Self.error(503, "the database is unavailable: \(error)")
         }
     }
