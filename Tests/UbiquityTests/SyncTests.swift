@@ -210,7 +210,13 @@ struct SyncTests {
         }
         #expect(acknowledged.count > 50, "only \(acknowledged.count) commits were acknowledged")
         try server.restart()
-        let changes = try await transport.changes(store: "com.example.stream", after: 0, wait: nil)
+        // The client's connection pool backs off after the failures; retry as the sync engine does.
+        var answer: UbiquityChangesResponse? = nil
+        for _ in 0..<40 where answer == nil {
+            answer = try? await transport.changes(store: "com.example.stream", after: 0, wait: nil)
+            if answer == nil { await pause(0.25) }
+        }
+        let changes = try #require(answer, "the restarted server was not reached in 10 s")
         for w in 0..<writers {
             guard let last = acknowledged.last(w) else { continue }
             let entry = changes.entries.first { $0.key == "writer\(w)" }
