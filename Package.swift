@@ -97,7 +97,7 @@ let package = Package(
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
         // The Settings app as HTML pages and form handling (no server code; testable alone).
-        .target(name: "SettingsWeb", dependencies: ["SettingsBundle", "OpenDefaults", "PropertyList"]),
+        .target(name: "SettingsWeb", dependencies: ["SettingsBundle", "OpenDefaults", "PropertyList", "PlatformIO"]),
         // `settings validate|defaults|install|serve`: the Settings app in the browser.
         .executableTarget(
             name: "settings",

@@ -65,11 +65,6 @@ struct Serve: AsyncParsableCommand {
         if noAuth, tokenFile != nil { throw ValidationError("--no-auth and --token-file contradict each other") }
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased()
-        return h == "localhost" || h == "::1" || h == "[::1]" || h.hasPrefix("127.")
-    }
-
     func run() async throws {
         var extra: [String: String] = [:]
         if let bundle, let domain {
@@ -79,7 +74,7 @@ struct Serve: AsyncParsableCommand {
             }
             extra[domain] = bundle
         }
-        let loopback = Self.isLoopback(hostname)
+        let loopback = HostNames.isLoopback(hostname)
         var accessToken: String? = nil
         if !loopback, !noAuth {
             if let tokenFile {

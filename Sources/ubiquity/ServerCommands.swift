@@ -48,7 +48,7 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-        if !UbiquityHTTPServer.isLoopback(host), tlsCert == nil, !insecure {
+        if !HostNames.isLoopback(host), tlsCert == nil, !insecure {
             throw ValidationError("listening on \(host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
         }
     }

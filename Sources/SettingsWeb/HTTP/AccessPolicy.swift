@@ -1,3 +1,4 @@
+import PlatformIO
 /// Who may use the Settings app and how each request proves it, checked
 /// before anything else is done for the request.
 ///
@@ -45,41 +46,11 @@ package struct AccessPolicy: Sendable {
     }
 
     /// 32 random bytes as 64 hexadecimal digits (the system's secure generator).
-    package static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var out = ""
-        for _ in 0..<4 {
-            let word = generator.next() as UInt64
-            let hex = String(word, radix: 16)
-            out += String(repeating: "0", count: 16 - hex.count) + hex
-        }
-        return out
-    }
+    package static func randomToken() -> String { randomHex(bytes: 32) }
 
     /// The host name of a `Host` header (lowercased, port removed), or nil
     /// when it is malformed.
-    static func hostName(_ header: String) -> String? {
-        let h = header.lowercased()
-        var name: Substring
-        var rest: Substring
-        if h.hasPrefix("[") {
-            guard let close = h.firstIndex(of: "]") else { return nil }
-            name = h[...close]
-            rest = h[h.index(after: close)...]
-        } else if let colon = h.lastIndex(of: ":") {
-            name = h[..<colon]
-            rest = h[colon...]
-        } else {
-            name = Substring(h)
-            rest = ""
-        }
-        if !rest.isEmpty {
-            guard rest.first == ":", rest.count > 1, rest.dropFirst().allSatisfy(\.isASCIIDigitCharacter) else { return nil }
-        }
-        guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "/" || $0 == "@" || (!h.hasPrefix("[") && $0 == ":") }) else { return nil }
-        if name.hasSuffix(".") { name = name.dropLast() }  // "localhost." is "localhost"
-        return String(name)
-    }
+    static func hostName(_ header: String) -> String? { HostNames.name(ofHostHeader: header) }
 
     /// Compares two secrets in time that does not depend on where they differ.
     static func sameSecret(_ a: String, _ b: String) -> Bool {
@@ -134,6 +105,3 @@ package struct AccessPolicy: Sendable {
     }
 }
 
-extension Character {
-    fileprivate var isASCIIDigitCharacter: Bool { ("0"..."9").contains(self) }
-}

@@ -24,12 +24,6 @@ package struct UbiquityHTTPServer: Sendable {
         self.service = service
     }
 
-    /// Whether `host` is a loopback address or name.
-    package static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased()
-        return h == "localhost" || h == "::1" || h == "[::1]" || h.hasPrefix("127.")
-    }
-
     /// Runs until the process ends; `onRunning` gets the bound port.
     package func run(onRunning: @escaping @Sendable (Int) -> Void) async throws {
         let service = self.service

@@ -6,6 +6,7 @@ import Foundation
 import Crypto
 import OpenDefaults
 import OpenDefaultsUbiquity
+import PlatformIO
 import PropertyList
 
 /// A request as the service sees it (no server types: the service can be tested alone).
@@ -54,7 +55,7 @@ package final class UbiquityService: Sendable {
     /// The longest long poll.
     package static let maximumWait = 30.0
 
-    /// A service over `backend`; `allowedHosts` (lowercased, with ports or not) lists the Host names answered (nil: any).
+    /// A service over `backend`; `allowedHosts` (lowercased names, without ports) lists the Host names answered (nil: any).
     package init(backend: any UbiquityBackend, allowedHosts: Set<String>?) {
         self.backend = backend
         self.allowedHosts = allowedHosts
@@ -69,9 +70,7 @@ package final class UbiquityService: Sendable {
 
     package func respond(to request: ServiceRequest) async -> ServiceResponse {
         if let allowedHosts {
-            let host = (request.host ?? "").lowercased()
-            let bare = Self.stripPort(host)
-            guard allowedHosts.contains(host) || allowedHosts.contains(bare) else {
+            guard let name = HostNames.name(ofHostHeader: request.host ?? ""), allowedHosts.contains(name) else {
                 return Self.error(421, "the Host \"\(request.host ?? "")\" is not one this server answers for")
             }
         }
@@ -94,12 +93,6 @@ package final class UbiquityService: Sendable {
                 || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes"].contains(parts[4]))
             return known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)")
         }
-    }
-
-    static func stripPort(_ host: String) -> String {
-        if host.hasPrefix("[") { return host.firstIndex(of: "]").map { String(host[...$0]) } ?? host }
-        if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon { return String(host[..<colon]) }
-        return host
     }
 
     func authenticated(_ request: ServiceRequest, _ body: (UbiquityAccountInfo) async -> ServiceResponse) async -> ServiceResponse {
