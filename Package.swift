@@ -32,6 +32,8 @@ let package = Package(
         // Token hashing and TLS of the sync server (both already in the graph through the HTTP client).
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The sync server's PostgreSQL backend (the `ubiquity` executable only; no library links it).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The typed value, every format's reader and writer, Codable. Toolchain only.
@@ -81,11 +83,21 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
+        // The sync server's backend on PostgreSQL: several instances, one database, LISTEN/NOTIFY wake-ups.
+        .target(
+            name: "UbiquityPostgres",
+            dependencies: [
+                "UbiquityServer", "OpenDefaultsUbiquity", "OpenDefaults", "PlatformIO",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // `ubiquity serve|account|login|logout|get|set|remove|list|watch|sync`.
         .executableTarget(
             name: "ubiquity",
             dependencies: [
-                "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "ValueGrammar",
+                "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityPostgres", "ValueGrammar",
                 "OpenDefaults", "PropertyList", "PlatformIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -2,6 +2,7 @@ import ArgumentParser
 import OpenDefaults
 import OpenDefaultsUbiquity
 import PlatformIO
+import UbiquityPostgres
 import UbiquityServer
 
 /// Where the server keeps its database unless told otherwise.
@@ -11,10 +12,51 @@ func defaultServerData() -> String {
     return data + "/opendefaults/ubiquity-server"
 }
 
+/// Where the server's data is: `--data DIR` (SQLite) or `--postgres URL`.
+struct DatabaseOptions: ParsableArguments {
+    @Option(help: "The folder of the SQLite database (default: $XDG_DATA_HOME/opendefaults/ubiquity-server).")
+    var data: String?
+
+    @Option(help: ArgumentHelp(
+        "A PostgreSQL database instead of SQLite: postgres://USER:PASSWORD@HOST:PORT/DB or postgres:///DB?host=/socket/folder.",
+        discussion: "Several servers may share one PostgreSQL database. Beyond loopback, TLS is required unless the URL says sslmode=disable."))
+    var postgres: String?
+
+    @Option(name: .customLong("pool-size"), help: "Connections to PostgreSQL per server (the listener's not counted).")
+    var poolSize: Int = PostgresBackend.defaultPoolSize
+
+    func validate() throws {
+        if data != nil && postgres != nil { throw ValidationError("--data and --postgres are two different databases: give one") }
+        guard (PostgresBackend.writers + 1...1_000).contains(poolSize) else {
+            throw ValidationError("--pool-size must be between \(PostgresBackend.writers + 1) and 1000")
+        }
+        if let postgres {
+            do { _ = try PostgresLocation(postgres) } catch { throw ValidationError(error.description) }
+        }
+    }
+
+    /// Opens the database (a server's SQLite folder `exclusive`ly), or explains on standard error why not and exits 1.
+    func open(exclusive: Bool) async throws -> any UbiquityBackend {
+        if let postgres {
+            do {
+                return try await PostgresBackend.open(try PostgresLocation(postgres), poolSize: poolSize)
+            } catch {
+                StandardStream.error.write("ubiquity: \(error)\n")
+                throw ExitCode(1)
+            }
+        }
+        let directory = data ?? defaultServerData()
+        do { return try await SQLiteBackend.open(directory: directory, exclusive: exclusive) } catch {
+            StandardStream.error.write("ubiquity: cannot open the database in \(directory): \(error)\n")
+            throw ExitCode(1)
+        }
+    }
+}
+
 /// `ubiquity serve`: the sync server.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the sync server (SQLite in --data); prints the URL it listens on.",
+        abstract: "Run the sync server (SQLite in --data, or PostgreSQL); prints the URL it listens on.",
         discussion: """
             Plain HTTP is allowed on loopback only: any other address needs --tls-cert and \
             --tls-key, or an explicit --insecure. Requests must carry an account's token \
@@ -30,8 +72,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on (0 picks a free one).")
     var port: Int = 0
 
-    @Option(help: "The folder of the database (default: $XDG_DATA_HOME/opendefaults/ubiquity-server).")
-    var data: String?
+    @OptionGroup var database: DatabaseOptions
 
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS.")
     var tlsCert: String?
@@ -54,12 +95,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = data ?? defaultServerData()
-        let backend: SQLiteBackend
-        do { backend = try await SQLiteBackend.open(directory: directory, exclusive: true) } catch {
-            StandardStream.error.write("ubiquity: cannot open the database in \(directory): \(error)\n")
-            throw ExitCode(1)
-        }
+        let backend = try await database.open(exclusive: true)
         let listening = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         var hosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
         hosts.insert(listening.lowercased())
@@ -93,8 +129,7 @@ struct Account: AsyncParsableCommand {
         @Argument(help: "The account's name (1 to 64 letters, digits, '.', '-', '_', '@').")
         var name: String
 
-        @Option(help: "The folder of the database (default: $XDG_DATA_HOME/opendefaults/ubiquity-server).")
-        var data: String?
+        @OptionGroup var database: DatabaseOptions
 
         func validate() throws {
             guard !name.isEmpty, name.utf8.count <= 64,
@@ -103,8 +138,7 @@ struct Account: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let directory = data ?? defaultServerData()
-            let backend = try await SQLiteBackend.open(directory: directory)
+            let backend = try await database.open(exclusive: false)
             let token = UbiquityService.newToken()
             do {
                 let info = try await backend.createAccount(name: name, tokenHash: UbiquityService.hash(token: token))
@@ -125,11 +159,10 @@ struct Check: AsyncParsableCommand {
         abstract: "Check the server's database: every store's revisions without gaps, counts and sizes as recorded."
     )
 
-    @Option(help: "The folder of the database (default: $XDG_DATA_HOME/opendefaults/ubiquity-server).")
-    var data: String?
+    @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let backend = try await SQLiteBackend.open(directory: data ?? defaultServerData())
+        let backend = try await database.open(exclusive: false)
         let problems = try await backend.check()
         try? await backend.close()
         for p in problems { StandardStream.error.write("ubiquity: \(p)\n") }

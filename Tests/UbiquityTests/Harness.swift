@@ -79,17 +79,46 @@ func pause(_ seconds: Double) async {
     try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
 }
 
-/// A real `ubiquity serve` on loopback, with its database in a temporary folder.
+/// A real `ubiquity serve` on loopback, with its database in a temporary
+/// folder (SQLite) or in a new database of the test process's PostgreSQL.
 final class SyncServer: @unchecked Sendable {
     let folder: TemporaryFolder
+    let backend: Backend
     var data: String { folder.path + "/data" }
+    /// The PostgreSQL database's URL (postgres backend only).
+    let postgres: String?
     private(set) var process: Process?
     private(set) var url = ""
     private(set) var port = 0
+    let extraArguments: [String]
 
-    init(extraArguments: [String] = []) throws {
+    /// `cluster`: the PostgreSQL server (default: the test process's shared one).
+    init(_ backend: Backend = .sqlite, extraArguments: [String] = [], cluster: PostgresCluster? = nil) throws {
         folder = try TemporaryFolder("server")
+        self.backend = backend
+        self.extraArguments = extraArguments
+        switch backend {
+        case .sqlite: postgres = nil
+        case .postgres:
+            guard let cluster = cluster ?? PostgresCluster.shared else { throw ServerFailed(message: "PostgreSQL is not available: \(PostgresCluster.startError)") }
+            postgres = try cluster.createDatabase()
+        }
         try start(port: 0, extraArguments: extraArguments)
+    }
+
+    /// Another server over the same PostgreSQL database (another instance behind the same load balancer).
+    init(sharing other: SyncServer) throws {
+        folder = try TemporaryFolder("server")
+        backend = other.backend
+        postgres = other.postgres
+        extraArguments = other.extraArguments
+        try start(port: 0, extraArguments: extraArguments)
+    }
+
+    /// `--data DIR` or `--postgres URL`.
+    var databaseArguments: [String] {
+        if let postgres { return ["--postgres", postgres] }
+        return ["--data", data]
     }
 
     var environment: [String: String] {
@@ -106,7 +135,7 @@ final class SyncServer: @unchecked Sendable {
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let p = Process()
         p.executableURL = products.appendingPathComponent("ubiquity")
-        p.arguments = ["serve", "--data", data, "--port", String(port)] + extraArguments
+        p.arguments = ["serve", "--port", String(port)] + databaseArguments + extraArguments
         p.environment = environment
         p.standardOutput = try FileHandle(forWritingTo: log)
         p.standardError = FileHandle.nullDevice
@@ -130,7 +159,7 @@ final class SyncServer: @unchecked Sendable {
 
     /// Creates an account; its token.
     func addAccount(_ name: String) throws -> String {
-        let r = try ubiquity(["account", "add", name, "--data", data], environment: environment)
+        let r = try ubiquity(["account", "add", name] + databaseArguments, environment: environment)
         #expect(r.status == 0, "account add: \(r.stderr)")
         return r.stdout.split(separator: "\n").last.map(String.init) ?? ""
     }
@@ -155,13 +184,13 @@ final class SyncServer: @unchecked Sendable {
     func restart() throws {
         var lastError: (any Error)? = nil
         for _ in 0..<20 {
-            do { try start(port: port); return } catch { lastError = error; Thread.sleep(forTimeInterval: 0.1) }
+            do { try start(port: port, extraArguments: extraArguments); return } catch { lastError = error; Thread.sleep(forTimeInterval: 0.1) }
         }
         throw lastError!
     }
 
     /// `ubiquity check` on the database.
-    func check() throws -> Outcome { try ubiquity(["check", "--data", data], environment: environment) }
+    func check() throws -> Outcome { try ubiquity(["check"] + databaseArguments, environment: environment) }
 
     deinit { kill() }
 

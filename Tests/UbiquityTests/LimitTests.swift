@@ -64,9 +64,9 @@ struct LimitTests {
         #expect(store.propertyLists.count == 1_024)
     }
 
-    @Test("the server enforces every limit inside its transaction and is unchanged after a refusal")
-    func serverRefusals() async throws {
-        let server = try SyncServer()
+    @Test("the server enforces every limit inside its transaction and is unchanged after a refusal", arguments: Backend.available)
+    func serverRefusals(backend: Backend) async throws {
+        let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let t = HTTPUbiquityTransport(account: server.account(token: token))
         let id = "com.example.limits"
@@ -101,9 +101,9 @@ struct LimitTests {
         #expect(try server.check().status == 0)
     }
 
-    @Test("a write the server refuses is reported as QuotaViolationChange and the machine takes the server's values back")
-    func serverRefusalReachesTheStore() async throws {
-        let server = try SyncServer()
+    @Test("a write the server refuses is reported as QuotaViolationChange and the machine takes the server's values back", arguments: Backend.available)
+    func serverRefusalReachesTheStore(backend: Backend) async throws {
+        let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let fa = try TemporaryFolder("a"), fb = try TemporaryFolder("b")
         let id = "com.example.quota"

@@ -30,9 +30,9 @@ func rawRequest(_ server: SyncServer, method: String = "GET", path: String, head
 struct ServerSecurityTests {
     static let hasCurl = FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
 
-    @Test("an account can never read or write another account's stores")
-    func isolation() async throws {
-        let server = try SyncServer()
+    @Test("an account can never read or write another account's stores", arguments: Backend.available)
+    func isolation(backend: Backend) async throws {
+        let server = try SyncServer(backend)
         let alice = try server.addAccount("alice"), bob = try server.addAccount("bob")
         let ta = HTTPUbiquityTransport(account: server.account(token: alice))
         let tb = HTTPUbiquityTransport(account: server.account(token: bob))
@@ -54,17 +54,26 @@ struct ServerSecurityTests {
             #expect(try rawRequest(server, path: "/v1/account", headers: ["Authorization": "Basic YWxpY2U6eA=="]).status == 401)
         }
         // Tokens are stored hashed: the database does not contain them.
-        let db = try Data(contentsOf: URL(fileURLWithPath: server.data + "/ubiquity.sqlite"))
-        let wal = (try? Data(contentsOf: URL(fileURLWithPath: server.data + "/ubiquity.sqlite-wal"))) ?? Data()
-        for token in [alice, bob] {
-            #expect(db.range(of: Data(token.utf8)) == nil && wal.range(of: Data(token.utf8)) == nil)
+        switch backend {
+        case .sqlite:
+            let db = try Data(contentsOf: URL(fileURLWithPath: server.data + "/ubiquity.sqlite"))
+            let wal = (try? Data(contentsOf: URL(fileURLWithPath: server.data + "/ubiquity.sqlite-wal"))) ?? Data()
+            for token in [alice, bob] {
+                #expect(db.range(of: Data(token.utf8)) == nil && wal.range(of: Data(token.utf8)) == nil)
+            }
+        case .postgres:
+            let cluster = try #require(PostgresCluster.shared)
+            let database = PostgresCluster.databaseName(try #require(server.postgres))
+            let dump = try cluster.run(cluster.bin + "/pg_dump", ["-h", cluster.folder, "-U", cluster.user, "-d", database])
+            #expect(dump.status == 0 && dump.stdout.contains("token_hash"), "\(dump.stderr)")
+            for token in [alice, bob] { #expect(!dump.stdout.contains(token)) }
         }
     }
 
     @Test("web pages (an Origin header) and unknown Host names are refused; malformed requests get 4xx, never 5xx",
-          .enabled(if: hasCurl))
-    func hostileRequests() throws {
-        let server = try SyncServer()
+          .enabled(if: hasCurl), arguments: Backend.available)
+    func hostileRequests(backend: Backend) throws {
+        let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let auth = ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]
         let commit = #"{"changes":[{"key":"k","base":0,"value":"YnBsaXN0MDAJCAAAAAAAAAEBAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAJ"}]}"#

@@ -9,9 +9,9 @@ import Testing
 struct SyncTests {
     static let store = "com.example.notes"
 
-    @Test("every value type written on A reads the same on B")
-    func everyValueTypeRoundTrips() throws {
-        let server = try SyncServer()
+    @Test("every value type written on A reads the same on B", arguments: Backend.available)
+    func everyValueTypeRoundTrips(backend: Backend) throws {
+        let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let a = try Machine("a"), b = try Machine("b")
         try a.login(server, token: token)
@@ -45,9 +45,9 @@ struct SyncTests {
         #expect(try server.check().status == 0)
     }
 
-    @Test("A's write reaches B's watch and B's API as ServerChange; A hears nothing of its own write")
-    func writeReachesOthers() async throws {
-        let server = try SyncServer()
+    @Test("A's write reaches B's watch and B's API as ServerChange; A hears nothing of its own write", arguments: Backend.available)
+    func writeReachesOthers(backend: Backend) async throws {
+        let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let a = try Machine("a"), b = try Machine("b")
         try a.login(server, token: token)
@@ -75,9 +75,9 @@ struct SyncTests {
         #expect(!log.all.contains { $0.changedKeys.contains("color") }, "\(log.all)")
     }
 
-    @Test("two machines writing one key from the same base converge, with exactly one ServerChange to the loser")
-    func conflictsConverge() async throws {
-        let server = try SyncServer()
+    @Test("two machines writing one key from the same base converge, with exactly one ServerChange to the loser", arguments: Backend.available)
+    func conflictsConverge(backend: Backend) async throws {
+        let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         for round in 0..<5 {
             let fa = try TemporaryFolder("a"), fb = try TemporaryFolder("b")
@@ -110,9 +110,9 @@ struct SyncTests {
         }
     }
 
-    @Test("offline writes are kept, said so, and uploaded after the server is back")
-    func offlineWrites() throws {
-        let server = try SyncServer()
+    @Test("offline writes are kept, said so, and uploaded after the server is back", arguments: Backend.available)
+    func offlineWrites(backend: Backend) throws {
+        let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let a = try Machine("a"), b = try Machine("b")
         try a.login(server, token: token)
@@ -131,9 +131,9 @@ struct SyncTests {
         #expect(try server.check().status == 0)
     }
 
-    @Test("a fresh machine's first download is InitialSyncChange, and its earlier local write does not overwrite the server's value")
-    func initialSync() async throws {
-        let server = try SyncServer()
+    @Test("a fresh machine's first download is InitialSyncChange, and its earlier local write does not overwrite the server's value", arguments: Backend.available)
+    func initialSync(backend: Backend) async throws {
+        let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let a = try Machine("a")
         try a.login(server, token: token)
@@ -159,9 +159,9 @@ struct SyncTests {
         #expect(try a.run("get", "--store", Self.store, "mine").stdout == "new\n")
     }
 
-    @Test("logging in to another account posts AccountChange with every key and swaps the local copy")
-    func accountChange() throws {
-        let server = try SyncServer()
+    @Test("logging in to another account posts AccountChange with every key and swaps the local copy", arguments: Backend.available)
+    func accountChange(backend: Backend) throws {
+        let server = try SyncServer(backend)
         let alice = try server.addAccount("alice"), bob = try server.addAccount("bob")
         let a = try Machine("a")
         try a.login(server, token: bob)
@@ -178,9 +178,9 @@ struct SyncTests {
         #expect(mode == 0o600)
     }
 
-    @Test("kill -9 of the server during a stream of commits loses no acknowledged write and leaves no revision gap")
-    func serverKilledDuringCommits() async throws {
-        let server = try SyncServer()
+    @Test("kill -9 of the server during a stream of commits loses no acknowledged write and leaves no revision gap", arguments: Backend.available)
+    func serverKilledDuringCommits(backend: Backend) async throws {
+        let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let transport = HTTPUbiquityTransport(account: server.account(token: token))
         let writers = 8

@@ -19,15 +19,41 @@ import PropertyList
 
 var watchers = 10_000
 var commits = 20
+var mode = "watch"
+var postgres: String? = nil
+var instances = 1
+var writers = 32
+var storeCount = 1
+var fill = 0
 var args = CommandLine.arguments.dropFirst()
+let usage = """
+    usage: ubiquity-load [--mode watch|commits] [--postgres URL] [--instances N]
+                         [--watchers N] [--commits N] [--writers N] [--stores N] [--fill N]
+      watch:   --watchers long polls spread over the instances; --commits commits through the first;
+               the time from each commit to each watcher's answer.
+      commits: --writers concurrent clients (spread over the instances) make --commits acknowledged
+               commits in all, over --stores stores; acknowledged writes per second and commit latency.
+      --fill N (PostgreSQL only, needs psql): first load N stores of 100 keys into the database.
+
+    """
 while let a = args.popFirst() {
     switch a {
     case "--watchers": watchers = Int(args.popFirst() ?? "") ?? watchers
     case "--commits": commits = Int(args.popFirst() ?? "") ?? commits
+    case "--mode": mode = args.popFirst() ?? mode
+    case "--postgres": postgres = args.popFirst()
+    case "--instances": instances = max(1, Int(args.popFirst() ?? "") ?? 1)
+    case "--writers": writers = max(1, Int(args.popFirst() ?? "") ?? writers)
+    case "--stores": storeCount = max(1, Int(args.popFirst() ?? "") ?? storeCount)
+    case "--fill": fill = max(0, Int(args.popFirst() ?? "") ?? 0)
     default:
-        FileHandle.standardError.write(Data("usage: ubiquity-load [--watchers N] [--commits N]\n".utf8))
+        FileHandle.standardError.write(Data(usage.utf8))
         exit(64)
     }
+}
+if postgres == nil && instances > 1 {
+    FileHandle.standardError.write(Data("ubiquity-load: several instances need --postgres (SQLite is one server's)\n".utf8))
+    exit(64)
 }
 
 func raiseFileLimit() {
@@ -60,23 +86,34 @@ func run(_ arguments: [String]) -> String {
     return out
 }
 
-let serverOut = work + "/serve.out"
-FileManager.default.createFile(atPath: serverOut, contents: nil)
-let server = Process()
-server.executableURL = URL(fileURLWithPath: tool)
-server.arguments = ["serve", "--data", work + "/data", "--port", "0"]
-server.standardOutput = FileHandle(forWritingAtPath: serverOut)
-try server.run()
-defer { server.terminate() }
-var url = ""
-for _ in 0..<200 {
-    url = (try? String(contentsOfFile: serverOut, encoding: .utf8)) ?? ""
-    if url.hasSuffix("\n") { break }
-    usleep(50_000)
+let database: [String] = postgres.map { ["--postgres", $0] } ?? ["--data", work + "/data"]
+
+/// Starts one `ubiquity serve`; its process and port.
+func startServer(_ n: Int) throws -> (Process, Int, String) {
+    let out = work + "/serve\(n).out"
+    FileManager.default.createFile(atPath: out, contents: nil)
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: tool)
+    server.arguments = ["serve", "--port", "0"] + database
+    server.standardOutput = FileHandle(forWritingAtPath: out)
+    try server.run()
+    var url = ""
+    for _ in 0..<200 {
+        url = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        if url.hasSuffix("\n") { break }
+        usleep(50_000)
+    }
+    url = url.trimmingCharacters(in: .whitespacesAndNewlines)
+    return (server, Int(url.split(separator: ":").last ?? "") ?? 0, url)
 }
-url = url.trimmingCharacters(in: .whitespacesAndNewlines)
-let port = Int(url.split(separator: ":").last ?? "") ?? 0
-let token = run(["account", "add", "load", "--data", work + "/data"]).split(separator: "\n").last.map(String.init) ?? ""
+var servers: [(process: Process, port: Int, url: String)] = []
+for n in 0..<instances { servers.append(try startServer(n)) }
+defer { for s in servers { s.process.terminate() } }
+let server = servers[0].process
+let port = servers[0].port
+let url = servers[0].url
+let token = run(["account", "add", "load\(getpid())"] + database).split(separator: "\n").last.map(String.init) ?? ""
+print("servers: \(instances) over \(postgres == nil ? "SQLite" : "PostgreSQL")")
 
 func residentKiB(_ pid: Int32) -> Int {
     let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
@@ -88,6 +125,96 @@ func residentKiB(_ pid: Int32) -> Int {
 
 let store = "com.load.watched"
 let transport = HTTPUbiquityTransport(account: UbiquityAccount(server: url, token: token, name: "load", identifier: "load"))
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+/// Runs SQL through psql on the --postgres database.
+func psql(_ sql: String) -> Bool {
+    guard let postgres else { return false }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+    p.arguments = [postgres.replacingOccurrences(of: "postgres:///", with: "postgresql:///"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql]
+    do { try p.run() } catch { return false }
+    p.waitUntilExit()
+    return p.terminationStatus == 0
+}
+
+if fill > 0 {
+    guard postgres != nil else { print("ubiquity-load: --fill needs --postgres"); exit(64) }
+    // Stores of 100 keys each (a small integer per key), written by the database itself in batches.
+    let started = Date()
+    let batch = 50_000
+    var done = 0
+    while done < fill {
+        let upper = min(fill, done + batch)
+        let ok = psql("""
+            BEGIN;
+            INSERT INTO stores(account, store, revision, key_count, total_bytes)
+                SELECT a.id, 'fill.' || i, 1, 100, 100 * 43 FROM accounts a, generate_series(\(done + 1), \(upper)) i WHERE a.name = 'load\(getpid())';
+            INSERT INTO entries(account, store, key, revision, value, size)
+                SELECT a.id, 'fill.' || i, 'key' || k, 1, '\\x62706c6973743030100a08000000000000010100000000000000010000000000000000000000000000000a'::bytea, 43
+                FROM accounts a, generate_series(\(done + 1), \(upper)) i, generate_series(1, 100) k WHERE a.name = 'load\(getpid())';
+            INSERT INTO commits(account, store, revision, keys)
+                SELECT a.id, 'fill.' || i, 1, 100 FROM accounts a, generate_series(\(done + 1), \(upper)) i WHERE a.name = 'load\(getpid())';
+            COMMIT;
+            """)
+        guard ok else { print("ubiquity-load: filling failed at store \(done)"); exit(1) }
+        done = upper
+        if done % 200_000 == 0 || done == fill {
+            print("filled \(done) stores (\(done * 100) entries) in \(Int(Date().timeIntervalSince(started))) s")
+        }
+    }
+    _ = psql("ANALYZE")
+}
+
+if mode == "commits" {
+    // Writers spread over the instances, each its own key of one of the stores, until `commits` are acknowledged.
+    let transports = (0..<instances).map { i in
+        HTTPUbiquityTransport(account: UbiquityAccount(server: servers[i].url, token: token, name: "load", identifier: "load"),
+                              maximumConnections: writers)
+    }
+    // Warm up: every store exists, every connection is open.
+    for s in 0..<storeCount {
+        _ = try await transport.commit(store: "com.load.s\(s)", UbiquityCommitRequest(changes: [
+            UbiquityWireChange(key: "warm", base: 0, value: UbiquityWireValue.encode(.integer(0)))]))
+    }
+    let counter = NIOLockedValueBox(0)
+    let latencies = NIOLockedValueBox<[Double]>([])
+    let t0 = DispatchTime.now().uptimeNanoseconds
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for w in 0..<writers {
+            group.addTask {
+                let t = transports[w % transports.count]
+                let target = "com.load.s\(w % storeCount)"
+                var base: Int64 = 0
+                var n = 0
+                while counter.withLockedValue({ $0 }) < commits {
+                    n += 1
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    let r = try await t.commit(store: target, UbiquityCommitRequest(changes: [
+                        UbiquityWireChange(key: "w\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(Int64(n)))))]))
+                    let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                    if r.results.first?.status == .applied {
+                        counter.withLockedValue { $0 += 1 }
+                        latencies.withLockedValue { $0.append(ms) }
+                    }
+                    base = r.results.first?.entry.revision ?? base
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+    let done = counter.withLockedValue { $0 }
+    let sorted = latencies.withLockedValue { $0 }.sorted()
+    print(String(format: "commits: %d acknowledged in %.3f s = %.0f writes/s (%d writers, %d store(s), %d instance(s)); latency p50 %.1f ms, p99 %.1f ms",
+                 done, seconds, Double(done) / seconds, writers, storeCount, instances, percentile(sorted, 0.5), percentile(sorted, 0.99)))
+    for s in servers { s.process.terminate() }
+    exit(0)
+}
+
 var revision = try await transport.commit(store: store, UbiquityCommitRequest(changes: [
     UbiquityWireChange(key: "k", base: 0, value: UbiquityWireValue.encode(.integer(0)))])).revision
 var keyRevision = revision
@@ -158,21 +285,29 @@ final class Watcher: ChannelInboundHandler, @unchecked Sendable {
 
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 let path = "/v1/stores/\(store)/changes"
-let headers = "Host: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n"
 let startRevision = revision
-let bootstrap = ClientBootstrap(group: group)
-    .channelOption(.socketOption(.so_reuseaddr), value: 1)
-    .channelInitializer { [arrivals] channel in
-        channel.pipeline.addHandler(Watcher(after: startRevision, path: path, headers: headers, arrivals: arrivals))
-    }
+func bootstrap(_ port: Int) -> ClientBootstrap {
+    let headers = "Host: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n"
+    return ClientBootstrap(group: group)
+        .channelOption(.socketOption(.so_reuseaddr), value: 1)
+        .channelInitializer { [arrivals] channel in
+            channel.pipeline.addHandler(Watcher(after: startRevision, path: path, headers: headers, arrivals: arrivals))
+        }
+}
+let bootstraps = servers.map { bootstrap($0.port) }
+func resident() -> Int { servers.reduce(0) { $0 + residentKiB($1.process.processIdentifier) } }
 
-let baseline = residentKiB(server.processIdentifier)
+let baseline = resident()
 var channels: [Channel] = []
 let started = Date()
 var failed = 0
 while channels.count + failed < watchers {
     let batch = min(250, watchers - channels.count - failed)
-    let futures = (0..<batch).map { _ in bootstrap.connect(host: "127.0.0.1", port: port) }
+    let first = channels.count + failed
+    let futures = (0..<batch).map { i in
+        let n = (first + i) % servers.count
+        return bootstraps[n].connect(host: "127.0.0.1", port: servers[n].port)
+    }
     for f in futures {
         do { channels.append(try await f.get()) } catch { failed += 1 }
     }
@@ -180,7 +315,7 @@ while channels.count + failed < watchers {
 // Every watcher's long poll is in flight before the first commit.
 while arrivals.armed.withLockedValue({ $0 }) < channels.count { try await Task.sleep(for: .milliseconds(50)) }
 try await Task.sleep(for: .seconds(2))
-let withWatchers = residentKiB(server.processIdentifier)
+let withWatchers = resident()
 print("watchers: \(channels.count) connected in \(String(format: "%.1f", Date().timeIntervalSince(started))) s (\(failed) failed)")
 
 var latencies: [Double] = []
@@ -200,12 +335,9 @@ for i in 1...commits {
     try await Task.sleep(for: .milliseconds(500))
 }
 latencies.sort()
-func percentile(_ sorted: [Double], _ p: Double) -> Double {
-    sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-}
 print(String(format: "propagation over %d watchers × %d commits: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; missed %d",
              channels.count, commits, percentile(latencies, 0.5), percentile(latencies, 0.9), percentile(latencies, 0.99),
              latencies.last ?? .nan, missed))
-print("server resident memory: \(baseline / 1024) MiB idle, \(withWatchers / 1024) MiB with \(channels.count) watchers (\(channels.count > 0 ? (withWatchers - baseline) * 1024 / channels.count : 0) bytes each)")
+print("servers' resident memory: \(baseline / 1024) MiB idle, \(withWatchers / 1024) MiB with \(channels.count) watchers (\(channels.count > 0 ? (withWatchers - baseline) * 1024 / channels.count : 0) bytes each)")
 for c in channels { c.close(promise: nil) }
 try await group.shutdownGracefully()

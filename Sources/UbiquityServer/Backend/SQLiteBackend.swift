@@ -28,14 +28,8 @@ package final class SQLiteBackend: UbiquityBackend {
     let readers: [SQLiteConnection]
     let readerGates: [AsyncGate]
     let nextReader = Lock<Int>(0)
-    let queue = JobQueue()
-
     /// The commits waiting for the next group commit.
-    final class JobQueue: Sendable {
-        let jobs = Lock<[Job]>([])
-        func append(_ job: Job) { jobs.withLock { $0.append(job) } }
-        func takeAll() -> [Job] { jobs.withLock { q in defer { q.removeAll() }; return q } }
-    }
+    let queue = JobQueue<Job>()
     let wake: AsyncStream<Void>.Continuation
     let writerTask = Lock<Task<Void, Never>?>(nil)
 
@@ -231,25 +225,15 @@ package final class SQLiteBackend: UbiquityBackend {
         return try result.get()
     }
 
-    /// A store's row as the writer last wrote it (the writer is the only one
-    /// that changes stores: the folder's lock keeps a second server out).
-    struct Head: Sendable {
-        var revision: Int64
-        var count: Int
-        var total: Int
-        var tombstones: Int
-        var horizon: Int64
-    }
-
     /// What only the writer task touches: the heads of the stores it has written.
     final class WriterState: @unchecked Sendable {
-        var heads: [String: Head] = [:]
+        var heads: [String: StoreHead] = [:]
     }
 
     /// One group commit: every job in its own savepoint (when there are several), one COMMIT for all.
     static func run(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async {
         var outcomes: [Result<CommitOutcome, any Error>] = []
-        var heads: [String: Head] = [:]   // this group's new heads, kept only if the COMMIT succeeds
+        var heads: [String: StoreHead] = [:]   // this group's new heads, kept only if the COMMIT succeeds
         let savepoints = jobs.count > 1
         do {
             _ = try await db.query("BEGIN IMMEDIATE", [])
@@ -261,7 +245,7 @@ package final class SQLiteBackend: UbiquityBackend {
             let storeKey = job.account + "/" + job.store
             do {
                 if savepoints { _ = try await db.query("SAVEPOINT c", []) }
-                let head: Head
+                let head: StoreHead
                 if let h = heads[storeKey] ?? state.heads[storeKey] { head = h } else { head = try await loadHead(job, on: db) }
                 let (outcome, next) = try await apply(job, head: head, on: db)
                 if savepoints {
@@ -297,122 +281,63 @@ package final class SQLiteBackend: UbiquityBackend {
     }
 
     /// Reads (creating) a store's row.
-    static func loadHead(_ job: Job, on db: SQLiteConnection) async throws -> Head {
+    static func loadHead(_ job: Job, on db: SQLiteConnection) async throws -> StoreHead {
         let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
         _ = try await db.query("INSERT OR IGNORE INTO stores(account, store) VALUES(?, ?)", [a, s])
         guard let row = try await db.query(
             "SELECT revision, key_count, total_bytes, tombstones, horizon FROM stores WHERE account = ? AND store = ?", [a, s]).first
         else { throw BackendError(status: 500, "the store's row is missing") }
-        return Head(revision: Int64(row.column("revision")?.integer ?? 0), count: row.column("key_count")?.integer ?? 0,
+        return StoreHead(revision: Int64(row.column("revision")?.integer ?? 0), count: row.column("key_count")?.integer ?? 0,
                     total: row.column("total_bytes")?.integer ?? 0, tombstones: row.column("tombstones")?.integer ?? 0,
                     horizon: Int64(row.column("horizon")?.integer ?? 0))
     }
 
-    struct Current {
-        var revision: Int64
-        var size: Int
-        var value: ByteBuffer?
-    }
-
     /// Applies one commit on top of `head`; the new head when something was written.
-    static func apply(_ job: Job, head: Head, on db: SQLiteConnection) async throws -> (CommitOutcome, Head?) {
+    static func apply(_ job: Job, head: StoreHead, on db: SQLiteConnection) async throws -> (CommitOutcome, StoreHead?) {
         let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
-        var count = head.count, total = head.total, tombstones = head.tombstones
-
-        var current: [String: Current] = [:]
+        var current: [String: CurrentEntry] = [:]
         let placeholders = Array(repeating: "?", count: job.changes.count).joined(separator: ", ")
         let rows = try await db.query(
             "SELECT key, revision, size, value FROM entries WHERE account = ? AND store = ? AND key IN (\(placeholders))",
             [a, s] + job.changes.map { .text($0.key) })
         for row in rows {
             guard let key = row.column("key")?.string else { continue }
-            current[key] = Current(revision: Int64(row.column("revision")?.integer ?? 0),
-                                   size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
+            current[key] = CurrentEntry(revision: Int64(row.column("revision")?.integer ?? 0),
+                                        size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
         }
-        func entry(_ key: String) -> UbiquityWireEntry {
-            let c = current[key]
-            return UbiquityWireEntry(key: key, revision: c?.revision ?? 0, value: c?.value.map { Base64.encode($0.readableBytesView) })
-        }
-
-        var applied: [CheckedChange] = []
-        var statuses: [UbiquityWireResult.Status] = []
-        for change in job.changes {
-            let c = current[change.key]
-            if (c?.revision ?? 0) == change.base {
-                applied.append(change)
-                statuses.append(.applied)
-                if let c {
-                    if c.value != nil { count -= 1; total -= c.size } else { tombstones -= 1 }
-                }
-                // A removal leaves a tombstone, so that others learn of it by revision.
-                if change.bytes != nil { count += 1; total += change.size } else { tombstones += 1 }
-            } else {
-                statuses.append(.conflict)
-            }
-        }
-        // Limits, inside the transaction: a commit that breaks one changes nothing.
-        var refusal: String? = nil
-        if let long = job.changes.first(where: { $0.key.utf8.count > UbiquityLimits.maximumKeyBytes || $0.key.isEmpty }) {
-            refusal = "the key \"\(long.key)\" is \(long.key.utf8.count) bytes of UTF-8; keys are 1 to \(UbiquityLimits.maximumKeyBytes)"
-        } else if let big = applied.first(where: { $0.size > UbiquityLimits.maximumValueBytes }) {
-            refusal = "the value for key \"\(big.key)\" is \(big.size) bytes as a binary property list; at most \(UbiquityLimits.maximumValueBytes) are allowed"
-        } else if count > UbiquityLimits.maximumKeys {
-            refusal = "the store would hold \(count) keys; at most \(UbiquityLimits.maximumKeys) are allowed"
-        } else if total > UbiquityLimits.maximumTotalBytes {
-            refusal = "the store's values would be \(total) bytes together; at most \(UbiquityLimits.maximumTotalBytes) are allowed"
-        }
-        if let refusal {
-            let results = job.changes.map { UbiquityWireResult(status: .refused, entry: entry($0.key)) }
-            return (CommitOutcome(response: UbiquityCommitResponse(revision: head.revision, refusal: refusal, results: results), applied: []), nil)
-        }
-        guard !applied.isEmpty else {
-            let results = job.changes.map { UbiquityWireResult(status: .conflict, entry: entry($0.key)) }
-            return (CommitOutcome(response: UbiquityCommitResponse(revision: head.revision, refusal: nil, results: results), applied: []), nil)
-        }
-
-        let next = head.revision + 1
-        var written: [UbiquityWireEntry] = []
+        let decision = CommitDecision(changes: job.changes, head: head, current: current)
+        let outcome = decision.outcome(for: job.changes, head: head, current: current)
+        guard decision.writes else { return (outcome, nil) }
+        var next = decision.next
         var binds: [SQLiteData] = []
-        binds.reserveCapacity(applied.count * 6)
-        for change in applied {
-            binds += [a, s, .text(change.key), .integer(Int(next)), change.bytes.map { .blob(ByteBuffer(bytes: $0)) } ?? .null, .integer(change.size)]
-            written.append(UbiquityWireEntry(key: change.key, revision: next, value: change.bytes.map { Base64.encode($0) }))
+        binds.reserveCapacity(decision.applied.count * 6)
+        for change in decision.applied {
+            binds += [a, s, .text(change.key), .integer(Int(next.revision)), change.bytes.map { .blob(ByteBuffer(bytes: $0)) } ?? .null, .integer(change.size)]
         }
         _ = try await db.query("""
-            INSERT INTO entries(account, store, key, revision, value, size) VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?)", count: applied.count).joined(separator: ", "))
+            INSERT INTO entries(account, store, key, revision, value, size) VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?)", count: decision.applied.count).joined(separator: ", "))
             ON CONFLICT(account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
             """, binds)
-        var horizon = head.horizon
-        if tombstones > Self.keptRemovals + 64 {
+        if next.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack {
             // Old removals are forgotten; a client older than the horizon gets the whole store.
             if let cut = try await db.query("""
                 SELECT revision FROM entries WHERE account = ? AND store = ? AND value IS NULL
-                ORDER BY revision DESC LIMIT 1 OFFSET \(Self.keptRemovals)
+                ORDER BY revision DESC LIMIT 1 OFFSET \(CommitDecision.keptRemovals)
                 """, [a, s]).first?.column("revision")?.integer {
                 _ = try await db.query("DELETE FROM entries WHERE account = ? AND store = ? AND value IS NULL AND revision <= ?",
                                        [a, s, .integer(cut)])
                 let left = try await db.query("SELECT count(*) AS n FROM entries WHERE account = ? AND store = ? AND value IS NULL", [a, s])
-                tombstones = left.first?.column("n")?.integer ?? 0
-                horizon = max(horizon, Int64(cut))
+                next.tombstones = left.first?.column("n")?.integer ?? 0
+                next.horizon = max(next.horizon, Int64(cut))
             }
         }
         _ = try await db.query(
             "UPDATE stores SET revision = ?, key_count = ?, total_bytes = ?, tombstones = ?, horizon = ? WHERE account = ? AND store = ?",
-            [.integer(Int(next)), .integer(count), .integer(total), .integer(tombstones), .integer(Int(horizon)), a, s])
+            [.integer(Int(next.revision)), .integer(next.count), .integer(next.total), .integer(next.tombstones), .integer(Int(next.horizon)), a, s])
         _ = try await db.query("INSERT INTO commits(account, store, revision, keys) VALUES(?, ?, ?, ?)",
-                               [a, s, .integer(Int(next)), .integer(applied.count)])
-        var byKey: [String: UbiquityWireEntry] = [:]
-        for w in written { byKey[w.key] = w }
-        var results: [UbiquityWireResult] = []
-        for (change, status) in zip(job.changes, statuses) {
-            results.append(UbiquityWireResult(status: status, entry: status == .applied ? byKey[change.key]! : entry(change.key)))
-        }
-        let newHead = Head(revision: next, count: count, total: total, tombstones: tombstones, horizon: horizon)
-        return (CommitOutcome(response: UbiquityCommitResponse(revision: next, refusal: nil, results: results), applied: written), newHead)
+                               [a, s, .integer(Int(next.revision)), .integer(decision.applied.count)])
+        return (outcome, next)
     }
-
-    /// How many removals a store remembers (older ones push the horizon).
-    static let keptRemovals = 1_024
 
     // MARK: Checking
 

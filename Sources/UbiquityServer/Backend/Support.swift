@@ -3,8 +3,17 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import OpenDefaults
 
 /// Base64 of bytes (the wire's value encoding).
-enum Base64 {
-    static func encode(_ bytes: some Sequence<UInt8>) -> String { Data(bytes).base64EncodedString() }
+package enum Base64 {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String { Data(bytes).base64EncodedString() }
+}
+
+/// Work waiting for a backend's writer: appended by requests, taken all at once by the writer.
+package final class JobQueue<Job: Sendable>: Sendable {
+    let jobs = Lock<[Job]>([])
+    package init() {}
+    package func append(_ job: Job) { jobs.withLock { $0.append(job) } }
+    package func takeAll() -> [Job] { jobs.withLock { q in defer { q.removeAll() }; return q } }
 }

@@ -41,6 +41,23 @@ package protocol UbiquityBackend: Sendable {
     func check() async throws -> [String]
     /// Closes the database.
     func close() async throws
+    /// Starts telling `handler` of commits made through other servers on the
+    /// same database (a wake-up only: watchers read the database again).
+    /// A backend with one server (SQLite) never calls it.
+    func deliverWakeups(to handler: @escaping @Sendable (Wakeup) -> Void)
+}
+
+extension UbiquityBackend {
+    package func deliverWakeups(to handler: @escaping @Sendable (Wakeup) -> Void) {}
+}
+
+/// A hint that a store changed elsewhere. Never trusted for data: it only
+/// makes watchers read the database again.
+package enum Wakeup: Sendable, Hashable {
+    /// A store's revision reached (at least) `revision` through another server.
+    case store(account: String, store: String, revision: Int64)
+    /// Anything may have changed (the hint was unreadable, or notifications were lost).
+    case everything
 }
 
 /// An error of the backend, with the HTTP status it maps to.

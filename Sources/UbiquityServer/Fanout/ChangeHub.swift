@@ -48,25 +48,81 @@ package final class ChangeHub: Sendable {
         var store: String
     }
     let subscribers = Lock<[Key: [ObjectIdentifier: Subscription]]>([:])
-    /// The newest revision known of each store (from commits and reads), so
-    /// that a watcher asking after it waits without reading the database.
-    let revisions = Lock<[Key: Int64]>([:])
+
+    /// What the hub knows of the stores' revisions, and how many wake-ups from
+    /// other servers each has had (a read that began before a wake-up must not
+    /// record what it read: the database may have moved on since).
+    struct Known {
+        /// The newest revision known of each store, so that a watcher asking
+        /// after it waits without reading the database.
+        var revisions: [Key: Int64] = [:]
+        var wakes: [Key: UInt64] = [:]
+        /// Bumped by a wake-up of every store.
+        var epoch: UInt64 = 0
+    }
+    let known = Lock(Known())
+
+    /// When a read or a commit began, as far as wake-ups are concerned.
+    package struct Stamp: Sendable, Equatable {
+        let epoch: UInt64
+        let wakes: UInt64
+    }
+
+    /// The commit a wake-up hands to watchers: not the next revision, so they read.
+    static let reread = Commit(revision: -1, entries: [], encoded: [])
 
     package init() {}
 
     /// The newest revision known of a store, if any.
     package func knownRevision(account: String, store: String) -> Int64? {
-        revisions.withLock { $0[Key(account: account, store: store)] }
+        known.withLock { $0.revisions[Key(account: account, store: store)] }
     }
 
-    /// Records a revision read from the database (never lowers what is known).
-    package func note(account: String, store: String, revision: Int64) {
-        revisions.withLock { r in
+    /// Taken before reading or committing, handed back to ``note(account:store:revision:since:)``.
+    package func stamp(account: String, store: String) -> Stamp {
+        known.withLock { Stamp(epoch: $0.epoch, wakes: $0.wakes[Key(account: account, store: store)] ?? 0) }
+    }
+
+    /// Records a revision read from the database (never lowers what is known,
+    /// and records nothing when a wake-up came since `stamp`).
+    package func note(account: String, store: String, revision: Int64, since stamp: Stamp) {
+        known.withLock { k in
             let key = Key(account: account, store: store)
-            if (r[key] ?? -1) < revision {
-                if r.count >= 1_000_000 { r.removeAll() }
-                r[key] = revision
+            guard k.epoch == stamp.epoch, (k.wakes[key] ?? 0) == stamp.wakes else { return }
+            if (k.revisions[key] ?? -1) < revision {
+                if k.revisions.count >= 1_000_000 { k.revisions.removeAll() }
+                k.revisions[key] = revision
             }
+        }
+    }
+
+    /// A commit made elsewhere (another server on the same database): every
+    /// watcher of the store reads again, and what was known of it is forgotten.
+    package func wake(_ wakeup: Wakeup) {
+        switch wakeup {
+        case .everything:
+            known.withLock { k in
+                k.epoch &+= 1
+                k.revisions.removeAll()
+                k.wakes.removeAll()
+            }
+            let all = subscribers.withLock { s -> [Subscription] in
+                defer { s.removeAll() }
+                return s.values.flatMap { $0.values }
+            }
+            for sub in all { sub.fire(Self.reread) }
+        case let .store(account, store, revision):
+            let key = Key(account: account, store: store)
+            let stale = known.withLock { k -> Bool in
+                // Already known here (this server's own commit, or read since): nothing to do.
+                if let r = k.revisions[key], r >= revision { return false }
+                if k.wakes.count >= 1_000_000 { k.wakes.removeAll(); k.epoch &+= 1 }
+                k.wakes[key, default: 0] &+= 1
+                k.revisions[key] = nil
+                return true
+            }
+            guard stale, let subs = subscribers.withLock({ $0.removeValue(forKey: key) }) else { return }
+            for sub in subs.values { sub.fire(Self.reread) }
         }
     }
 
@@ -74,8 +130,9 @@ package final class ChangeHub: Sendable {
     package var waiting: Int { subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
     /// Tells every watcher of the store of a commit (each hears of one commit, then reads again).
-    package func published(account: String, store: String, _ commit: Commit) {
-        note(account: account, store: store, revision: commit.revision)
+    /// `stamp` was taken before the commit was sent to the database.
+    package func published(account: String, store: String, _ commit: Commit, since stamp: Stamp) {
+        note(account: account, store: store, revision: commit.revision, since: stamp)
         guard let subs = subscribers.withLock({ $0.removeValue(forKey: Key(account: account, store: store)) }) else { return }
         for s in subs.values { s.fire(commit) }
     }

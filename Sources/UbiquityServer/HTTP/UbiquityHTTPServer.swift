@@ -71,7 +71,13 @@ package struct UbiquityHTTPServer: Sendable {
             origin: request.headers[.origin], contentType: request.headers[.contentType], body: body))
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store",
                                    .init("X-Content-Type-Options")!: "nosniff"]
-        for (name, value) in answer.headers where name == "WWW-Authenticate" { headers[.wwwAuthenticate] = value }
+        for (name, value) in answer.headers {
+            switch name {
+            case "WWW-Authenticate": headers[.wwwAuthenticate] = value
+            case "Retry-After": headers[.retryAfter] = value
+            default: break
+            }
+        }
         return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 }

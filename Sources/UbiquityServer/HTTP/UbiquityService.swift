@@ -59,6 +59,7 @@ package final class UbiquityService: Sendable {
     package init(backend: any UbiquityBackend, allowedHosts: Set<String>?) {
         self.backend = backend
         self.allowedHosts = allowedHosts
+        backend.deliverWakeups { [hub] in hub.wake($0) }
     }
 
     package static func hash(token: String) -> [UInt8] { Array(SHA256.hash(data: Array(token.utf8))) }
@@ -106,7 +107,7 @@ package final class UbiquityService: Sendable {
         var account = accounts.withLock { $0[cacheKey] }
         if account == nil {
             do { account = try await backend.account(tokenHash: hash) } catch {
-                return Self.error(503, "the database is unavailable")
+                return Self.unavailable(error)
             }
             if let account { accounts.withLock { if $0.count < 100_000 { $0[cacheKey] = account } } }
         }
@@ -145,6 +146,7 @@ package final class UbiquityService: Sendable {
             }
             checked.append(CheckedChange(key: change.key, base: change.base, bytes: bytes))
         }
+        let stamp = hub.stamp(account: account.id, store: store)
         let outcome: CommitOutcome
         do { outcome = try await backend.commit(account: account.id, store: store, changes: checked) } catch {
             let status = (error as? BackendError)?.status ?? 503
@@ -153,7 +155,7 @@ package final class UbiquityService: Sendable {
         if !outcome.applied.isEmpty {
             let revision = outcome.response.revision
             let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body
-            hub.published(account: account.id, store: store, ChangeHub.Commit(revision: revision, entries: outcome.applied, encoded: answer))
+            hub.published(account: account.id, store: store, ChangeHub.Commit(revision: revision, entries: outcome.applied, encoded: answer), since: stamp)
         }
         return Self.json(outcome.response.refusal == nil ? 200 : 422, outcome.response)
     }
@@ -177,12 +179,13 @@ package final class UbiquityService: Sendable {
             if commit == nil { return Self.json(200, UbiquityChangesResponse(revision: after, complete: false, entries: [])) }
             return await read(account: account, store: store, after: after)
         }
+        let stamp = hub.stamp(account: account.id, store: store)
         let first: UbiquityChangesResponse
         do { first = try await backend.changes(account: account.id, store: store, after: after) } catch {
             if let ticket { hub.cancel(ticket) }
-            return Self.error(503, "the database is unavailable: \(error)")
+            return Self.unavailable(error)
         }
-        hub.note(account: account.id, store: store, revision: first.revision)
+        hub.note(account: account.id, store: store, revision: first.revision, since: stamp)
         guard let ticket, first.entries.isEmpty, !first.complete else {
             if let ticket { hub.cancel(ticket) }
             return Self.json(200, first)
@@ -197,11 +200,12 @@ package final class UbiquityService: Sendable {
 
     func read(account: UbiquityAccountInfo, store: String, after: Int64) async -> ServiceResponse {
         do {
+            let stamp = hub.stamp(account: account.id, store: store)
             let r = try await backend.changes(account: account.id, store: store, after: after)
-            hub.note(account: account.id, store: store, revision: r.revision)
+            hub.note(account: account.id, store: store, revision: r.revision, since: stamp)
             return Self.json(200, r)
         } catch {
-            return Self.error(503, "the database is unavailable: \(error)")
+            return Self.unavailable(error)
         }
     }
 
@@ -218,7 +222,18 @@ package final class UbiquityService: Sendable {
         return ServiceResponse(status: status, body: body)
     }
 
-    static func error(_ status: Int, _ message: String) -> ServiceResponse { json(status, ["error": message]) }
+    static func error(_ status: Int, _ message: String) -> ServiceResponse {
+        var r = json(status, ["error": message])
+        // The database is away: come back in a second (clients back off as well).
+        if status == 503 { r.headers.append(("Retry-After", "1")) }
+        return r
+    }
+
+    /// A backend's failure: its own status and message, or 503.
+    static func unavailable(_ error: any Error) -> ServiceResponse {
+        if let e = error as? BackendError { return Self.error(e.status, e.message) }
+        return Self.error(503, "the database is unavailable: \(error)")
+    }
 
     static func unauthorized(_ message: String) -> ServiceResponse {
         var r = error(401, message)

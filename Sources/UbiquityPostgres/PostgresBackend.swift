@@ -1,0 +1,497 @@
+import Logging
+import NIOCore
+import OpenDefaults
+import OpenDefaultsUbiquity
+import PlatformIO
+import PostgresNIO
+import UbiquityServer
+
+/// The sync server's data in PostgreSQL: any number of `ubiquity serve
+/// --postgres` processes share one database.
+///
+/// - **Commits** are serialised per store by the store's row (an upsert that
+///   locks it), then decided by ``CommitDecision`` exactly as on SQLite, and
+///   written in one statement that also `NOTIFY`s the other servers. Like
+///   the SQLite backend, commits that arrive together go to the database
+///   together: each of ``writers`` tasks takes every waiting commit and
+///   applies them in one transaction (stores in a fixed order, so two
+///   servers never deadlock), one WAL flush for all.
+/// - **Wake-ups**: one connection per server `LISTEN`s on `ubiquity`; a
+///   notification only wakes the watchers of a store (they read the
+///   database). A lost listener is re-established, then every watcher reads
+///   again, so nothing said while it was away is missed.
+/// - **An unreachable database** fails requests within ``deadline`` (the
+///   service answers 503; clients retry with backoff); the pool reconnects
+///   by itself.
+package final class PostgresBackend: UbiquityBackend {
+    /// The pool, and the task that runs it. Replaced by a fresh one when the
+    /// database comes back after being unreachable: postgres-nio's pool backs
+    /// off up to a minute between attempts, and clients must converge within
+    /// a second of the database's return.
+    let pool: Lock<Pool>
+    struct Pool: Sendable {
+        var client: PostgresClient
+        var task: Task<Void, Never>
+    }
+    let poolSize: Int
+    /// The current pool's client.
+    var client: PostgresClient { pool.withLock { $0.client } }
+    let location: PostgresLocation
+    let logger: Logger
+    /// Commits waiting, and how many writers are at work (at most ``writers``).
+    let work = Lock(Work())
+    struct Work {
+        var jobs: [Job] = []
+        var busy = 0
+    }
+    let listenerTask = Lock<Task<Void, Never>?>(nil)
+    let closed = Lock(false)
+
+    /// Connections of the pool (commits and reads); the listener has one more of its own.
+    package static let defaultPoolSize = 12
+    /// Writers at work at once, each with one connection during its group commit.
+    package static let writers = 4
+    /// How long a request waits for the database before the server answers 503.
+    package static let deadline: Duration = .seconds(5)
+    /// The channel of wake-ups.
+    static let channel = "ubiquity"
+
+    struct Job: Sendable {
+        var account: String
+        var store: String
+        var changes: [CheckedChange]
+        let ticket: Ticket
+
+        /// Answers the commit's request (once: whoever ``Ticket/claim()``ed or ``Ticket/abandon()``ed it).
+        func finish(_ result: Result<CommitOutcome, any Error>) { ticket.done(result) }
+    }
+
+    /// A commit's fate: a writer claims it inside its transaction, or its
+    /// deadline abandons it first (then it is never applied: the client was
+    /// told 503, and a write it believes failed must not appear later).
+    final class Ticket: Sendable {
+        enum Phase { case waiting, claimed, abandoned }
+        let phase = Lock(Phase.waiting)
+        let continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>
+        init(_ continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) { self.continuation = continuation }
+        /// True when the commit was still waiting: the writer now owns its answer.
+        func claim() -> Bool { phase.withLock { p in guard p == .waiting else { return p == .claimed }; p = .claimed; return true } }
+        /// True when the commit was still waiting: it is answered 503 and will not be applied.
+        func abandon() -> Bool { phase.withLock { p in guard p == .waiting else { return false }; p = .abandoned; return true } }
+        func done(_ result: Result<CommitOutcome, any Error>) { continuation.resume(returning: result) }
+    }
+
+    /// Connects (creating and migrating the schema when needed).
+    package static func open(_ location: PostgresLocation, poolSize: Int = defaultPoolSize) async throws -> PostgresBackend {
+        var logger = Logger(label: "ubiquity.postgres")
+        logger.logLevel = .critical
+        let backend = PostgresBackend(pool: makePool(location, poolSize: poolSize, logger: logger), poolSize: poolSize, location: location, logger: logger)
+        do {
+            try await backend.withDeadline(.seconds(10)) { [client = backend.client, logger] in
+                try await PostgresSchema.migrate(client, logger: logger)
+            }
+        } catch {
+            try? await backend.close()
+            throw BackendError(status: 500, "cannot use the database \(location): \(Self.describe(error))")
+        }
+        return backend
+    }
+
+    static func makePool(_ location: PostgresLocation, poolSize: Int, logger: Logger) -> Pool {
+        let client = PostgresClient(configuration: location.clientConfiguration(maximumConnections: poolSize), backgroundLogger: logger)
+        return Pool(client: client, task: Task { await client.run() })
+    }
+
+    /// A new pool for what follows; the old one is closed once the requests it holds have had their time.
+    func renewPool() {
+        let old = pool.withLock { p -> Pool in
+            defer { p = Self.makePool(location, poolSize: poolSize, logger: logger) }
+            return p
+        }
+        Task {
+            try? await Task.sleep(for: Self.deadline)
+            old.task.cancel()
+        }
+    }
+
+    private init(pool: Pool, poolSize: Int, location: PostgresLocation, logger: Logger) {
+        self.pool = Lock(pool)
+        self.poolSize = poolSize
+        self.location = location
+        self.logger = logger
+    }
+
+    /// Starts writers for the waiting commits while fewer than ``writers`` are at work.
+    /// Each writer takes every commit waiting, so commits that arrive while all
+    /// writers are busy go to the database together.
+    func dispatch() {
+        while true {
+            let jobs = work.withLock { w -> [Job]? in
+                guard w.busy < Self.writers, !w.jobs.isEmpty else { return nil }
+                w.busy += 1
+                defer { w.jobs.removeAll() }
+                return w.jobs
+            }
+            guard let jobs else { return }
+            Task { [client, logger] in
+                await Self.run(jobs, client: client, logger: logger)
+                self.work.withLock { $0.busy -= 1 }
+                self.dispatch()
+            }
+        }
+    }
+
+    package func close() async throws {
+        guard closed.withLock({ c -> Bool in defer { c = true }; return !c }) else { return }
+        // Commits under way finish first.
+        while work.withLock({ $0.busy > 0 || !$0.jobs.isEmpty }) { try? await Task.sleep(for: .milliseconds(10)) }
+        listenerTask.withLock { $0 }?.cancel()
+        pool.withLock { $0 }.task.cancel()
+    }
+
+    // MARK: Deadlines
+
+    /// Whether the listener's last attempt to connect failed: the database is
+    /// down, and requests fail after ``deadlineWhileDown`` rather than ``deadline``.
+    let reachable = Lock(true)
+    /// How long a request waits while the database is known to be down.
+    package static let deadlineWhileDown: Duration = .milliseconds(300)
+
+    /// Runs `body`, failing with a 503 after `limit` (the work itself is then
+    /// abandoned to finish or fail on its own: a query in flight cannot be
+    /// recalled).
+    func withDeadline<T: Sendable>(_ given: Duration? = nil, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let limit = given ?? (reachable.withLock { $0 } ? Self.deadline : Self.deadlineWhileDown)
+        let once = Once<Result<T, any Error>>()
+        return try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
+            once.set { c.resume(with: $0) }
+            let work = Task {
+                do { once.finish(.success(try await body())) } catch { once.finish(.failure(error)) }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                if once.finish(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(limit)"))) { work.cancel() }
+            }
+        }
+    }
+
+    /// Resumes a continuation once, from whichever side finishes first.
+    final class Once<Value: Sendable>: Sendable {
+        struct State {
+            var resume: (@Sendable (Value) -> Void)?
+            var done = false
+        }
+        let state = Lock(State())
+        func set(_ resume: @escaping @Sendable (Value) -> Void) { state.withLock { $0.resume = resume } }
+        @discardableResult
+        func finish(_ value: Value) -> Bool {
+            let r = state.withLock { s -> (@Sendable (Value) -> Void)? in
+                guard !s.done else { return nil }
+                s.done = true
+                return s.resume
+            }
+            r?(value)
+            return r != nil
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? PSQLError {
+            if let message = e.serverInfo?[.message] { return message }
+            return "\(e.code)"
+        }
+        return "\(error)"
+    }
+
+    static func unavailable(_ error: any Error) -> BackendError {
+        if let e = error as? BackendError { return e }
+        return BackendError(status: 503, "the database is unavailable: \(describe(error))")
+    }
+
+    // MARK: Accounts
+
+    package func createAccount(name: String, tokenHash: [UInt8]) async throws -> UbiquityAccountInfo {
+        let id = randomHex(bytes: 12)
+        let hash = ByteBuffer(bytes: tokenHash)
+        do {
+            try await withDeadline { [client, logger] in
+                try await client.query("INSERT INTO accounts(id, name, token_hash) VALUES (\(id), \(name), \(hash))", logger: logger)
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw BackendError(status: 409, "an account named \"\(name)\" exists already")
+        } catch {
+            throw Self.unavailable(error)
+        }
+        return UbiquityAccountInfo(name: name, id: id)
+    }
+
+    package func account(tokenHash: [UInt8]) async throws -> UbiquityAccountInfo? {
+        let hash = ByteBuffer(bytes: tokenHash)
+        do {
+            return try await withDeadline { [client, logger] in
+                let rows = try await client.query("SELECT id, name FROM accounts WHERE token_hash = \(hash)", logger: logger)
+                for try await (id, name) in rows.decode((String, String).self) { return UbiquityAccountInfo(name: name, id: id) }
+                return nil
+            }
+        } catch {
+            throw Self.unavailable(error)
+        }
+    }
+
+    // MARK: Reading
+
+    package func changes(account: String, store: String, after: Int64) async throws -> UbiquityChangesResponse {
+        do {
+            return try await withDeadline { [client, logger] in
+                // One statement: one snapshot for the head and the entries. A client
+                // older than the horizon (or ahead of the store) gets the whole store.
+                let rows = try await client.query("""
+                    SELECT s.revision, s.horizon, e.key, e.revision, e.value
+                    FROM stores s LEFT JOIN LATERAL (
+                        SELECT key, revision, value FROM entries
+                        WHERE account = s.account AND store = s.store AND revision > \(after)
+                          AND NOT (\(after) < s.horizon OR \(after) > s.revision)
+                        UNION ALL
+                        SELECT key, revision, value FROM entries
+                        WHERE account = s.account AND store = s.store AND value IS NOT NULL
+                          AND (\(after) < s.horizon OR \(after) > s.revision)
+                    ) e ON true
+                    WHERE s.account = \(account) AND s.store = \(store)
+                    """, logger: logger)
+                var revision: Int64? = nil
+                var horizon: Int64 = 0
+                var entries: [UbiquityWireEntry] = []
+                for try await (head, h, key, rev, value) in rows.decode((Int64, Int64, String?, Int64?, ByteBuffer?).self) {
+                    revision = head
+                    horizon = h
+                    if let key, let rev {
+                        entries.append(UbiquityWireEntry(key: key, revision: rev, value: value.map { Base64.encode($0.readableBytesView) }))
+                    }
+                }
+                guard let revision else { return UbiquityChangesResponse(revision: 0, complete: after > 0, entries: []) }
+                entries.sort { $0.revision < $1.revision }
+                return UbiquityChangesResponse(revision: revision, complete: after < horizon || after > revision, entries: entries)
+            }
+        } catch {
+            throw Self.unavailable(error)
+        }
+    }
+
+    // MARK: Committing
+
+    package func commit(account: String, store: String, changes: [CheckedChange]) async throws -> CommitOutcome {
+        if closed.withLock({ $0 }) { throw BackendError(status: 503, "the server is stopping") }
+        let limit = reachable.withLock { $0 } ? Self.deadline : Self.deadlineWhileDown
+        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) in
+            let ticket = Ticket(c)
+            self.work.withLock { $0.jobs.append(Job(account: account, store: store, changes: changes, ticket: ticket)) }
+            self.dispatch()
+            Task {
+                try? await Task.sleep(for: limit)
+                if ticket.abandon() {
+                    ticket.done(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(limit); the commit was not applied")))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// One group commit on one connection; when a group fails, its commits are tried alone.
+    static func run(_ jobs: [Job], client: PostgresClient, logger: Logger) async {
+        // A fixed order of stores: two servers' groups lock rows in the same order (no deadlock).
+        let ordered = jobs.enumerated().sorted { a, b in
+            (a.element.account, a.element.store, a.offset) < (b.element.account, b.element.store, b.offset)
+        }.map(\.element)
+        do {
+            try await client.withConnection { db in
+                try await db.query("BEGIN", logger: logger)
+                // From here on the writer answers every claimed commit itself.
+                let claimed = ordered.filter { $0.ticket.claim() }
+                do {
+                    var outcomes: [CommitOutcome] = []
+                    for job in claimed { outcomes.append(try await apply(job, on: db, logger: logger)) }
+                    try await db.query("COMMIT", logger: logger)
+                    for (job, outcome) in zip(claimed, outcomes) { job.finish(.success(outcome)) }
+                } catch {
+                    _ = try? await db.query("ROLLBACK", logger: logger)
+                    if claimed.count == 1 {
+                        claimed[0].finish(.failure(unavailable(error)))
+                    } else {
+                        for job in claimed { await alone(job, on: db, logger: logger) }
+                    }
+                }
+            }
+        } catch {
+            // No connection, or BEGIN failed: commits not yet answered fail now (none was applied).
+            for job in ordered where job.ticket.abandon() { job.finish(.failure(unavailable(error))) }
+        }
+    }
+
+    /// One claimed commit in a transaction of its own (after its group failed).
+    static func alone(_ job: Job, on db: PostgresConnection, logger: Logger) async {
+        do {
+            try await db.query("BEGIN", logger: logger)
+            do {
+                let outcome = try await apply(job, on: db, logger: logger)
+                try await db.query("COMMIT", logger: logger)
+                job.finish(.success(outcome))
+            } catch {
+                _ = try? await db.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        } catch {
+            job.finish(.failure(unavailable(error)))
+        }
+    }
+
+    /// Applies one commit inside the group's transaction.
+    static func apply(_ job: Job, on db: PostgresConnection, logger: Logger) async throws -> CommitOutcome {
+        let a = job.account, s = job.store
+        // The store's row, created when new and locked until the transaction ends.
+        let headRows = try await db.query("""
+            INSERT INTO stores(account, store) VALUES (\(a), \(s))
+            ON CONFLICT (account, store) DO UPDATE SET revision = stores.revision
+            RETURNING revision, key_count, total_bytes, tombstones, horizon
+            """, logger: logger)
+        var head: StoreHead? = nil
+        for try await (revision, count, total, tombstones, horizon) in headRows.decode((Int64, Int32, Int32, Int32, Int64).self) {
+            head = StoreHead(revision: revision, count: Int(count), total: Int(total), tombstones: Int(tombstones), horizon: horizon)
+        }
+        guard let head else { throw BackendError(status: 500, "the store's row is missing") }
+        // Read after the lock: READ COMMITTED gives this statement a snapshot that includes the last writer's commit.
+        let keys = job.changes.map(\.key)
+        var current: [String: CurrentEntry] = [:]
+        let rows = try await db.query(
+            "SELECT key, revision, size, value FROM entries WHERE account = \(a) AND store = \(s) AND key = ANY(\(keys))",
+            logger: logger)
+        for try await (key, revision, size, value) in rows.decode((String, Int64, Int32, ByteBuffer?).self) {
+            current[key] = CurrentEntry(revision: revision, size: Int(size), value: value)
+        }
+        let decision = CommitDecision(changes: job.changes, head: head, current: current)
+        let outcome = decision.outcome(for: job.changes, head: head, current: current)
+        guard decision.writes else { return outcome }
+        var next = decision.next
+        let writtenKeys = decision.applied.map(\.key)
+        let values = decision.applied.map { ByteBuffer(bytes: $0.bytes ?? []) }
+        let removed = decision.applied.map { $0.bytes == nil }
+        let sizes = decision.applied.map { Int32($0.size) }
+        let revision = next.revision
+        let hint = "\(a) \(s) \(revision)"
+        // Entries, the store's head, the commit's record and the wake-up in one statement.
+        try await db.query("""
+            WITH written AS (
+                INSERT INTO entries(account, store, key, revision, value, size)
+                SELECT \(a), \(s), k, \(revision), CASE WHEN r THEN NULL ELSE v END, z
+                FROM unnest(\(writtenKeys)::text[], \(values)::bytea[], \(removed)::bool[], \(sizes)::int[]) AS t(k, v, r, z)
+                ON CONFLICT (account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
+                RETURNING 1
+            ), head AS (
+                UPDATE stores SET revision = \(revision), key_count = \(Int32(next.count)), total_bytes = \(Int32(next.total)),
+                    tombstones = \(Int32(next.tombstones))
+                WHERE account = \(a) AND store = \(s) RETURNING 1
+            ), logged AS (
+                INSERT INTO commits(account, store, revision, keys) VALUES (\(a), \(s), \(revision), \(Int32(writtenKeys.count))) RETURNING 1
+            )
+            SELECT pg_notify(\(channel), \(hint)), (SELECT count(*) FROM written), (SELECT count(*) FROM head), (SELECT count(*) FROM logged)
+            """, logger: logger)
+        if next.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack {
+            // Old removals are forgotten; a client older than the horizon gets the whole store.
+            let cutRows = try await db.query("""
+                SELECT revision FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL
+                ORDER BY revision DESC LIMIT 1 OFFSET \(CommitDecision.keptRemovals)
+                """, logger: logger)
+            var cut: Int64? = nil
+            for try await r in cutRows.decode(Int64.self) { cut = r }
+            if let cut {
+                try await db.query("DELETE FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL AND revision <= \(cut)", logger: logger)
+                var left = 0
+                for try await n in try await db.query("SELECT count(*) FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL", logger: logger).decode(Int64.self) {
+                    left = Int(n)
+                }
+                next.tombstones = left
+                next.horizon = max(next.horizon, cut)
+                try await db.query("UPDATE stores SET tombstones = \(Int32(left)), horizon = \(next.horizon) WHERE account = \(a) AND store = \(s)", logger: logger)
+            }
+        }
+        return outcome
+    }
+
+    // MARK: Wake-ups
+
+    package func deliverWakeups(to handler: @escaping @Sendable (Wakeup) -> Void) {
+        let location = self.location, logger = self.logger
+        let task = Task { [self] in
+            var delay = Duration.milliseconds(50)
+            var id = 1
+            while !Task.isCancelled {
+                do {
+                    let configuration = try location.connectionConfiguration()
+                    let connection: PostgresConnection
+                    do {
+                        connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+                    } catch {
+                        self.reachable.withLock { $0 = false }
+                        throw error
+                    }
+                    // Back after being unreachable: a fresh pool, without the old one's backoff.
+                    if self.reachable.withLock({ r -> Bool in defer { r = true }; return !r }) { self.renewPool() }
+                    id += 1
+                    do {
+                        try await connection.listen(on: Self.channel) { notifications in
+                            // Listening again: whatever was said while no one listened is read now.
+                            handler(.everything)
+                            delay = .milliseconds(50)
+                            for try await notification in notifications {
+                                handler(Self.wakeup(notification.payload))
+                            }
+                        }
+                    } catch {}
+                    try? await connection.close()
+                } catch {}
+                if Task.isCancelled { break }
+                handler(.everything)
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .milliseconds(400))
+            }
+        }
+        listenerTask.withLock { $0 = task }
+    }
+
+    /// A notification's payload read as a hint; anything unexpected wakes every store.
+    static func wakeup(_ payload: String) -> Wakeup {
+        let parts = payload.split(separator: " ")
+        guard parts.count == 3, let revision = Int64(parts[2]), revision > 0,
+              UbiquitousKeyValueStore.isValidStoreIdentifier(String(parts[1]))
+        else { return .everything }
+        return .store(account: String(parts[0]), store: String(parts[1]), revision: revision)
+    }
+
+    // MARK: Checking
+
+    package func check() async throws -> [String] {
+        try await withDeadline(.seconds(600)) { [client, logger] in
+            var problems: [String] = []
+            let rows = try await client.query("""
+                SELECT s.account, s.store, s.revision, s.key_count, s.total_bytes,
+                    (SELECT count(*) FROM commits c WHERE c.account = s.account AND c.store = s.store),
+                    (SELECT coalesce(min(revision), 0) FROM commits c WHERE c.account = s.account AND c.store = s.store),
+                    (SELECT coalesce(max(revision), 0) FROM commits c WHERE c.account = s.account AND c.store = s.store),
+                    (SELECT count(*) FROM entries e WHERE e.account = s.account AND e.store = s.store AND e.value IS NOT NULL),
+                    (SELECT coalesce(sum(size), 0) FROM entries e WHERE e.account = s.account AND e.store = s.store AND e.value IS NOT NULL),
+                    (SELECT coalesce(max(revision), 0) FROM entries e WHERE e.account = s.account AND e.store = s.store)
+                FROM stores s
+                """, logger: logger)
+            for try await (a, s, revision, keyCount, totalBytes, n, lo, hi, live, bytes, top) in rows.decode(
+                (String, String, Int64, Int32, Int32, Int64, Int64, Int64, Int64, Int64, Int64).self) {
+                if n != revision || (n > 0 && (lo != 1 || hi != revision)) {
+                    problems.append("\(a)/\(s): revision \(revision) but \(n) commits from \(lo) to \(hi)")
+                }
+                if live != Int64(keyCount) || bytes != Int64(totalBytes) {
+                    problems.append("\(a)/\(s): recorded \(keyCount) keys / \(totalBytes) bytes, found \(live) / \(bytes)")
+                }
+                if top > revision { problems.append("\(a)/\(s): an entry at revision \(top) beyond the store's \(revision)") }
+            }
+            return problems
+        }
+    }
+}

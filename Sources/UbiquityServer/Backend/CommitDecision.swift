@@ -1,0 +1,122 @@
+import NIOCore
+import OpenDefaultsUbiquity
+
+/// A store's row as a backend reads it under the store's lock.
+package struct StoreHead: Sendable, Hashable {
+    package var revision: Int64
+    package var count: Int
+    package var total: Int
+    package var tombstones: Int
+    /// The newest removal forgotten: a client older than it gets the whole store.
+    package var horizon: Int64
+
+    package init(revision: Int64, count: Int, total: Int, tombstones: Int, horizon: Int64) {
+        self.revision = revision
+        self.count = count
+        self.total = total
+        self.tombstones = tombstones
+        self.horizon = horizon
+    }
+}
+
+/// A key's entry as the database holds it before a commit.
+package struct CurrentEntry: Sendable {
+    package var revision: Int64
+    package var size: Int
+    /// The value's binary property list; nil for a removal's tombstone.
+    package var value: ByteBuffer?
+
+    package init(revision: Int64, size: Int, value: ByteBuffer?) {
+        self.revision = revision
+        self.size = size
+        self.value = value
+    }
+}
+
+/// What a commit does to a store, decided from the store's head and the
+/// current entries of its keys — the same rules for every backend: per-key
+/// compare-and-set on the base revision, and limits that refuse the whole
+/// commit (nothing changes) when one would break.
+package struct CommitDecision: Sendable {
+    /// The changes whose base matched, in the commit's order.
+    package var applied: [CheckedChange]
+    /// Per change of the commit: applied or conflict.
+    package var statuses: [UbiquityWireResult.Status]
+    /// Why the whole commit is refused, if it is.
+    package var refusal: String?
+    /// The store's head after the commit (`revision` one more) when something is applied.
+    package var next: StoreHead
+
+    /// Decides `changes` on top of `head`, given the current entries of their keys.
+    package init(changes: [CheckedChange], head: StoreHead, current: [String: CurrentEntry]) {
+        var count = head.count, total = head.total, tombstones = head.tombstones
+        var applied: [CheckedChange] = []
+        var statuses: [UbiquityWireResult.Status] = []
+        for change in changes {
+            let c = current[change.key]
+            if (c?.revision ?? 0) == change.base {
+                applied.append(change)
+                statuses.append(.applied)
+                if let c {
+                    if c.value != nil { count -= 1; total -= c.size } else { tombstones -= 1 }
+                }
+                // A removal leaves a tombstone, so that others learn of it by revision.
+                if change.bytes != nil { count += 1; total += change.size } else { tombstones += 1 }
+            } else {
+                statuses.append(.conflict)
+            }
+        }
+        var refusal: String? = nil
+        if let long = changes.first(where: { $0.key.utf8.count > UbiquityLimits.maximumKeyBytes || $0.key.isEmpty }) {
+            refusal = "the key \"\(long.key)\" is \(long.key.utf8.count) bytes of UTF-8; keys are 1 to \(UbiquityLimits.maximumKeyBytes)"
+        } else if let big = applied.first(where: { $0.size > UbiquityLimits.maximumValueBytes }) {
+            refusal = "the value for key \"\(big.key)\" is \(big.size) bytes as a binary property list; at most \(UbiquityLimits.maximumValueBytes) are allowed"
+        } else if count > UbiquityLimits.maximumKeys {
+            refusal = "the store would hold \(count) keys; at most \(UbiquityLimits.maximumKeys) are allowed"
+        } else if total > UbiquityLimits.maximumTotalBytes {
+            refusal = "the store's values would be \(total) bytes together; at most \(UbiquityLimits.maximumTotalBytes) are allowed"
+        }
+        self.applied = applied
+        self.statuses = statuses
+        self.refusal = refusal
+        self.next = StoreHead(revision: head.revision + 1, count: count, total: total, tombstones: tombstones, horizon: head.horizon)
+    }
+
+    /// Whether the commit writes anything.
+    package var writes: Bool { refusal == nil && !applied.isEmpty }
+
+    /// The entries the commit writes, at the next revision.
+    package var written: [UbiquityWireEntry] {
+        applied.map { UbiquityWireEntry(key: $0.key, revision: next.revision, value: $0.bytes.map { Base64.encode($0) }) }
+    }
+
+    /// The answer to the client. `head` is the store's head before the commit;
+    /// keys not applied answer with their current entry.
+    package func outcome(for changes: [CheckedChange], head: StoreHead, current: [String: CurrentEntry]) -> CommitOutcome {
+        func entry(_ key: String) -> UbiquityWireEntry {
+            let c = current[key]
+            return UbiquityWireEntry(key: key, revision: c?.revision ?? 0, value: c?.value.map { Base64.encode($0.readableBytesView) })
+        }
+        if let refusal {
+            let results = changes.map { UbiquityWireResult(status: .refused, entry: entry($0.key)) }
+            return CommitOutcome(response: UbiquityCommitResponse(revision: head.revision, refusal: refusal, results: results), applied: [])
+        }
+        guard writes else {
+            let results = changes.map { UbiquityWireResult(status: .conflict, entry: entry($0.key)) }
+            return CommitOutcome(response: UbiquityCommitResponse(revision: head.revision, refusal: nil, results: results), applied: [])
+        }
+        let written = self.written
+        var byKey: [String: UbiquityWireEntry] = [:]
+        for w in written { byKey[w.key] = w }
+        var results: [UbiquityWireResult] = []
+        for (change, status) in zip(changes, statuses) {
+            results.append(UbiquityWireResult(status: status, entry: status == .applied ? byKey[change.key]! : entry(change.key)))
+        }
+        return CommitOutcome(response: UbiquityCommitResponse(revision: next.revision, refusal: nil, results: results), applied: written)
+    }
+
+    /// How many removals a store remembers (older ones push the horizon).
+    package static let keptRemovals = 1_024
+    /// Removals beyond `keptRemovals` tolerated before pruning (pruning is batched).
+    package static let pruneSlack = 64
+}

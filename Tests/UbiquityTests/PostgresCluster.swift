@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+/// A throw-away PostgreSQL server for this test process: `initdb` and
+/// `pg_ctl` from Debian's `postgresql` on a temporary folder, run as the
+/// `postgres` user when the tests run as root (initdb refuses root),
+/// listening on a Unix socket in that folder only, stopped when the process
+/// exits. Each test server gets a database of its own.
+///
+/// Without PostgreSQL the tests of that backend are left out, unless
+/// `OPENDEFAULTS_REQUIRE_POSTGRES=1` (set by `.ci/run`) makes that a failure.
+final class PostgresCluster: @unchecked Sendable {
+    let folder: String
+    let bin: String
+    /// The account the server runs as (and the database superuser).
+    let user: String
+    private let lock = NSLock()
+    private var databases = 0
+
+    /// The process's cluster, started on first use; nil when PostgreSQL is not installed (or would not start).
+    static let shared: PostgresCluster? = {
+        do {
+            let cluster = try PostgresCluster()
+            atexit {
+                guard let cluster = PostgresCluster.shared else { return }
+                cluster.stop(immediate: true)
+                try? FileManager.default.removeItem(atPath: cluster.folder)
+            }
+            return cluster
+        } catch {
+            startError = "\(error)"
+            return nil
+        }
+    }()
+    nonisolated(unsafe) static var startError = ""
+
+    static var required: Bool { ProcessInfo.processInfo.environment["OPENDEFAULTS_REQUIRE_POSTGRES"] == "1" }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// The newest `/usr/lib/postgresql/<version>/bin` with initdb.
+    static func binaries() -> String? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        for v in versions.reversed() where FileManager.default.isExecutableFile(atPath: "\(root)/\(v)/bin/initdb") {
+            return "\(root)/\(v)/bin"
+        }
+        return nil
+    }
+
+    /// A cluster of its own (for a test that crashes it; the shared one serves tests running meanwhile), stopped and removed with the object.
+    static func privateCluster() throws -> PostgresCluster {
+        let c = try PostgresCluster()
+        c.owned = true
+        return c
+    }
+    private var owned = false
+    deinit {
+        if owned {
+            stop(immediate: true)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    private init() throws {
+        guard let bin = Self.binaries() else { throw Failure(description: "no /usr/lib/postgresql/<version>/bin/initdb (install Debian's postgresql)") }
+        self.bin = bin
+        let root = getuid() == 0
+        user = root ? "postgres" : (ProcessInfo.processInfo.environment["USER"] ?? "postgres")
+        // A short path: the socket's path must fit in 107 bytes.
+        folder = "/tmp/odpg-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if root {
+            try FileManager.default.setAttributes([.ownerAccountName: "postgres", .posixPermissions: 0o700], ofItemAtPath: folder)
+        }
+        let initdb = try run(bin + "/initdb", ["-D", folder + "/data", "-E", "UTF8", "--locale=C", "-A", "trust", "-U", user])
+        guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb.stderr)") }
+        try start()
+    }
+
+    /// Runs a PostgreSQL program as the cluster's user.
+    ///
+    /// Spawned and reaped directly (posix_spawn, waitpid) with the output in
+    /// files: `pg_ctl start` leaves a server behind, which Foundation's
+    /// `Process` was seen to wait for forever.
+    func run(_ program: String, _ args: [String]) throws -> Outcome {
+        let argv = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] + args : [program] + args
+        let outPath = folder + "/.out-\(UUID().uuidString.prefix(8))", errPath = outPath + ".err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var pid: pid_t = 0
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ)
+        guard rc == 0 else { throw Failure(description: "cannot run \(argv[0]): \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: outPath)
+        try? FileManager.default.removeItem(atPath: errPath)
+        let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Outcome(status: code, stdout: stdout, stderr: stderr)
+    }
+
+    /// Starts (or restarts) the server: Unix socket in the folder, no TCP.
+    func start() throws {
+        let r = try run(bin + "/pg_ctl", ["-D", folder + "/data", "-l", folder + "/log", "-w", "-t", "30",
+                                          "-o", "-k \(folder) -c listen_addresses='' -c max_connections=500 -c shared_buffers=128MB", "start"])
+        guard r.status == 0 else {
+            let log = (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? ""
+            throw Failure(description: "pg_ctl start failed: \(r.stdout) \(r.stderr) \(log.suffix(2000))")
+        }
+    }
+
+    /// Stops the server; `immediate` is a crash (`pg_ctl -m immediate`: no checkpoint, recovery at the next start).
+    func stop(immediate: Bool) {
+        _ = try? run(bin + "/pg_ctl", ["-D", folder + "/data", "-m", immediate ? "immediate" : "fast", "-w", "stop"])
+    }
+
+    /// Runs SQL with psql on `database`; its output (unaligned, tuples only).
+    @discardableResult
+    func psql(_ sql: String, database: String = "postgres") throws -> Outcome {
+        try run(bin + "/psql", ["-h", folder, "-U", user, "-d", database, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+    }
+
+    /// A new empty database; its URL for `ubiquity --postgres`.
+    func createDatabase() throws -> String {
+        let name = lock.withLock { () -> String in databases += 1; return "t\(getpid())_\(databases)" }
+        var r = try psql("CREATE DATABASE \(name)")
+        for _ in 0..<100 where r.status != 0 && r.stderr.contains("starting up") {
+            Thread.sleep(forTimeInterval: 0.1)
+            r = try psql("CREATE DATABASE \(name)")
+        }
+        guard r.status == 0 else { throw Failure(description: "CREATE DATABASE failed: \(r.stderr)") }
+        return "postgres:///\(name)?host=\(folder)&user=\(user)"
+    }
+
+    /// The database name of a URL made by ``createDatabase()``.
+    static func databaseName(_ url: String) -> String {
+        String(url.dropFirst("postgres:///".count).prefix { $0 != "?" })
+    }
+}
+
+/// Where a test server keeps its data.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+
+    /// The backends this machine can test: SQLite always, PostgreSQL when installed.
+    static var available: [Backend] {
+        PostgresCluster.shared == nil ? [.sqlite] : [.sqlite, .postgres]
+    }
+}
+
+@Suite("PostgreSQL for the sync server's tests")
+struct PostgresAvailability {
+    @Test("PostgreSQL starts when the run requires it (OPENDEFAULTS_REQUIRE_POSTGRES=1)")
+    func availableWhenRequired() throws {
+        if PostgresCluster.required {
+            #expect(PostgresCluster.shared != nil, "PostgreSQL is required but did not start: \(PostgresCluster.startError)")
+        }
+        if let cluster = PostgresCluster.shared {
+            let r = try cluster.psql("SELECT 1")
+            #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(r.stderr)")
+        }
+    }
+}

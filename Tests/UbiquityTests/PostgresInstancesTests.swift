@@ -1,0 +1,281 @@
+import Foundation
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PropertyList
+import Testing
+
+/// Several `ubiquity serve --postgres` over one database, and the faults
+/// such a deployment meets: an instance killed, the database crashed, the
+/// listener's connection cut, instances starting together.
+@Suite("ubiquity on PostgreSQL: several instances, one database, faults", .serialized,
+       .enabled(if: PostgresCluster.shared != nil))
+struct PostgresInstancesTests {
+    static let store = "com.example.shared"
+
+    /// A writer of one key that moves to the next instance when one fails (as
+    /// clients behind a load balancer do) and records what was acknowledged.
+    static func write(_ w: Int, through servers: [SyncServer], token: String, until stop: Flag, acknowledged: Acknowledged,
+                      refusals: Refusals? = nil) async {
+        var instance = w % servers.count
+        var transport = HTTPUbiquityTransport(account: servers[instance].account(token: token))
+        var base: Int64 = 0
+        var n = 0
+        while !stop.isSet {
+            n += 1
+            let request = UbiquityCommitRequest(changes: [UbiquityWireChange(
+                key: "writer\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(Int64(n)))))])
+            do {
+                let r = try await transport.commit(store: Self.store, request)
+                if r.results.first?.status == .applied {
+                    base = r.results[0].entry.revision
+                    acknowledged.record(writer: w, value: n)
+                } else if let entry = r.results.first?.entry {
+                    base = entry.revision   // an unacknowledged earlier attempt landed: carry on from it
+                }
+            } catch {
+                refusals?.record("\(error)")
+                // Move on to the next instance; a short pause as a client's backoff.
+                instance = (instance + 1) % servers.count
+                transport = HTTPUbiquityTransport(account: servers[instance].account(token: token))
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    /// Every acknowledged write is on the server (its value or a later one of the same writer).
+    static func expectNothingLost(_ acknowledged: Acknowledged, writers: Int, in changes: UbiquityChangesResponse) {
+        for w in 0..<writers {
+            guard let last = acknowledged.last(w) else { continue }
+            let entry = changes.entries.first { $0.key == "writer\(w)" }
+            guard case .integer(let stored)? = entry?.value.flatMap({ UbiquityWireValue.decode($0)?.value }), let v = stored.int64Value else {
+                Issue.record("writer\(w): no value")
+                continue
+            }
+            #expect(v >= Int64(last), "writer\(w): acknowledged \(last), the server holds \(v)")
+        }
+    }
+
+    /// The integer an entry holds.
+    static func integer(_ entry: UbiquityWireEntry) -> Int64? {
+        guard case .integer(let v)? = entry.value.flatMap({ UbiquityWireValue.decode($0)?.value }) else { return nil }
+        return v.int64Value
+    }
+
+    /// Reads everything through `server`, retrying while it (or the database) recovers.
+    static func everything(_ server: SyncServer, token: String, seconds: Double = 15) async -> UbiquityChangesResponse? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let transport = HTTPUbiquityTransport(account: server.account(token: token))
+            if let r = try? await transport.changes(store: Self.store, after: 0, wait: nil) { return r }
+            await pause(0.1)
+        }
+        return nil
+    }
+
+    @Test("a write through instance 1 reaches watchers on instances 2 and 3; a client resumes from its revision on any instance")
+    func threeInstances() async throws {
+        let one = try SyncServer(.postgres)
+        let two = try SyncServer(sharing: one), three = try SyncServer(sharing: one)
+        let token = try one.addAccount("alice")
+        let f2 = try TemporaryFolder("two"), f3 = try TemporaryFolder("three"), f1 = try TemporaryFolder("one")
+        let onTwo = apiStore(Self.store, server: two, token: token, folder: f2)
+        let onThree = apiStore(Self.store, server: three, token: token, folder: f3)
+        let writer = apiStore(Self.store, server: one, token: token, folder: f1, watches: false)
+        let log2 = ChangeLog(onTwo), log3 = ChangeLog(onThree)
+        try await onTwo.synchronizeWithServer()
+        try await onThree.synchronizeWithServer()
+        await pause(0.3)
+        for i in 0..<20 {
+            try writer.setOrThrow(.integer(.init(Int64(i))), forKey: "k")
+            try await writer.synchronizeWithServer()
+            #expect(await settle(2) { onTwo.longLong(forKey: "k") == Int64(i) && onThree.longLong(forKey: "k") == Int64(i) },
+                    "write \(i): instance 2 has \(onTwo.longLong(forKey: "k")), instance 3 \(onThree.longLong(forKey: "k"))")
+        }
+        #expect(log2.all.contains { $0.reason == .serverChange && $0.changedKeys == ["k"] })
+        #expect(log3.all.contains { $0.reason == .serverChange && $0.changedKeys == ["k"] })
+        // A client that read up to revision R on one instance asks another after R and gets only what is newer.
+        let t1 = HTTPUbiquityTransport(account: one.account(token: token)), t3 = HTTPUbiquityTransport(account: three.account(token: token))
+        let seen = try await t1.changes(store: Self.store, after: 0, wait: nil)
+        try writer.setOrThrow(.string("later"), forKey: "other")
+        try await writer.synchronizeWithServer()
+        let resumed = try await t3.changes(store: Self.store, after: seen.revision, wait: nil)
+        #expect(resumed.entries.map(\.key) == ["other"] && resumed.revision == seen.revision + 1 && !resumed.complete)
+        #expect(try one.check().status == 0)
+    }
+
+    @Test("kill -9 of an instance in the middle of commits: its clients move on, no acknowledged write lost, no gap")
+    func instanceKilled() async throws {
+        let one = try SyncServer(.postgres)
+        let two = try SyncServer(sharing: one)
+        let token = try one.addAccount("alice")
+        let writers = 8
+        let acknowledged = Acknowledged(), stop = Flag()
+        let watcherFolder = try TemporaryFolder("watch")
+        let watcher = apiStore(Self.store, server: two, token: token, folder: watcherFolder)
+        try await watcher.synchronizeWithServer()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<writers {
+                group.addTask { await Self.write(w, through: [one, two], token: token, until: stop, acknowledged: acknowledged) }
+            }
+            try await Task.sleep(for: .milliseconds(1000))
+            one.kill()
+            let before = acknowledged.count
+            try await Task.sleep(for: .milliseconds(1000))
+            #expect(acknowledged.count > before, "no commit was acknowledged by the surviving instance")
+            stop.set()
+            try await group.waitForAll()
+        }
+        #expect(acknowledged.count > 50, "only \(acknowledged.count) commits were acknowledged")
+        let changes = try #require(await Self.everything(two, token: token))
+        Self.expectNothingLost(acknowledged, writers: writers, in: changes)
+        // The watcher on the surviving instance converges within a second.
+        let finished = Date()
+        let final = changes.entries.filter { $0.key.hasPrefix("writer") }
+        #expect(await settle(1) { final.allSatisfy { watcher.longLong(forKey: $0.key) == Self.integer($0) } },
+                "the watcher did not converge in 1 s")
+        _ = finished
+        let check = try two.check()
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
+    @Test("PostgreSQL crashes (pg_ctl -m immediate) and comes back: 503 meanwhile, then recovery by itself; nothing acknowledged lost")
+    func databaseCrash() async throws {
+        // A cluster of its own: suites running meanwhile use the shared one.
+        let cluster = try PostgresCluster.privateCluster()
+        let one = try SyncServer(.postgres, cluster: cluster)
+        let two = try SyncServer(sharing: one)
+        let token = try one.addAccount("alice")
+        let watcherFolder = try TemporaryFolder("watch")
+        let watcher = apiStore(Self.store, server: two, token: token, folder: watcherFolder)
+        try await watcher.synchronizeWithServer()
+        let writers = 4
+        let acknowledged = Acknowledged(), stop = Flag(), refusals = Refusals()
+        var recovered = Date()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<writers {
+                group.addTask { await Self.write(w, through: [one, two], token: token, until: stop, acknowledged: acknowledged, refusals: refusals) }
+            }
+            try await Task.sleep(for: .milliseconds(700))
+            cluster.stop(immediate: true)
+            // While it is down the servers answer 503, quickly.
+            let started = Date()
+            let probe = HTTPUbiquityTransport(account: one.account(token: token))
+            do {
+                _ = try await probe.changes(store: Self.store, after: 0, wait: nil)
+                Issue.record("a read succeeded with the database down")
+            } catch let error {
+                #expect("\(error)".contains("503") || "\(error)".contains("unavailable"), "\(error)")
+            }
+            #expect(Date().timeIntervalSince(started) < 6)
+            try await Task.sleep(for: .milliseconds(500))
+            let during = acknowledged.count
+            try cluster.start()
+            recovered = Date()
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(acknowledged.count > during, "no commit was acknowledged after the database came back")
+            stop.set()
+            try await group.waitForAll()
+        }
+        #expect(refusals.count > 0, "no request failed while the database was down")
+        let changes = try #require(await Self.everything(one, token: token))
+        Self.expectNothingLost(acknowledged, writers: writers, in: changes)
+        let final = changes.entries.filter { $0.key.hasPrefix("writer") }
+        #expect(await settle(1) { final.allSatisfy { watcher.longLong(forKey: $0.key) == Self.integer($0) } }, "the watcher did not converge within 1 s of the end (\(Date().timeIntervalSince(recovered)) s after recovery)")
+        let check = try one.check()
+        #expect(check.status == 0, "\(check.stderr)")
+        withExtendedLifetime(cluster) {}
+    }
+
+    @Test("the listener's connection is terminated (pg_terminate_backend): it comes back and no change is missed")
+    func listenerTerminated() async throws {
+        let cluster = try #require(PostgresCluster.shared)
+        let one = try SyncServer(.postgres)
+        let two = try SyncServer(sharing: one)
+        let token = try one.addAccount("alice")
+        let database = PostgresCluster.databaseName(try #require(one.postgres))
+        let watcherFolder = try TemporaryFolder("watch"), writerFolder = try TemporaryFolder("write")
+        let watcher = apiStore(Self.store, server: two, token: token, folder: watcherFolder)
+        let writer = apiStore(Self.store, server: one, token: token, folder: writerFolder, watches: false)
+        try await watcher.synchronizeWithServer()
+        await pause(0.3)
+        for round in 0..<3 {
+            let killed = try cluster.psql("""
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = '\(database)' AND application_name = 'ubiquity-listener'
+                """)
+            #expect(killed.status == 0 && Int(killed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == 2,
+                    "round \(round): terminated \(killed.stdout) \(killed.stderr)")
+            // Written at once, while the listeners are away.
+            try writer.setOrThrow(.integer(.init(Int64(round))), forKey: "k")
+            try await writer.synchronizeWithServer()
+            #expect(await settle(1) { watcher.longLong(forKey: "k") == Int64(round) }, "round \(round): the watcher has \(watcher.longLong(forKey: "k"))")
+            // And after they are back.
+            await pause(0.5)
+            try writer.setOrThrow(.string("r\(round)"), forKey: "after")
+            try await writer.synchronizeWithServer()
+            #expect(await settle(1) { watcher.string(forKey: "after") == "r\(round)" })
+        }
+        let back = try cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND application_name = 'ubiquity-listener'")
+        #expect(back.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "2", "listeners: \(back.stdout)")
+    }
+
+    @Test("two instances starting (and migrating) at the same moment on a new database both serve; the schema is migrated once")
+    func simultaneousStart() async throws {
+        let cluster = try #require(PostgresCluster.shared)
+        for _ in 0..<3 {
+            let url = try cluster.createDatabase()
+            let folder = try TemporaryFolder("starts")
+            let outcomes = Outcomes()
+            await withTaskGroup(of: Void.self) { group in
+                for i in 0..<3 {
+                    group.addTask {
+                        let r = try? ubiquity(["account", "add", "user\(i)", "--postgres", url], environment: ["HOME": folder.path, "PATH": "/usr/bin:/bin"])
+                        outcomes.record(r)
+                    }
+                }
+            }
+            #expect(outcomes.all.count == 3 && outcomes.all.allSatisfy { $0.status == 0 }, "\(outcomes.all.map(\.stderr))")
+            let versions = try cluster.psql("SELECT count(*), max(version) FROM ubiquity_schema", database: PostgresCluster.databaseName(url))
+            #expect(versions.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1|1", "\(versions.stdout) \(versions.stderr)")
+        }
+        // Servers too: two at once on a fresh database, both answer.
+        let one = try SyncServer(.postgres)
+        async let a = Task.detached { try SyncServer(sharing: one) }.value
+        async let b = Task.detached { try SyncServer(sharing: one) }.value
+        let (x, y) = try await (a, b)
+        let token = try x.addAccount("alice")
+        for server in [one, x, y] {
+            let r = try await HTTPUbiquityTransport(account: server.account(token: token)).changes(store: Self.store, after: 0, wait: nil)
+            #expect(r.revision == 0)
+        }
+    }
+
+    @Test("an account's stores are unreachable with another account's token through every instance")
+    func isolationAcrossInstances() async throws {
+        let one = try SyncServer(.postgres)
+        let two = try SyncServer(sharing: one)
+        let alice = try one.addAccount("alice"), bob = try two.addAccount("bob")
+        let ta = HTTPUbiquityTransport(account: one.account(token: alice))
+        let write = UbiquityCommitRequest(changes: [UbiquityWireChange(key: "secret", base: 0, value: UbiquityWireValue.encode(.string("alice's")))])
+        #expect(try await ta.commit(store: Self.store, write).results.first?.status == .applied)
+        for server in [one, two] {
+            let tb = HTTPUbiquityTransport(account: server.account(token: bob))
+            let theirs = try await tb.changes(store: Self.store, after: 0, wait: nil)
+            #expect(theirs.entries.isEmpty && theirs.revision == 0)
+        }
+    }
+}
+
+final class Refusals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [String] = []
+    func record(_ m: String) { lock.withLock { messages.append(m) } }
+    var count: Int { lock.withLock { messages.count } }
+}
+
+final class Outcomes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [Outcome] = []
+    func record(_ o: Outcome?) { if let o { lock.withLock { list.append(o) } } }
+    var all: [Outcome] { lock.withLock { list } }
+}
