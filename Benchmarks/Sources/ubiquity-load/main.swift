@@ -25,6 +25,7 @@ var instances = 1
 var writers = 32
 var storeCount = 1
 var fill = 0
+var remoteWatchers = false
 var args = CommandLine.arguments.dropFirst()
 let usage = """
     usage: ubiquity-load [--mode watch|commits] [--postgres URL] [--instances N]
@@ -33,6 +34,7 @@ let usage = """
                the time from each commit to each watcher's answer.
       commits: --writers concurrent clients (spread over the instances) make --commits acknowledged
                commits in all, over --stores stores; acknowledged writes per second and commit latency.
+      --remote-watchers: watchers only on the instances other than the one committed through.
       --fill N (PostgreSQL only, needs psql): first load N stores of 100 keys into the database.
 
     """
@@ -46,6 +48,7 @@ while let a = args.popFirst() {
     case "--writers": writers = max(1, Int(args.popFirst() ?? "") ?? writers)
     case "--stores": storeCount = max(1, Int(args.popFirst() ?? "") ?? storeCount)
     case "--fill": fill = max(0, Int(args.popFirst() ?? "") ?? 0)
+    case "--remote-watchers": remoteWatchers = true
     default:
         FileHandle.standardError.write(Data(usage.utf8))
         exit(64)
@@ -89,7 +92,7 @@ func run(_ arguments: [String]) -> String {
 let database: [String] = postgres.map { ["--postgres", $0] } ?? ["--data", work + "/data"]
 
 /// Starts one `ubiquity serve`; its process and port.
-func startServer(_ n: Int) throws -> (Process, Int, String) {
+@MainActor func startServer(_ n: Int) throws -> (Process, Int, String) {
     let out = work + "/serve\(n).out"
     FileManager.default.createFile(atPath: out, contents: nil)
     let server = Process()
@@ -131,7 +134,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 }
 
 /// Runs SQL through psql on the --postgres database.
-func psql(_ sql: String) -> Bool {
+@MainActor func psql(_ sql: String) -> Bool {
     guard let postgres else { return false }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
@@ -181,6 +184,7 @@ if mode == "commits" {
             UbiquityWireChange(key: "warm", base: 0, value: UbiquityWireValue.encode(.integer(0)))]))
     }
     let counter = NIOLockedValueBox(0)
+    let storeCount = storeCount, commits = commits
     let latencies = NIOLockedValueBox<[Double]>([])
     let t0 = DispatchTime.now().uptimeNanoseconds
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -286,7 +290,7 @@ final class Watcher: ChannelInboundHandler, @unchecked Sendable {
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 let path = "/v1/stores/\(store)/changes"
 let startRevision = revision
-func bootstrap(_ port: Int) -> ClientBootstrap {
+@MainActor func bootstrap(_ port: Int) -> ClientBootstrap {
     let headers = "Host: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n"
     return ClientBootstrap(group: group)
         .channelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -295,7 +299,7 @@ func bootstrap(_ port: Int) -> ClientBootstrap {
         }
 }
 let bootstraps = servers.map { bootstrap($0.port) }
-func resident() -> Int { servers.reduce(0) { $0 + residentKiB($1.process.processIdentifier) } }
+@MainActor func resident() -> Int { servers.reduce(0) { $0 + residentKiB($1.process.processIdentifier) } }
 
 let baseline = resident()
 var channels: [Channel] = []
@@ -305,7 +309,8 @@ while channels.count + failed < watchers {
     let batch = min(250, watchers - channels.count - failed)
     let first = channels.count + failed
     let futures = (0..<batch).map { i in
-        let n = (first + i) % servers.count
+        let spread = remoteWatchers && servers.count > 1 ? servers.count - 1 : servers.count
+        let n = (first + i) % spread + (servers.count - spread)
         return bootstraps[n].connect(host: "127.0.0.1", port: servers[n].port)
     }
     for f in futures {

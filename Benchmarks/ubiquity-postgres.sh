@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Issue 15's figures: the sync server on PostgreSQL against the same server on
+# SQLite, in the same run, with ubiquity-load (Sources/ubiquity-load).
+#
+#   cd Benchmarks && swift build -c release --product ubiquity-load && swift build -c release --product ubiquity
+#   bash ubiquity-postgres.sh [--fill N]
+#
+# Starts a throw-away PostgreSQL (Debian's postgresql; initdb/pg_ctl as the
+# postgres user when run as root) on a Unix socket in a temporary folder,
+# with durable settings (fsync, synchronous_commit on), and removes it at the end.
+set -euo pipefail
+cd "$(dirname "$0")"
+fill=0
+if [ "${1:-}" = "--fill" ]; then fill=${2:?--fill needs a number of stores}; fi
+bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+load=.build/release/ubiquity-load
+[ -x "$load" ] && [ -x .build/release/ubiquity ] || { echo "build first: swift build -c release --product ubiquity-load && swift build -c release --product ubiquity"; exit 1; }
+dir=$(mktemp -d /tmp/odpg-bench-XXXXXX)
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+[ "$(id -u)" = 0 ] && chown postgres "$dir"
+user=$([ "$(id -u)" = 0 ] && echo postgres || id -un)
+as_pg "$bin/initdb" -D "$dir/data" -E UTF8 --locale=C -A trust -U "$user" >/dev/null
+as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o "-k $dir -c listen_addresses='' -c max_connections=300 -c shared_buffers=512MB -c max_wal_size=4GB" start >/dev/null
+trap 'as_pg "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null; rm -rf "$dir"' EXIT
+db() { local name="b$RANDOM$RANDOM"; as_pg "$bin/psql" -h "$dir" -U "$user" -X -q -c "CREATE DATABASE $name" postgres; echo "postgres:///$name?host=$dir&user=$user"; }
+
+echo "== one store, 32 writers"
+$load --mode commits --writers 32 --stores 1 --commits 3000
+$load --mode commits --writers 32 --stores 1 --commits 3000 --postgres "$(db)"
+echo "== 8 stores, 64 writers"
+$load --mode commits --writers 64 --stores 8 --commits 8000
+$load --mode commits --writers 64 --stores 8 --commits 8000 --postgres "$(db)"
+$load --mode commits --writers 64 --stores 8 --commits 8000 --postgres "$(db)" --instances 3
+echo "== propagation: 100 watchers on instances 2 and 3, commits through instance 1"
+$load --mode watch --watchers 100 --commits 50 --postgres "$(db)" --instances 3 --remote-watchers
+echo "== 10,000 watchers over three instances"
+$load --mode watch --watchers 10000 --commits 20 --postgres "$(db)" --instances 3
+if [ "$fill" -gt 0 ]; then
+  echo "== commit latency, one store and 8 writers, in a database of $fill stores of 100 keys, then in a new one"
+  url=$(db)
+  $load --mode commits --writers 8 --stores 1 --commits 2000 --postgres "$url" --fill "$fill"
+  name=${url#postgres:///}; name=${name%%\?*}
+  echo "database size: $(as_pg "$bin/psql" -h "$dir" -U "$user" -X -A -t -c "SELECT pg_size_pretty(pg_database_size('$name'))" postgres)"
+  $load --mode commits --writers 8 --stores 1 --commits 2000 --postgres "$(db)"
+fi
