@@ -43,8 +43,21 @@ package final class PostgresBackend: UbiquityBackend {
     struct Work {
         var jobs: [Job] = []
         var busy = 0
+        /// Stores in a transaction of this server: their next commits wait and go together.
+        var busyStores: Set<String> = []
     }
     let listenerTask = Lock<Task<Void, Never>?>(nil)
+    /// Writers at work, answered and let go when the pool is replaced (their
+    /// connections died with the database, and a query on a dead connection
+    /// was seen to wait until the pool closed).
+    let runs = Lock<[ObjectIdentifier: Run]>([:])
+    final class Run: Sendable {
+        let jobs: [Job]
+        let released = Flag()
+        let task = Lock<Task<Void, Never>?>(nil)
+        init(_ jobs: [Job]) { self.jobs = jobs }
+    }
+
     let closed = Lock(false)
 
     /// Connections of the pool (commits and reads); the listener has one more of its own.
@@ -61,24 +74,43 @@ package final class PostgresBackend: UbiquityBackend {
         var store: String
         var changes: [CheckedChange]
         let ticket: Ticket
+        var storeKey: String { account + "/" + store }
 
-        /// Answers the commit's request (once: whoever ``Ticket/claim()``ed or ``Ticket/abandon()``ed it).
-        func finish(_ result: Result<CommitOutcome, any Error>) { ticket.done(result) }
+        /// Answers the commit's request (once).
+        func finish(_ result: Result<CommitOutcome, any Error>) { ticket.answer(result) }
+    }
+
+    /// A flag set once, shared between tasks.
+    final class Flag: Sendable {
+        let value = Lock(false)
+        func set() { value.withLock { $0 = true } }
+        /// Sets the flag; true for the caller that set it first.
+        func setOnce() -> Bool { value.withLock { v -> Bool in defer { v = true }; return !v } }
+        var isSet: Bool { value.withLock { $0 } }
     }
 
     /// A commit's fate: a writer claims it inside its transaction, or its
     /// deadline abandons it first (then it is never applied: the client was
     /// told 503, and a write it believes failed must not appear later).
     final class Ticket: Sendable {
-        enum Phase { case waiting, claimed, abandoned }
+        enum Phase { case waiting, claimed, answered }
         let phase = Lock(Phase.waiting)
         let continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>
         init(_ continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) { self.continuation = continuation }
-        /// True when the commit was still waiting: the writer now owns its answer.
-        func claim() -> Bool { phase.withLock { p in guard p == .waiting else { return p == .claimed }; p = .claimed; return true } }
-        /// True when the commit was still waiting: it is answered 503 and will not be applied.
-        func abandon() -> Bool { phase.withLock { p in guard p == .waiting else { return false }; p = .abandoned; return true } }
-        func done(_ result: Result<CommitOutcome, any Error>) { continuation.resume(returning: result) }
+        /// True when the commit was still waiting: the writer may apply it.
+        func claim() -> Bool { phase.withLock { p in guard p == .waiting else { return false }; p = .claimed; return true } }
+        /// Answers a commit still waiting (it will not be applied); false when a writer had claimed it or it was answered.
+        @discardableResult
+        func abandon(_ result: Result<CommitOutcome, any Error>) -> Bool {
+            let mine = phase.withLock { p -> Bool in guard p == .waiting else { return false }; p = .answered; return true }
+            if mine { continuation.resume(returning: result) }
+            return mine
+        }
+        /// Answers the commit unless it was answered already.
+        func answer(_ result: Result<CommitOutcome, any Error>) {
+            let mine = phase.withLock { p -> Bool in guard p != .answered else { return false }; p = .answered; return true }
+            if mine { continuation.resume(returning: result) }
+        }
     }
 
     /// Connects (creating and migrating the schema when needed).
@@ -102,16 +134,34 @@ package final class PostgresBackend: UbiquityBackend {
         return Pool(client: client, task: Task { await client.run() })
     }
 
-    /// A new pool for what follows; the old one is closed once the requests it holds have had their time.
+    /// A new pool for what follows; the old one is closed at once, so that
+    /// requests waiting on it for a connection fail now (when the database is
+    /// found down) or go to the new pool (when it is back: the old pool's
+    /// connections died with it, and its backoff would delay recovery).
     func renewPool() {
         let old = pool.withLock { p -> Pool in
             defer { p = Self.makePool(location, poolSize: poolSize, logger: logger) }
             return p
         }
-        Task {
-            try? await Task.sleep(for: Self.deadline)
-            old.task.cancel()
+        old.task.cancel()
+        for run in runs.withLock({ Array($0.values) }) {
+            for job in run.jobs {
+                job.finish(.failure(BackendError(status: 503, "the connection to the database was lost; the commit may not have been applied")))
+            }
+            release(run)
+            run.task.withLock { $0 }?.cancel()
         }
+    }
+
+    /// A writer's commits are answered: its stores and its place are free again (once).
+    func release(_ run: Run) {
+        guard run.released.setOnce() else { return }
+        _ = runs.withLock { $0.removeValue(forKey: ObjectIdentifier(run)) }
+        work.withLock { w in
+            w.busy -= 1
+            for job in run.jobs { w.busyStores.remove(job.storeKey) }
+        }
+        dispatch()
     }
 
     private init(pool: Pool, poolSize: Int, location: PostgresLocation, logger: Logger) {
@@ -122,22 +172,31 @@ package final class PostgresBackend: UbiquityBackend {
     }
 
     /// Starts writers for the waiting commits while fewer than ``writers`` are at work.
-    /// Each writer takes every commit waiting, so commits that arrive while all
-    /// writers are busy go to the database together.
+    /// A writer takes every commit waiting for a store no other writer of this
+    /// server holds, so a store has at most one transaction here at a time and
+    /// the commits that arrive meanwhile go to the database together.
     func dispatch() {
         while true {
             let jobs = work.withLock { w -> [Job]? in
                 guard w.busy < Self.writers, !w.jobs.isEmpty else { return nil }
+                var free: [Job] = [], waiting: [Job] = []
+                for job in w.jobs {
+                    if w.busyStores.contains(job.storeKey) { waiting.append(job) } else { free.append(job) }
+                }
+                guard !free.isEmpty else { return nil }
+                for job in free { w.busyStores.insert(job.storeKey) }
+                w.jobs = waiting
                 w.busy += 1
-                defer { w.jobs.removeAll() }
-                return w.jobs
+                return free
             }
             guard let jobs else { return }
-            Task { [client, logger] in
+            let run = Run(jobs)
+            runs.withLock { $0[ObjectIdentifier(run)] = run }
+            let task = Task { [client, logger] in
                 await Self.run(jobs, client: client, logger: logger)
-                self.work.withLock { $0.busy -= 1 }
-                self.dispatch()
+                self.release(run)
             }
+            run.task.withLock { $0 = task }
         }
     }
 
@@ -288,9 +347,7 @@ package final class PostgresBackend: UbiquityBackend {
             self.dispatch()
             Task {
                 try? await Task.sleep(for: limit)
-                if ticket.abandon() {
-                    ticket.done(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(limit); the commit was not applied")))
-                }
+                ticket.abandon(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(limit); the commit was not applied")))
             }
         }
         return try result.get()
@@ -302,14 +359,24 @@ package final class PostgresBackend: UbiquityBackend {
         let ordered = jobs.enumerated().sorted { a, b in
             (a.element.account, a.element.store, a.offset) < (b.element.account, b.element.store, b.offset)
         }.map(\.element)
-        do {
+        // A writer that gets no connection before its commits' deadline gives up
+        // with them (the pool may be waiting out a backoff): the lease is cancelled.
+        let began = Flag()
+        let work = Task {
             try await client.withConnection { db in
                 try await db.query("BEGIN", logger: logger)
+                began.set()
                 // From here on the writer answers every claimed commit itself.
                 let claimed = ordered.filter { $0.ticket.claim() }
                 do {
                     var outcomes: [CommitOutcome] = []
-                    for job in claimed { outcomes.append(try await apply(job, on: db, logger: logger)) }
+                    var start = 0
+                    while start < claimed.count {
+                        var end = start + 1
+                        while end < claimed.count, claimed[end].storeKey == claimed[start].storeKey { end += 1 }
+                        outcomes += try await apply(Array(claimed[start..<end]), on: db, logger: logger)
+                        start = end
+                    }
                     try await db.query("COMMIT", logger: logger)
                     for (job, outcome) in zip(claimed, outcomes) { job.finish(.success(outcome)) }
                 } catch {
@@ -321,9 +388,17 @@ package final class PostgresBackend: UbiquityBackend {
                     }
                 }
             }
+        }
+        let watchdog = Task {
+            try? await Task.sleep(for: deadline)
+            if !began.isSet { work.cancel() }
+        }
+        defer { watchdog.cancel() }
+        do {
+            try await work.value
         } catch {
             // No connection, or BEGIN failed: commits not yet answered fail now (none was applied).
-            for job in ordered where job.ticket.abandon() { job.finish(.failure(unavailable(error))) }
+            for job in ordered { job.ticket.abandon(.failure(unavailable(error))) }
         }
     }
 
@@ -332,9 +407,9 @@ package final class PostgresBackend: UbiquityBackend {
         do {
             try await db.query("BEGIN", logger: logger)
             do {
-                let outcome = try await apply(job, on: db, logger: logger)
+                let outcome = try await apply([job], on: db, logger: logger)
                 try await db.query("COMMIT", logger: logger)
-                job.finish(.success(outcome))
+                job.finish(.success(outcome[0]))
             } catch {
                 _ = try? await db.query("ROLLBACK", logger: logger)
                 throw error
@@ -344,22 +419,25 @@ package final class PostgresBackend: UbiquityBackend {
         }
     }
 
-    /// Applies one commit inside the group's transaction.
-    static func apply(_ job: Job, on db: PostgresConnection, logger: Logger) async throws -> CommitOutcome {
-        let a = job.account, s = job.store
+    /// Applies commits of one store, in order, inside the group's transaction:
+    /// the store's row locked once, the current entries of all their keys read
+    /// once, each commit decided on top of the one before (each its own
+    /// revision), and everything written in one statement.
+    static func apply(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws -> [CommitOutcome] {
+        let a = jobs[0].account, s = jobs[0].store
         // The store's row, created when new and locked until the transaction ends.
         let headRows = try await db.query("""
             INSERT INTO stores(account, store) VALUES (\(a), \(s))
             ON CONFLICT (account, store) DO UPDATE SET revision = stores.revision
             RETURNING revision, key_count, total_bytes, tombstones, horizon
             """, logger: logger)
-        var head: StoreHead? = nil
+        var found: StoreHead? = nil
         for try await (revision, count, total, tombstones, horizon) in headRows.decode((Int64, Int32, Int32, Int32, Int64).self) {
-            head = StoreHead(revision: revision, count: Int(count), total: Int(total), tombstones: Int(tombstones), horizon: horizon)
+            found = StoreHead(revision: revision, count: Int(count), total: Int(total), tombstones: Int(tombstones), horizon: horizon)
         }
-        guard let head else { throw BackendError(status: 500, "the store's row is missing") }
+        guard var head = found else { throw BackendError(status: 500, "the store's row is missing") }
         // Read after the lock: READ COMMITTED gives this statement a snapshot that includes the last writer's commit.
-        let keys = job.changes.map(\.key)
+        let keys = Array(Set(jobs.flatMap { $0.changes.map(\.key) }))
         var current: [String: CurrentEntry] = [:]
         let rows = try await db.query(
             "SELECT key, revision, size, value FROM entries WHERE account = \(a) AND store = \(s) AND key = ANY(\(keys))",
@@ -367,34 +445,47 @@ package final class PostgresBackend: UbiquityBackend {
         for try await (key, revision, size, value) in rows.decode((String, Int64, Int32, ByteBuffer?).self) {
             current[key] = CurrentEntry(revision: revision, size: Int(size), value: value)
         }
-        let decision = CommitDecision(changes: job.changes, head: head, current: current)
-        let outcome = decision.outcome(for: job.changes, head: head, current: current)
-        guard decision.writes else { return outcome }
-        var next = decision.next
-        let writtenKeys = decision.applied.map(\.key)
-        let values = decision.applied.map { ByteBuffer(bytes: $0.bytes ?? []) }
-        let removed = decision.applied.map { $0.bytes == nil }
-        let sizes = decision.applied.map { Int32($0.size) }
-        let revision = next.revision
-        let hint = "\(a) \(s) \(revision)"
-        // Entries, the store's head, the commit's record and the wake-up in one statement.
+        var outcomes: [CommitOutcome] = []
+        var written: [String: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
+        var log: [(revision: Int64, keys: Int)] = []
+        for job in jobs {
+            let decision = CommitDecision(changes: job.changes, head: head, current: current)
+            outcomes.append(decision.outcome(for: job.changes, head: head, current: current))
+            guard decision.writes else { continue }
+            head = decision.next
+            for change in decision.applied {
+                current[change.key] = CurrentEntry(revision: head.revision, size: change.size, value: change.bytes.map { ByteBuffer(bytes: $0) })
+                written[change.key] = (head.revision, change.bytes, change.size)
+            }
+            log.append((head.revision, decision.applied.count))
+        }
+        guard !log.isEmpty else { return outcomes }
+        let writtenKeys = Array(written.keys)
+        let revisions = writtenKeys.map { written[$0]!.revision }
+        let values = writtenKeys.map { ByteBuffer(bytes: written[$0]!.bytes ?? []) }
+        let removed = writtenKeys.map { written[$0]!.bytes == nil }
+        let sizes = writtenKeys.map { Int32(written[$0]!.size) }
+        let logRevisions = log.map(\.revision), logKeys = log.map { Int32($0.keys) }
+        let hint = "\(a) \(s) \(head.revision)"
+        // Entries, the store's head, the commits' records and the wake-up in one statement.
         try await db.query("""
             WITH written AS (
                 INSERT INTO entries(account, store, key, revision, value, size)
-                SELECT \(a), \(s), k, \(revision), CASE WHEN r THEN NULL ELSE v END, z
-                FROM unnest(\(writtenKeys)::text[], \(values)::bytea[], \(removed)::bool[], \(sizes)::int[]) AS t(k, v, r, z)
+                SELECT \(a), \(s), k, r, CASE WHEN d THEN NULL ELSE v END, z
+                FROM unnest(\(writtenKeys)::text[], \(revisions)::bigint[], \(values)::bytea[], \(removed)::bool[], \(sizes)::int[]) AS t(k, r, v, d, z)
                 ON CONFLICT (account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
                 RETURNING 1
             ), head AS (
-                UPDATE stores SET revision = \(revision), key_count = \(Int32(next.count)), total_bytes = \(Int32(next.total)),
-                    tombstones = \(Int32(next.tombstones))
+                UPDATE stores SET revision = \(head.revision), key_count = \(Int32(head.count)), total_bytes = \(Int32(head.total)),
+                    tombstones = \(Int32(head.tombstones))
                 WHERE account = \(a) AND store = \(s) RETURNING 1
             ), logged AS (
-                INSERT INTO commits(account, store, revision, keys) VALUES (\(a), \(s), \(revision), \(Int32(writtenKeys.count))) RETURNING 1
+                INSERT INTO commits(account, store, revision, keys)
+                SELECT \(a), \(s), r, n FROM unnest(\(logRevisions)::bigint[], \(logKeys)::int[]) AS l(r, n) RETURNING 1
             )
             SELECT pg_notify(\(channel), \(hint)), (SELECT count(*) FROM written), (SELECT count(*) FROM head), (SELECT count(*) FROM logged)
             """, logger: logger)
-        if next.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack {
+        if head.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack {
             // Old removals are forgotten; a client older than the horizon gets the whole store.
             let cutRows = try await db.query("""
                 SELECT revision FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL
@@ -408,12 +499,11 @@ package final class PostgresBackend: UbiquityBackend {
                 for try await n in try await db.query("SELECT count(*) FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL", logger: logger).decode(Int64.self) {
                     left = Int(n)
                 }
-                next.tombstones = left
-                next.horizon = max(next.horizon, cut)
-                try await db.query("UPDATE stores SET tombstones = \(Int32(left)), horizon = \(next.horizon) WHERE account = \(a) AND store = \(s)", logger: logger)
+                let horizon = max(head.horizon, cut)
+                try await db.query("UPDATE stores SET tombstones = \(Int32(left)), horizon = \(horizon) WHERE account = \(a) AND store = \(s)", logger: logger)
             }
         }
-        return outcome
+        return outcomes
     }
 
     // MARK: Wake-ups
@@ -430,7 +520,8 @@ package final class PostgresBackend: UbiquityBackend {
                     do {
                         connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
                     } catch {
-                        self.reachable.withLock { $0 = false }
+                        // Just found down: a fresh pool fails what waits on the old one now (503s at once, not after the deadline).
+                        if self.reachable.withLock({ r -> Bool in defer { r = false }; return r }) { self.renewPool() }
                         throw error
                     }
                     // Back after being unreachable: a fresh pool, without the old one's backoff.

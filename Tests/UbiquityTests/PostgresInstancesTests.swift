@@ -25,7 +25,9 @@ struct PostgresInstancesTests {
             let request = UbiquityCommitRequest(changes: [UbiquityWireChange(
                 key: "writer\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(Int64(n)))))])
             do {
+                refusals?.started(w)
                 let r = try await transport.commit(store: Self.store, request)
+                refusals?.finished(w)
                 if r.results.first?.status == .applied {
                     base = r.results[0].entry.revision
                     acknowledged.record(writer: w, value: n)
@@ -33,7 +35,8 @@ struct PostgresInstancesTests {
                     base = entry.revision   // an unacknowledged earlier attempt landed: carry on from it
                 }
             } catch {
-                refusals?.record("\(error)")
+                refusals?.finished(w)
+                refusals?.record("writer\(w) via \(instance): \(error)")
                 // Move on to the next instance; a short pause as a client's backoff.
                 instance = (instance + 1) % servers.count
                 transport = HTTPUbiquityTransport(account: servers[instance].account(token: token))
@@ -172,7 +175,7 @@ struct PostgresInstancesTests {
             try cluster.start()
             recovered = Date()
             try await Task.sleep(for: .milliseconds(1500))
-            #expect(acknowledged.count > during, "no commit was acknowledged after the database came back")
+            #expect(acknowledged.count > during, "no commit was acknowledged after the database came back; failures: \(refusals.recent(recovered))")
             stop.set()
             try await group.waitForAll()
         }
@@ -268,9 +271,19 @@ struct PostgresInstancesTests {
 
 final class Refusals: @unchecked Sendable {
     private let lock = NSLock()
-    private var messages: [String] = []
-    func record(_ m: String) { lock.withLock { messages.append(m) } }
+    private var messages: [(Date, String)] = []
+    func record(_ m: String) { lock.withLock { messages.append((Date(), m)) } }
     var count: Int { lock.withLock { messages.count } }
+    private var inFlight: [Int: Date] = [:]
+    func started(_ w: Int) { lock.withLock { inFlight[w] = Date() } }
+    func finished(_ w: Int) { _ = lock.withLock { inFlight.removeValue(forKey: w) } }
+    /// The failures since `date`, with their times relative to it.
+    func recent(_ date: Date) -> [String] {
+        lock.withLock {
+            messages.filter { $0.0 > date.addingTimeInterval(-1) }.map { String(format: "%+.2f s ", $0.0.timeIntervalSince(date)) + $0.1 }
+                + inFlight.map { String(format: "writer\($0.key) in flight since %+.2f s", $0.value.timeIntervalSince(date)) }
+        }
+    }
 }
 
 final class Outcomes: @unchecked Sendable {

@@ -57,15 +57,18 @@ package final class ChangeHub: Sendable {
         /// after it waits without reading the database.
         var revisions: [Key: Int64] = [:]
         var wakes: [Key: UInt64] = [:]
+        /// Commits of this server published per store (a read begun before one is older than it).
+        var published: [Key: UInt64] = [:]
         /// Bumped by a wake-up of every store.
         var epoch: UInt64 = 0
     }
     let known = Lock(Known())
 
     /// When a read or a commit began, as far as wake-ups are concerned.
-    package struct Stamp: Sendable, Equatable {
+    package struct Stamp: Sendable, Hashable {
         let epoch: UInt64
         let wakes: UInt64
+        let published: UInt64
     }
 
     /// The commit a wake-up hands to watchers: not the next revision, so they read.
@@ -80,7 +83,10 @@ package final class ChangeHub: Sendable {
 
     /// Taken before reading or committing, handed back to ``note(account:store:revision:since:)``.
     package func stamp(account: String, store: String) -> Stamp {
-        known.withLock { Stamp(epoch: $0.epoch, wakes: $0.wakes[Key(account: account, store: store)] ?? 0) }
+        known.withLock { k in
+            let key = Key(account: account, store: store)
+            return Stamp(epoch: k.epoch, wakes: k.wakes[key] ?? 0, published: k.published[key] ?? 0)
+        }
     }
 
     /// Records a revision read from the database (never lowers what is known,
@@ -89,10 +95,14 @@ package final class ChangeHub: Sendable {
         known.withLock { k in
             let key = Key(account: account, store: store)
             guard k.epoch == stamp.epoch, (k.wakes[key] ?? 0) == stamp.wakes else { return }
-            if (k.revisions[key] ?? -1) < revision {
-                if k.revisions.count >= 1_000_000 { k.revisions.removeAll() }
-                k.revisions[key] = revision
-            }
+            Self.raise(&k, key, to: revision)
+        }
+    }
+
+    static func raise(_ k: inout Known, _ key: Key, to revision: Int64) {
+        if (k.revisions[key] ?? -1) < revision {
+            if k.revisions.count >= 1_000_000 { k.revisions.removeAll() }
+            k.revisions[key] = revision
         }
     }
 
@@ -105,6 +115,7 @@ package final class ChangeHub: Sendable {
                 k.epoch &+= 1
                 k.revisions.removeAll()
                 k.wakes.removeAll()
+                k.published.removeAll()
             }
             let all = subscribers.withLock { s -> [Subscription] in
                 defer { s.removeAll() }
@@ -116,7 +127,7 @@ package final class ChangeHub: Sendable {
             let stale = known.withLock { k -> Bool in
                 // Already known here (this server's own commit, or read since): nothing to do.
                 if let r = k.revisions[key], r >= revision { return false }
-                if k.wakes.count >= 1_000_000 { k.wakes.removeAll(); k.epoch &+= 1 }
+                if k.wakes.count >= 1_000_000 { k.wakes.removeAll(); k.published.removeAll(); k.epoch &+= 1 }
                 k.wakes[key, default: 0] &+= 1
                 k.revisions[key] = nil
                 return true
@@ -132,7 +143,13 @@ package final class ChangeHub: Sendable {
     /// Tells every watcher of the store of a commit (each hears of one commit, then reads again).
     /// `stamp` was taken before the commit was sent to the database.
     package func published(account: String, store: String, _ commit: Commit, since stamp: Stamp) {
-        note(account: account, store: store, revision: commit.revision, since: stamp)
+        known.withLock { k in
+            let key = Key(account: account, store: store)
+            // A committed revision is known unless another server's commit was announced since.
+            if k.epoch == stamp.epoch, (k.wakes[key] ?? 0) == stamp.wakes { Self.raise(&k, key, to: commit.revision) }
+            if k.published.count >= 1_000_000 { k.published.removeAll(); k.epoch &+= 1 }
+            k.published[key, default: 0] &+= 1
+        }
         guard let subs = subscribers.withLock({ $0.removeValue(forKey: Key(account: account, store: store)) }) else { return }
         for s in subs.values { s.fire(commit) }
     }

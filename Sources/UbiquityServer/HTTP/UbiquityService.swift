@@ -45,6 +45,7 @@ package struct ServiceResponse: Sendable {
 package final class UbiquityService: Sendable {
     package let backend: any UbiquityBackend
     package let hub = ChangeHub()
+    let reads = SharedReads()
     let allowedHosts: Set<String>?
     let accounts = Lock<[String: UbiquityAccountInfo]>([:])
 
@@ -181,7 +182,7 @@ package final class UbiquityService: Sendable {
         }
         let stamp = hub.stamp(account: account.id, store: store)
         let first: UbiquityChangesResponse
-        do { first = try await backend.changes(account: account.id, store: store, after: after) } catch {
+        do { first = try await sharedRead(account: account.id, store: store, after: after, stamp: stamp) } catch {
             if let ticket { hub.cancel(ticket) }
             return Self.unavailable(error)
         }
@@ -198,10 +199,18 @@ package final class UbiquityService: Sendable {
         return await read(account: account, store: store, after: after)
     }
 
+    /// The backend's answer, one query for every watcher asking the same at the same time.
+    func sharedRead(account: String, store: String, after: Int64, stamp: ChangeHub.Stamp) async throws -> UbiquityChangesResponse {
+        let backend = self.backend
+        return try await reads.read(account: account, store: store, after: after, stamp: stamp) {
+            try await backend.changes(account: account, store: store, after: after)
+        }
+    }
+
     func read(account: UbiquityAccountInfo, store: String, after: Int64) async -> ServiceResponse {
         do {
             let stamp = hub.stamp(account: account.id, store: store)
-            let r = try await backend.changes(account: account.id, store: store, after: after)
+            let r = try await sharedRead(account: account.id, store: store, after: after, stamp: stamp)
             hub.note(account: account.id, store: store, revision: r.revision, since: stamp)
             return Self.json(200, r)
         } catch {
