@@ -219,8 +219,11 @@ package final class PostgresBackend: UbiquityBackend {
     /// Runs `body`, failing with a 503 after `limit` (the work itself is then
     /// abandoned to finish or fail on its own: a query in flight cannot be
     /// recalled).
+    /// How long a request may wait for the database now.
+    var currentDeadline: Duration { reachable.withLock { $0 } ? Self.deadline : Self.deadlineWhileDown }
+
     func withDeadline<T: Sendable>(_ given: Duration? = nil, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let limit = given ?? (reachable.withLock { $0 } ? Self.deadline : Self.deadlineWhileDown)
+        let limit = given ?? currentDeadline
         let once = Once<Result<T, any Error>>()
         return try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
             once.set { c.resume(with: $0) }
@@ -340,7 +343,7 @@ package final class PostgresBackend: UbiquityBackend {
 
     package func commit(account: String, store: String, changes: [CheckedChange]) async throws -> CommitOutcome {
         if closed.withLock({ $0 }) { throw BackendError(status: 503, "the server is stopping") }
-        let limit = reachable.withLock { $0 } ? Self.deadline : Self.deadlineWhileDown
+        let limit = currentDeadline
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) in
             let ticket = Ticket(c)
             self.work.withLock { $0.jobs.append(Job(account: account, store: store, changes: changes, ticket: ticket)) }

@@ -103,7 +103,7 @@ final class SyncServer: @unchecked Sendable {
             guard let cluster = cluster ?? PostgresCluster.shared else { throw ServerFailed(message: "PostgreSQL is not available: \(PostgresCluster.startError)") }
             postgres = try cluster.createDatabase()
         }
-        try start(port: 0, extraArguments: extraArguments)
+        try start(port: 0)
     }
 
     /// Another server over the same PostgreSQL database (another instance behind the same load balancer).
@@ -112,7 +112,7 @@ final class SyncServer: @unchecked Sendable {
         backend = other.backend
         postgres = other.postgres
         extraArguments = other.extraArguments
-        try start(port: 0, extraArguments: extraArguments)
+        try start(port: 0)
     }
 
     /// `--data DIR` or `--postgres URL`.
@@ -130,7 +130,7 @@ final class SyncServer: @unchecked Sendable {
     }
 
     /// Starts the server (again, on the same port when `port` is not 0).
-    func start(port: Int, extraArguments: [String] = []) throws {
+    func start(port: Int) throws {
         let log = folder.url.appendingPathComponent("serve-\(UUID().uuidString.prefix(6)).out")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let p = Process()
@@ -184,7 +184,7 @@ final class SyncServer: @unchecked Sendable {
     func restart() throws {
         var lastError: (any Error)? = nil
         for _ in 0..<20 {
-            do { try start(port: port, extraArguments: extraArguments); return } catch { lastError = error; Thread.sleep(forTimeInterval: 0.1) }
+            do { try start(port: port); return } catch { lastError = error; Thread.sleep(forTimeInterval: 0.1) }
         }
         throw lastError!
     }
@@ -288,4 +288,37 @@ final class ChangeLog: @unchecked Sendable {
     private func append(_ c: UbiquityExternalChange) { lock.withLock { changes.append(c) } }
     var all: [UbiquityExternalChange] { lock.withLock { changes } }
     deinit { task?.cancel() }
+}
+
+/// Writer `w`: commits increasing integers to its own key `writer<w>` until `stop`, moving to the
+/// next server when one fails (as clients behind a load balancer do), and records what was acknowledged.
+func writeOwnKey(_ w: Int, of store: String, through servers: [SyncServer], token: String, until stop: Flag, acknowledged: Acknowledged,
+             refusals: Refusals? = nil) async {
+    var instance = w % servers.count
+    var transport = HTTPUbiquityTransport(account: servers[instance].account(token: token))
+    var base: Int64 = 0
+    var n = 0
+    while !stop.isSet {
+        n += 1
+        let request = UbiquityCommitRequest(changes: [UbiquityWireChange(
+            key: "writer\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(Int64(n)))))])
+        do {
+            refusals?.started(w)
+            let r = try await transport.commit(store: store, request)
+            refusals?.finished(w)
+            if r.results.first?.status == .applied {
+                base = r.results[0].entry.revision
+                acknowledged.record(writer: w, value: n)
+            } else if let entry = r.results.first?.entry {
+                base = entry.revision   // an unacknowledged earlier attempt landed: carry on from it
+            }
+        } catch {
+            refusals?.finished(w)
+            refusals?.record("writer\(w) via \(instance): \(error)")
+            // Move on to the next instance; a short pause as a client's backoff.
+            instance = (instance + 1) % servers.count
+            transport = HTTPUbiquityTransport(account: servers[instance].account(token: token))
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
 }

@@ -12,39 +12,6 @@ import Testing
 struct PostgresInstancesTests {
     static let store = "com.example.shared"
 
-    /// A writer of one key that moves to the next instance when one fails (as
-    /// clients behind a load balancer do) and records what was acknowledged.
-    static func write(_ w: Int, through servers: [SyncServer], token: String, until stop: Flag, acknowledged: Acknowledged,
-                      refusals: Refusals? = nil) async {
-        var instance = w % servers.count
-        var transport = HTTPUbiquityTransport(account: servers[instance].account(token: token))
-        var base: Int64 = 0
-        var n = 0
-        while !stop.isSet {
-            n += 1
-            let request = UbiquityCommitRequest(changes: [UbiquityWireChange(
-                key: "writer\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(Int64(n)))))])
-            do {
-                refusals?.started(w)
-                let r = try await transport.commit(store: Self.store, request)
-                refusals?.finished(w)
-                if r.results.first?.status == .applied {
-                    base = r.results[0].entry.revision
-                    acknowledged.record(writer: w, value: n)
-                } else if let entry = r.results.first?.entry {
-                    base = entry.revision   // an unacknowledged earlier attempt landed: carry on from it
-                }
-            } catch {
-                refusals?.finished(w)
-                refusals?.record("writer\(w) via \(instance): \(error)")
-                // Move on to the next instance; a short pause as a client's backoff.
-                instance = (instance + 1) % servers.count
-                transport = HTTPUbiquityTransport(account: servers[instance].account(token: token))
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-        }
-    }
-
     /// Every acknowledged write is on the server (its value or a later one of the same writer).
     static func expectNothingLost(_ acknowledged: Acknowledged, writers: Int, in changes: UbiquityChangesResponse) {
         for w in 0..<writers {
@@ -62,6 +29,12 @@ struct PostgresInstancesTests {
     static func integer(_ entry: UbiquityWireEntry) -> Int64? {
         guard case .integer(let v)? = entry.value.flatMap({ UbiquityWireValue.decode($0)?.value }) else { return nil }
         return v.int64Value
+    }
+
+    /// A watcher holds every writer's value of `changes` within a second.
+    static func converges(_ watcher: UbiquitousKeyValueStore, to changes: UbiquityChangesResponse) async -> Bool {
+        let final = changes.entries.filter { $0.key.hasPrefix("writer") }
+        return await settle(1) { final.allSatisfy { watcher.longLong(forKey: $0.key) == Self.integer($0) } }
     }
 
     /// Reads everything through `server`, retrying while it (or the database) recovers.
@@ -118,7 +91,7 @@ struct PostgresInstancesTests {
         try await watcher.synchronizeWithServer()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for w in 0..<writers {
-                group.addTask { await Self.write(w, through: [one, two], token: token, until: stop, acknowledged: acknowledged) }
+                group.addTask { await writeOwnKey(w, of: Self.store, through: [one, two], token: token, until: stop, acknowledged: acknowledged) }
             }
             try await Task.sleep(for: .milliseconds(1000))
             one.kill()
@@ -132,11 +105,7 @@ struct PostgresInstancesTests {
         let changes = try #require(await Self.everything(two, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
         // The watcher on the surviving instance converges within a second.
-        let finished = Date()
-        let final = changes.entries.filter { $0.key.hasPrefix("writer") }
-        #expect(await settle(1) { final.allSatisfy { watcher.longLong(forKey: $0.key) == Self.integer($0) } },
-                "the watcher did not converge in 1 s")
-        _ = finished
+        #expect(await Self.converges(watcher, to: changes), "the watcher did not converge in 1 s")
         let check = try two.check()
         #expect(check.status == 0, "\(check.stderr)")
     }
@@ -156,7 +125,7 @@ struct PostgresInstancesTests {
         var recovered = Date()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for w in 0..<writers {
-                group.addTask { await Self.write(w, through: [one, two], token: token, until: stop, acknowledged: acknowledged, refusals: refusals) }
+                group.addTask { await writeOwnKey(w, of: Self.store, through: [one, two], token: token, until: stop, acknowledged: acknowledged, refusals: refusals) }
             }
             try await Task.sleep(for: .milliseconds(700))
             cluster.stop(immediate: true)
@@ -182,8 +151,7 @@ struct PostgresInstancesTests {
         #expect(refusals.count > 0, "no request failed while the database was down")
         let changes = try #require(await Self.everything(one, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
-        let final = changes.entries.filter { $0.key.hasPrefix("writer") }
-        #expect(await settle(1) { final.allSatisfy { watcher.longLong(forKey: $0.key) == Self.integer($0) } }, "the watcher did not converge within 1 s of the end (\(Date().timeIntervalSince(recovered)) s after recovery)")
+        #expect(await Self.converges(watcher, to: changes), "the watcher did not converge within 1 s of the end (\(Date().timeIntervalSince(recovered)) s after recovery)")
         let check = try one.check()
         #expect(check.status == 0, "\(check.stderr)")
         withExtendedLifetime(cluster) {}

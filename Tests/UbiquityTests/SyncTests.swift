@@ -188,20 +188,7 @@ struct SyncTests {
         let stop = Flag()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for w in 0..<writers {
-                group.addTask {
-                    var base: Int64 = 0
-                    var n = 0
-                    while !stop.isSet {
-                        n += 1
-                        let request = UbiquityCommitRequest(changes: [UbiquityWireChange(
-                            key: "writer\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(Int64(n)))))])
-                        guard let r = try? await transport.commit(store: "com.example.stream", request) else { return }
-                        if r.results.first?.status == .applied {
-                            base = r.results[0].entry.revision
-                            acknowledged.record(writer: w, value: n)
-                        }
-                    }
-                }
+                group.addTask { await writeOwnKey(w, of: "com.example.stream", through: [server], token: token, until: stop, acknowledged: acknowledged) }
             }
             try await Task.sleep(for: .milliseconds(1500))
             server.kill()

@@ -34,7 +34,4 @@ package final class SharedReads: Sendable {
         if leader { _ = flights.withLock { $0.removeValue(forKey: key) } }
         return try result.get()
     }
-
-    /// Reads under way (for tests).
-    package var count: Int { flights.withLock { $0.count } }
 }

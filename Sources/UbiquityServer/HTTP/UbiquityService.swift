@@ -150,8 +150,7 @@ package final class UbiquityService: Sendable {
         let stamp = hub.stamp(account: account.id, store: store)
         let outcome: CommitOutcome
         do { outcome = try await backend.commit(account: account.id, store: store, changes: checked) } catch {
-            let status = (error as? BackendError)?.status ?? 503
-            return Self.error(status, "\(error)")
+            return Self.unavailable(error)
         }
         if !outcome.applied.isEmpty {
             let revision = outcome.response.revision
