@@ -37,18 +37,19 @@ let package = Package(
     ],
     targets: [
         // The typed value, every format's reader and writer, Codable. Toolchain only.
-        .target(name: "PropertyList"),
+        .target(name: "PropertyList", dependencies: ["PlatformIO"]),
         // Persistent domains (storage, coherence, managed preferences) and the defaults API.
         .target(name: "OpenDefaults", dependencies: ["PropertyList", "PlatformIO"]),
         // Foundation's edge: `Defaults.didChangeNotification` through NotificationCenter,
         // OpenUserDefaults, Foundation's objects as property-list values.
-        .target(name: "OpenDefaultsFoundation", dependencies: ["OpenDefaults", "PropertyList", "OpenDefaultsUbiquity"]),
+        .target(name: "OpenDefaultsFoundation", dependencies: ["OpenDefaults", "PropertyList", "OpenDefaultsUbiquity", "PlatformIO"]),
         // A swift-configuration provider over a defaults search list.
         .target(
             name: "OpenDefaultsConfiguration",
-            dependencies: ["OpenDefaults", "PropertyList", .product(name: "Configuration", package: "swift-configuration")]
+            dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", .product(name: "Configuration", package: "swift-configuration")]
         ),
-        // File and standard-stream I/O over POSIX (no Foundation): the storage layer and the tools.
+        // Every system call of the libraries and tools (no Foundation): files, locks, mappings, folder
+        // events, the process's environment. A port to another system touches this module alone.
         .target(name: "PlatformIO"),
         // macOS `plutil` on Linux.
         .executableTarget(name: "plutil", dependencies: ["PropertyList", "PlatformIO"]),
@@ -57,7 +58,7 @@ let package = Package(
         // macOS `defaults` on Linux, over OpenDefaults.
         .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "ValueGrammar"]),
         // NSUbiquitousKeyValueStore: the local-first store, its limits and its sync engine (transport is a seam). Toolchain only.
-        .target(name: "OpenDefaultsUbiquity", dependencies: ["OpenDefaults", "PropertyList"]),
+        .target(name: "OpenDefaultsUbiquity", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
         // The sync protocol's client over HTTP (AsyncHTTPClient).
         .target(
             name: "OpenDefaultsUbiquityHTTP",

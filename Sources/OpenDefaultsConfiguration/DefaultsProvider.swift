@@ -1,5 +1,6 @@
 public import Configuration
 public import OpenDefaults
+import PlatformIO
 import PropertyList
 import Synchronization
 

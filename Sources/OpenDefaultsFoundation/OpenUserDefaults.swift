@@ -1,3 +1,4 @@
+import PlatformIO
 import Foundation
 import OpenDefaults
 import PropertyList

@@ -64,7 +64,7 @@ package enum FileIO {
             var filled = 0
             let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
                 while filled < size {
-                    let n = Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
+                    let n = systemRead(fd, buffer.baseAddress! + filled, size - filled)
                     if n < 0 {
                         if errno == EINTR { continue }
                         code = errno
@@ -89,7 +89,7 @@ package enum FileIO {
         while true {
             var code: Int32 = 0
             let n = chunk.withUnsafeMutableBytes { b -> Int in
-                let n = Glibc.read(fd, b.baseAddress, b.count)
+                let n = systemRead(fd, b.baseAddress, b.count)
                 if n < 0 { code = errno }
                 return n
             }
@@ -119,10 +119,10 @@ package enum FileIO {
     /// ```swift
     /// try FileIO.write(bytes, to: "/home/ada/.config/com.example.app.plist", mode: 0o600)
     /// ```
-    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(FileError) {
+    package static func write(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o644) throws(FileError) {
         if path == "-" { StandardStream.output.write(bytes); return }
         let target = try resolvingLinkForWriting(path)
-        var newMode = mode & 0o777
+        var newMode = mode_t(mode) & 0o777
         var owner: (uid: uid_t, gid: gid_t)? = nil
         var st = stat()
         if lstat(target, &st) == 0 {
@@ -152,7 +152,7 @@ package enum FileIO {
         }
         if close(fd) != 0, ok { ok = false; code = errno }
         guard ok else { unlink(temporary); throw FileError(path: path, errno: code) }
-        guard rename(temporary, target) == 0 else {
+        guard systemRename(temporary, target) == 0 else {
             let code = errno
             unlink(temporary)
             throw FileError(path: path, errno: code)
@@ -240,7 +240,7 @@ package enum FileIO {
     }
 
     /// Creates a directory and its missing parents.
-    package static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(FileError) {
+    package static func makeDirectories(_ path: String, mode: UInt32 = 0o700) throws(FileError) {
         var st = stat()
         if stat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { return }
@@ -248,7 +248,7 @@ package enum FileIO {
         }
         let parent = parentDirectory(of: path)
         if parent != path, parent != "/", parent != "." { try makeDirectories(parent, mode: mode) }
-        if mkdir(path, mode) != 0, errno != EEXIST { throw FileError(path: path) }
+        if mkdir(path, mode_t(mode)) != 0, errno != EEXIST { throw FileError(path: path) }
     }
 
     /// Writes all of `bytes` to `fd`, retrying short writes.
@@ -257,7 +257,7 @@ package enum FileIO {
         bytes.withUnsafeBytes { b in
             var done = 0
             while done < b.count {
-                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+                let n = systemWrite(fd, b.baseAddress! + done, b.count - done)
                 if n < 0, errno == EINTR { continue }
                 if n <= 0 { return false }
                 done += n

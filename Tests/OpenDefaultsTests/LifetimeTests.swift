@@ -1,4 +1,5 @@
 import Foundation
+import PlatformIO
 import Testing
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
@@ -41,10 +42,8 @@ struct LifetimeTests {
         let target = store.domain("com.example.watched")
         // A store made now still gets an inotify instance: the overflow event
         // re-reads its domain (it would be polled, not watched, without one).
-        var event = [UInt8](repeating: 0, count: 16)
-        withUnsafeBytes(of: Int32(-1)) { event.replaceSubrange(0..<4, with: $0) }
-        withUnsafeBytes(of: UInt32(IN_Q_OVERFLOW)) { event.replaceSubrange(4..<8, with: $0) }
-        #expect(store.watcher.targets(forEvents: event, count: 16).contains { $0 === target })
+        let overflow = FolderEvents.Event(watch: -1, name: "", flags: .overflow)
+        #expect(store.watcher.targets(for: [overflow]).contains { $0 === target })
         #expect(try sandbox.fileValue("com.example.many") == ["i": 299])
     }
 }

@@ -1,3 +1,4 @@
+import PlatformIO
 import Foundation
 import Testing
 @_spi(Engine) @testable import OpenDefaults

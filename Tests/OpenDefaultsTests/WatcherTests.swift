@@ -45,12 +45,32 @@ struct WatcherTests {
         let sandbox = try Sandbox()
         let store = sandbox.makeStore()
         let a = store.domain("com.example.a"), b = store.domain("com.example.b")
-        // IN_Q_OVERFLOW: wd -1, no name.
-        var event = [UInt8](repeating: 0, count: 16)
-        withUnsafeBytes(of: Int32(-1)) { event.replaceSubrange(0..<4, with: $0) }
-        withUnsafeBytes(of: UInt32(IN_Q_OVERFLOW)) { event.replaceSubrange(4..<8, with: $0) }
-        let targets = store.watcher.targets(forEvents: event, count: 16)
+        let overflow = FolderEvents.Event(watch: -1, name: "", flags: .overflow)
+        let targets = store.watcher.targets(for: [overflow])
         #expect(targets.contains { $0 === a } && targets.contains { $0 === b })
+    }
+
+    @Test("the kernel's event records read as events: an overflow, and a named file closed after writing")
+    func parsesKernelRecords() {
+        // struct inotify_event: wd, mask, cookie, len, then len bytes of NUL-padded name.
+        var bytes: [UInt8] = []
+        func record(_ wd: Int32, _ mask: UInt32, _ name: String) {
+            withUnsafeBytes(of: wd) { bytes += $0 }
+            withUnsafeBytes(of: mask) { bytes += $0 }
+            withUnsafeBytes(of: UInt32(0)) { bytes += $0 }
+            let padded = name.isEmpty ? [] : Array(name.utf8) + [UInt8](repeating: 0, count: 16 - name.utf8.count % 16)
+            withUnsafeBytes(of: UInt32(padded.count)) { bytes += $0 }
+            bytes += padded
+        }
+        record(-1, UInt32(IN_Q_OVERFLOW), "")
+        record(3, UInt32(IN_CLOSE_WRITE), "com.example.a.plist")
+        let events = FolderEvents.parse(bytes, count: bytes.count)
+        #expect(events == [
+            FolderEvents.Event(watch: -1, name: "", flags: .overflow),
+            FolderEvents.Event(watch: 3, name: "com.example.a.plist", flags: .closedAfterWriting),
+        ])
+        // A record cut short is not read past the bytes given.
+        #expect(FolderEvents.parse(bytes, count: 20).count == 1)
     }
 
     @Test("thousands of events at once do not blind the watcher")

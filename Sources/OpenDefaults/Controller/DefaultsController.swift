@@ -1,3 +1,4 @@
+import PlatformIO
 import PropertyList
 import Synchronization
 

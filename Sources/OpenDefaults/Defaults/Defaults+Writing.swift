@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import PlatformIO
 import FoundationEssentials
 #else
 import Foundation

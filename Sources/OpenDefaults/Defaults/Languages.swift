@@ -1,3 +1,4 @@
+import PlatformIO
 import PropertyList
 
 /// The user's preferred languages: `AppleLanguages` from the global domain,

@@ -1,3 +1,4 @@
+import PlatformIO
 import Synchronization
 
 /// The suites of each application domain in one store: one list per

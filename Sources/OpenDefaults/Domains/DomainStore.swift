@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import PlatformIO
 import PropertyList
@@ -121,7 +114,7 @@ public final class DomainStore: Sendable {
     /// (``PreferencesLayout/validateDomainName(_:)``) gets none: the domain
     /// lives in memory, is reported once, and its writes fail with the reason.
     func file(for name: String, scope: PreferenceScope) -> DomainFile {
-        let mode: mode_t = scope.user == .current ? 0o600 : 0o644
+        let mode: UInt32 = scope.user == .current ? 0o600 : 0o644
         do throws(StorageError) {
             try PreferencesLayout.validateDomainName(name)
         } catch {
@@ -219,14 +212,10 @@ public final class DomainStore: Sendable {
     /// The names of the domains that have a file in `scope`.
     public func persistentDomainNames(scope: PreferenceScope = .currentUser) -> [String] {
         let directory = layout.directory(for: scope)
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
+        guard let entries = FileIO.directoryEntries(directory) else { return [] }
         var names: Set<String> = []
         let hostSuffix = ".\(layout.hostIdentifier).plist"
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+        for name in entries {
             guard name.hasSuffix(".plist"), !name.hasPrefix(".") || name == PreferencesLayout.globalDomainFileStem + ".plist"
                 || name == PreferencesLayout.globalDomainFileStem + hostSuffix
             else { continue }
@@ -349,7 +338,7 @@ enum ExitFlush {
             s.append(Weak(store))
         }
         if !registered.exchange(true, ordering: .relaxed) {
-            atexit { ExitFlush.flush() }
+            Environment.atExit { ExitFlush.flush() }
         }
     }
 

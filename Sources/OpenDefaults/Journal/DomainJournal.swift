@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PlatformIO
 import PropertyList
 
@@ -27,12 +20,12 @@ final class DomainJournal: @unchecked Sendable {
     static let initialCapacity = 256 << 10
 
     let path: String
-    private let fd: Int32
+    private let fd: FileDescriptor
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
     private var offset = JournalRecord.headerSize
 
-    private init(path: String, fd: Int32, base: UnsafeMutableRawPointer, capacity: Int) {
+    private init(path: String, fd: FileDescriptor, base: UnsafeMutableRawPointer, capacity: Int) {
         self.path = path
         self.fd = fd
         self.base = base
@@ -44,48 +37,54 @@ final class DomainJournal: @unchecked Sendable {
     /// full disk is an error here and never a fault when a record is stored.
     static func create(forDomainFile domainPath: String) throws(FileError) -> DomainJournal {
         let folder = folder(forDomainFile: domainPath)
-        let stem = folder + "/\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let stem = folder + "/\(Environment.processID)-\(UInt32.random(in: 0...UInt32.max))"
         // Made under a name recovery ignores, locked, then renamed: another
         // process never sees an unlocked journal of a live process. The
         // folder may be removed by a recovery between mkdir and open: retried.
-        var fd: Int32 = -1
+        var opened: FileDescriptor? = nil
+        var lastError = FileError(path: stem + ".creating", reason: "could not be created")
         for _ in 0..<8 {
-            if mkdir(folder, 0o700) != 0 {
-                var code = errno
-                if code == ENOENT {
+            do { try FileIO.makeDirectory(folder) } catch {
+                var failure: FileError? = error
+                if error.isNotFound {
                     // A new user's first write: the preferences folder is made
                     // here, as the flush would make it.
                     try FileIO.makeDirectories(FileIO.parentDirectory(of: domainPath))
-                    code = mkdir(folder, 0o700) == 0 ? 0 : errno
+                    do { try FileIO.makeDirectory(folder); failure = nil } catch { failure = error }
                 }
-                if code != EEXIST && code != 0 { throw FileError(path: folder, errno: code) }
-                var st = stat()
-                guard lstat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == geteuid() else {
+                if let failure, !failure.isAlreadyThere { throw failure }
+                guard let st = try? FileStatus.of(folder, followingLinks: false), st.kind == .directory,
+                      st.owner == Environment.effectiveUserID
+                else {
                     throw FileError(path: folder, reason: "not a folder of this user's; journaling is off for this domain")
                 }
             }
-            fd = open(stem + ".creating", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if fd >= 0 || errno != ENOENT { break }
+            do {
+                opened = try FileDescriptor.open(stem + ".creating", [.readWrite, .create, .exclusive, .noFollow])
+                break
+            } catch {
+                lastError = error
+                if !error.isNotFound { break }
+            }
         }
-        guard fd >= 0 else { throw FileError(path: stem + ".creating") }
+        guard let fd = opened else { throw lastError }
         let path = stem + ".journal"
-        func fail(_ code: Int32) -> FileError {
-            Glibc.close(fd)
-            unlink(stem + ".creating")
-            unlink(path)
-            return FileError(path: path, errno: code)
+        func fail(_ error: FileError) -> FileError {
+            fd.close()
+            try? FileIO.remove(stem + ".creating")
+            try? FileIO.remove(path)
+            return error.code != 0 ? FileError(path: path, errno: error.code) : FileError(path: path, reason: error.reason)
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { throw fail(errno) }
-        let reserved = posix_fallocate(fd, 0, off_t(initialCapacity))
-        if reserved != 0 { throw fail(reserved) }
-        guard rename(stem + ".creating", path) == 0 else { throw fail(errno) }
-        guard let map = mmap(nil, initialCapacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0), map != MAP_FAILED else {
-            throw fail(errno)
+        guard fd.tryLock(exclusive: true) else { throw fail(FileError(path: path, reason: "could not be locked")) }
+        do { try fd.reserve(initialCapacity, path: path) } catch { throw fail(error) }
+        do { try FileIO.rename(stem + ".creating", to: path) } catch { throw fail(error) }
+        guard let map = SharedMapping.map(fd, bytes: initialCapacity) else {
+            throw fail(FileError(path: path, reason: "could not be mapped into memory"))
         }
         let journal = DomainJournal(path: path, fd: fd, base: map, capacity: initialCapacity)
         JournalRecord.magic.withUnsafeBytes { map.copyMemory(from: $0.baseAddress!, byteCount: 8) }
         map.storeBytes(of: UInt64(0), toByteOffset: 8, as: UInt64.self)
-        map.storeBytes(of: UInt64(getpid()).littleEndian, toByteOffset: 16, as: UInt64.self)
+        map.storeBytes(of: UInt64(Environment.processID).littleEndian, toByteOffset: 16, as: UInt64.self)
         map.storeBytes(of: UInt64(0), toByteOffset: 24, as: UInt64.self)
         return journal
     }
@@ -108,10 +107,8 @@ final class DomainJournal: @unchecked Sendable {
     private func grow(toHold needed: Int) -> Bool {
         var newCapacity = capacity
         while newCapacity < needed { newCapacity *= 2 }
-        guard posix_fallocate(fd, 0, off_t(newCapacity)) == 0,
-              let map = mmap(nil, newCapacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0), map != MAP_FAILED
-        else { return false }
-        munmap(base, capacity)
+        guard (try? fd.reserve(newCapacity, path: path)) != nil, let map = SharedMapping.map(fd, bytes: newCapacity) else { return false }
+        SharedMapping.unmap(base, bytes: capacity)
         base = map
         capacity = newCapacity
         return true
@@ -153,19 +150,19 @@ final class DomainJournal: @unchecked Sendable {
     private func shrinkIfOversized() {
         let target = Self.initialCapacity
         guard capacity >= target * 4 else { return }
-        munmap(base + target, capacity - target)
+        SharedMapping.unmap(base + target, bytes: capacity - target)
         capacity = target
-        _ = ftruncate(fd, off_t(target))
+        fd.truncate(to: target)
     }
 
     /// Closes the journal; `removing` deletes it (everything in it is in the
     /// domain file), otherwise it stays for the next process to replay.
     func close(removing: Bool) {
         if removing {
-            unlink(path)
-            rmdir(FileIO.parentDirectory(of: path))  // only when no other journal is left
+            try? FileIO.remove(path)
+            FileIO.removeEmptyDirectory(FileIO.parentDirectory(of: path))  // only when no other journal is left
         }
-        munmap(base, capacity)
-        Glibc.close(fd)
+        SharedMapping.unmap(base, bytes: capacity)
+        fd.close()
     }
 }

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PlatformIO
 import PropertyList
 
@@ -15,7 +8,7 @@ struct JournalRecovery {
     /// A dead process's journal, held locked until it is removed.
     struct Orphan {
         let path: String
-        let fd: Int32
+        let fd: FileDescriptor
         let records: [JournalRecord.Decoded]
         let modified: Int64
     }
@@ -29,21 +22,13 @@ struct JournalRecovery {
     /// Whether the domain file at `domainPath` has a journal folder at all
     /// (one `stat`; the common answer is no).
     static func mayHaveJournals(forDomainFile domainPath: String) -> Bool {
-        var st = stat()
-        return stat(DomainJournal.folder(forDomainFile: domainPath), &st) == 0
+        FileStatus.exists(DomainJournal.folder(forDomainFile: domainPath))
     }
 
     /// The names of the journals in `folder` (`*.journal`; not those being
     /// created, nor those set aside).
     static func journalNames(in folder: String) -> [String] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(".journal") { names.append(name) }
-        }
-        return names
+        (FileIO.directoryEntries(folder) ?? []).filter { $0.hasSuffix(".journal") }
     }
 
     /// Whether some journal of the domain file at `domainPath` belongs to a
@@ -54,10 +39,9 @@ struct JournalRecovery {
         guard mayHaveJournals(forDomainFile: domainPath) else { return false }
         let folder = DomainJournal.folder(forDomainFile: domainPath)
         for name in journalNames(in: folder) {
-            let fd = open(folder + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-            guard fd >= 0 else { continue }
-            defer { close(fd) }
-            if flock(fd, LOCK_SH | LOCK_NB) == 0 { return true }
+            guard let fd = try? FileDescriptor.open(folder + "/" + name, [.noFollow, .nonBlocking]) else { continue }
+            defer { fd.close() }
+            if fd.tryLock(exclusive: false) { return true }
         }
         return false
     }
@@ -73,19 +57,19 @@ struct JournalRecovery {
             if path == own { continue }
             // Read-only: closing it must not look like its owner's exit to
             // other processes' watchers (`JournalWatch`).
-            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-            guard fd >= 0 else { continue }
-            var st = stat()
-            guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid() || geteuid() == 0 else {
-                close(fd)
+            guard let fd = try? FileDescriptor.open(path, [.noFollow, .nonBlocking]) else { continue }
+            guard let st = FileStatus.of(fd), st.kind == .regular,
+                  st.owner == Environment.effectiveUserID || Environment.effectiveUserID == 0
+            else {
+                fd.close()
                 continue
             }
             // A journal whose lock is held belongs to a live process: not ours to replay.
-            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); continue }
+            guard fd.tryLock(exclusive: true) else { fd.close(); continue }
             let bytes: [UInt8]
-            do { bytes = try FileIO.readAll(fd: fd, path: path) } catch {
+            do { bytes = try fd.readAll(path: path) } catch {
                 recovery.problems.append(StorageError(domain: domain, path: path, kind: .unreadable, reason: error.reason))
-                close(fd)
+                fd.close()
                 continue
             }
             let decoded: Result<[JournalRecord.Decoded], JournalError> = bytes.withUnsafeBytes { raw in
@@ -93,13 +77,13 @@ struct JournalRecovery {
             }
             switch decoded {
             case .success(let records):
-                recovery.orphans.append(Orphan(path: path, fd: fd, records: records, modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)))
+                recovery.orphans.append(Orphan(path: path, fd: fd, records: records, modified: st.modified))
             case .failure(let error):
                 // Garbage: set aside like a corrupt domain file, never replayed.
                 let aside = path + ".corrupt"
-                let moved = rename(path, aside) == 0
+                let moved = (try? FileIO.rename(path, to: aside)) != nil
                 recovery.problems.append(StorageError(domain: domain, path: path, kind: .corrupt(movedTo: moved ? aside : nil), reason: error.reason))
-                close(fd)
+                fd.close()
             }
         }
         recovery.orphans.sort { $0.modified < $1.modified }
@@ -117,14 +101,14 @@ struct JournalRecovery {
     /// Removes the orphans (their records are in the domain file now).
     func remove() {
         for orphan in orphans {
-            unlink(orphan.path)
-            close(orphan.fd)
+            try? FileIO.remove(orphan.path)
+            orphan.fd.close()
         }
-        if let first = orphans.first { rmdir(FileIO.parentDirectory(of: first.path)) }
+        if let first = orphans.first { FileIO.removeEmptyDirectory(FileIO.parentDirectory(of: first.path)) }
     }
 
     /// Releases the orphans without removing them (the domain file could not be written).
     func release() {
-        for orphan in orphans { close(orphan.fd) }
+        for orphan in orphans { orphan.fd.close() }
     }
 }

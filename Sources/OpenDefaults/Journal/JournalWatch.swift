@@ -1,3 +1,5 @@
+import PlatformIO
+
 /// What the watcher watches for a journaled domain besides its file: the
 /// domain's journal folder, where a journal closed for writing
 /// (`IN_CLOSE_WRITE`) means its owner exited — by a clean exit, which left

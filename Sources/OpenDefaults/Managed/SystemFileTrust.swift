@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PlatformIO
 
 /// Whether a system file (managed preferences) can be trusted: only root can
@@ -31,10 +24,8 @@ enum SystemFileTrust: Equatable {
 
     static func check(_ path: String) -> SystemFileTrust {
         guard path.hasPrefix("/") else { return .untrusted("\(path) is not an absolute path") }
-        var st = stat()
-        if stat(path, &st) != 0 {
-            let code = errno
-            return code == ENOENT || code == ENOTDIR ? .absent : .untrusted("\(path): \(String(cString: strerror(code)))")
+        do { _ = try FileStatus.of(path) } catch {
+            return error.isNotFound ? .absent : .untrusted(error.description)
         }
         if let why = checkComponents(of: path) { return .untrusted(why) }
         guard let canonical = FileIO.canonicalPath(path) else { return .absent }
@@ -48,24 +39,22 @@ enum SystemFileTrust: Equatable {
         var prefix = ""
         for (i, part) in ([""] + parts).enumerated() {
             prefix = i == 0 ? "/" : (prefix == "/" ? "/" : prefix + "/") + part
-            var st = stat()
-            guard lstat(prefix, &st) == 0 else { return "\(prefix): \(String(cString: strerror(errno)))" }
-            let kind = st.st_mode & S_IFMT
+            let st: FileStatus
+            do { st = try FileStatus.of(prefix, followingLinks: false) } catch { return error.description }
             let isLast = i == parts.count
-            if st.st_uid != 0 {
-                return "managed preferences must be owned by root all the way from /: \(prefix) is owned by uid \(st.st_uid)"
+            if st.owner != 0 {
+                return "managed preferences must be owned by root all the way from /: \(prefix) is owned by uid \(st.owner)"
             }
-            if kind == S_IFLNK {
+            if st.kind == .symbolicLink {
                 // A root-owned link in a folder only root can change: followed by the canonical check.
                 continue
             }
             if isLast {
-                guard kind == S_IFREG else { return "\(prefix) is not a regular file" }
-                if st.st_mode & 0o022 != 0 { return "\(prefix) is writable by group or others" }
+                guard st.kind == .regular else { return "\(prefix) is not a regular file" }
+                if st.isWritableByOthers { return "\(prefix) is writable by group or others" }
             } else {
-                guard kind == S_IFDIR else { return "\(prefix) is not a folder" }
-                let sticky = st.st_mode & mode_t(S_ISVTX) != 0
-                if st.st_mode & 0o022 != 0, !sticky {
+                guard st.kind == .directory else { return "\(prefix) is not a folder" }
+                if st.isWritableByOthers, !st.isSticky {
                     return "\(prefix) is writable by group or others, so anyone could replace what is in it"
                 }
             }

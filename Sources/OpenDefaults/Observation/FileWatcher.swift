@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import PlatformIO
 import Synchronization
@@ -20,24 +13,20 @@ protocol WatchTarget: AnyObject, Sendable {
 
 /// Notices other processes' writes to loaded domains and reloads them.
 ///
-/// On Linux it watches each file's folder with inotify and blocks until an
-/// event arrives: an idle process is never woken. A folder that does not
+/// It watches each file's folder through ``FolderEvents`` (inotify on
+/// Linux) and blocks until an event arrives: an idle process is never woken. A folder that does not
 /// exist yet is waited for by watching its nearest existing ancestor; a
-/// folder that is deleted or replaced (`IN_IGNORED`, `IN_MOVE_SELF`) goes
+/// folder that is deleted or replaced (its watch ended, or it moved away) goes
 /// back to waiting, and its files are re-read. When the kernel's event queue
-/// overflows (`IN_Q_OVERFLOW`) every watched file is re-read, since any
-/// event may have been lost. Only where inotify cannot be used at all are
-/// files polled, every ``fallbackPollMilliseconds``.
+/// overflows every watched file is re-read, since any event may have been
+/// lost. Only where folders cannot be watched at all are files polled,
+/// every ``fallbackPollMilliseconds``.
 final class FileWatcher: Sendable {
     /// How often files are polled when inotify cannot watch them.
     static let fallbackPollMilliseconds: Int32 = 250
 
-    /// The events of every watch: one mask for all, because a second
-    /// `inotify_add_watch` of the same folder replaces the first's mask.
-    static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF)
-
     struct Watches {
-        /// inotify watch descriptor → folder.
+        /// watch number → folder.
         var folders: [Int32: String] = [:]
         /// folder → watch descriptor.
         var descriptors: [String: Int32] = [:]
@@ -46,7 +35,7 @@ final class FileWatcher: Sendable {
         /// Folders that do not exist yet → (file name, target); their nearest
         /// existing ancestor is watched, and any event there retries them.
         var pending: [String: [(String, WeakTarget)]] = [:]
-        /// Targets polled because inotify is unavailable.
+        /// Targets polled because their folders cannot be watched.
         var polled: [WeakTarget] = []
     }
 
@@ -57,11 +46,9 @@ final class FileWatcher: Sendable {
         init(_ target: any WatchTarget) { self.target = target }
     }
 
-    private let fd: Int32
-    /// A pipe that wakes the thread when the set of polled targets changes
-    /// (read end, write end).
-    private let wakeFD: Int32
-    private let wakeWriteFD: Int32
+    /// The kernel's events, and the wake-up of the thread when the set of
+    /// polled targets changes or the watcher stops.
+    private let events = FolderEvents()
     let watches = Lock(Watches())
     private let queue = DispatchQueue(label: "OpenDefaults.watcher")
     private let started = Atomic<Bool>(false)
@@ -79,24 +66,6 @@ final class FileWatcher: Sendable {
 
     init(owner: AnyObject & Sendable) {
         self.owner = Lock(WeakOwner(object: owner))
-        #if os(Linux)
-        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            ends = [-1, -1]
-        }
-        wakeFD = ends[0]
-        wakeWriteFD = ends[1]
-        #else
-        fd = -1
-        wakeFD = -1
-        wakeWriteFD = -1
-        #endif
     }
 
     /// Starts the watching thread; called on the first ``watch(_:)``, so a
@@ -123,9 +92,7 @@ final class FileWatcher: Sendable {
     }
 
     private func closeDescriptors() {
-        #if os(Linux)
-        for descriptor in [fd, wakeFD, wakeWriteFD] where descriptor >= 0 { close(descriptor) }
-        #endif
+        events.close()
         watches.withLock { $0 = Watches() }
     }
 
@@ -148,8 +115,7 @@ final class FileWatcher: Sendable {
     /// Watches `folder`; when it does not exist, watches its nearest existing
     /// ancestor instead (`waiting`).
     private func addWatch(_ folder: String, _ w: inout Watches) -> WatchResult {
-        #if os(Linux)
-        guard fd >= 0 else { return .unavailable }
+        guard events.isAvailable else { return .unavailable }
         if isWatched(folder, &w) { return .watched }
         // Not there yet: wait for it from the nearest ancestor that is.
         var ancestor = FileIO.parentDirectory(of: folder)
@@ -159,57 +125,27 @@ final class FileWatcher: Sendable {
             ancestor = next
         }
         return .waiting
-        #else
-        return .unavailable
-        #endif
     }
 
     /// Whether `folder` is watched, adding the watch when it can be.
     private func isWatched(_ folder: String, _ w: inout Watches) -> Bool {
-        #if os(Linux)
         if w.descriptors[folder] != nil { return true }
-        let wd = inotify_add_watch(fd, folder, Self.mask)
-        guard wd >= 0 else { return false }
+        guard let wd = events.addWatch(folder) else { return false }
         w.folders[wd] = folder
         w.descriptors[folder] = wd
         return true
-        #else
-        return false
-        #endif
     }
 
-    private func wake() {
-        guard wakeWriteFD >= 0 else { return }
-        var one: UInt8 = 1
-        _ = Glibc.write(wakeWriteFD, &one, 1)
-    }
+    private func wake() { events.wake() }
 
     private func run() {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !stopped.load(ordering: .acquiring) {
             let polled = watches.withLock { w in
                 w.polled.removeAll { $0.target == nil }
                 return w.polled.compactMap(\.target)
             }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-            let timeout: Int32 = polled.isEmpty ? -1 : Self.fallbackPollMilliseconds
-            if fd < 0 && wakeFD < 0 {
-                usleep(UInt32(Self.fallbackPollMilliseconds) * 1000)
-            } else {
-                _ = poll(&fds, 2, timeout)
-            }
-            if fds[1].revents != 0 {
-                var drained = [UInt8](repeating: 0, count: 64)
-                _ = drained.withUnsafeMutableBytes { Glibc.read(wakeFD, $0.baseAddress, $0.count) }
-            }
-            var touched: [any WatchTarget] = []
-            if fds[0].revents != 0 {
-                while true {
-                    let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                    if n <= 0 { break }
-                    touched += targets(forEvents: buffer, count: n)
-                }
-            }
+            let arrived = events.next(timeoutMilliseconds: polled.isEmpty ? nil : Self.fallbackPollMilliseconds)
+            var touched = targets(for: arrived)
             touched += polled
             // The owner, kept alive for this batch; gone means stop.
             guard !stopped.load(ordering: .acquiring), let keptAlive = owner.withLock({ $0.object }) else { return }
@@ -222,43 +158,33 @@ final class FileWatcher: Sendable {
         }
     }
 
-    /// The targets named by a batch of inotify events, after updating the
-    /// watches for folders that appeared, disappeared or were replaced.
-    func targets(forEvents buffer: [UInt8], count n: Int) -> [any WatchTarget] {
+    /// The targets named by a batch of events, after updating the watches
+    /// for folders that appeared, disappeared or were replaced.
+    func targets(for batch: [FolderEvents.Event]) -> [any WatchTarget] {
         var out: [any WatchTarget] = []
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset + 16 <= n {
-                let wd = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-                let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                let nameBytes = UnsafeRawBufferPointer(rebasing: raw[(offset + 16)..<min(n, offset + 16 + length)])
-                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                offset += 16 + length
-                out += watches.withLock { w in handle(wd: wd, mask: mask, name: name, &w) }
-            }
+        for event in batch {
+            out += watches.withLock { w in handle(event, &w) }
         }
         return out
     }
 
     /// One event. Returns the targets to re-read.
-    private func handle(wd: Int32, mask: UInt32, name: String, _ w: inout Watches) -> [any WatchTarget] {
-        #if os(Linux)
-        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+    private func handle(_ event: FolderEvents.Event, _ w: inout Watches) -> [any WatchTarget] {
+        if event.flags.contains(.overflow) {
             // Events were lost: re-read everything, and retry waiting folders.
             var all = w.files.values.flatMap { $0.values.flatMap { $0.compactMap(\.target) } }
             all += retryPending(&w)
             return all
         }
-        guard let folder = w.folders[wd] else { return [] }
-        if mask & UInt32(IN_MOVE_SELF) != 0 {
+        guard let folder = w.folders[event.watch] else { return [] }
+        if event.flags.contains(.folderMoved) {
             // The folder was renamed away: what was watched is elsewhere now.
-            inotify_rm_watch(fd, wd)  // IN_IGNORED follows
+            events.removeWatch(event.watch)  // its end follows
             return []
         }
-        if mask & UInt32(IN_IGNORED) != 0 {
+        if event.flags.contains(.watchEnded) {
             // The folder is gone (deleted, or replaced by a rename): wait for it again.
-            w.folders[wd] = nil
+            w.folders[event.watch] = nil
             w.descriptors[folder] = nil
             let orphans = w.files.removeValue(forKey: folder) ?? [:]
             var lost: [any WatchTarget] = []
@@ -270,15 +196,12 @@ final class FileWatcher: Sendable {
             }
             return lost + retryPending(&w)
         }
-        var out = live(&w, folder, name)
-        if mask & UInt32(IN_CLOSE_WRITE) != 0, name.hasSuffix(".journal") {
+        var out = live(&w, folder, event.name)
+        if event.flags.contains(.closedAfterWriting), event.name.hasSuffix(".journal") {
             out += live(&w, folder, JournalWatch.pattern)
         }
-        if !w.pending.isEmpty, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { out += retryPending(&w) }
+        if !w.pending.isEmpty, !event.flags.isDisjoint(with: [.created, .movedIn]) { out += retryPending(&w) }
         return out
-        #else
-        return []
-        #endif
     }
 
     /// Watches waiting folders that exist now; returns their targets (their

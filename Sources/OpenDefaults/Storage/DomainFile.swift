@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PlatformIO
 import PropertyList
 
@@ -16,7 +9,7 @@ struct DomainFile: Sendable {
     /// The permission bits of a new file: 0600 for the current user's
     /// domains (as macOS preference files), 0644 for any user's. A file that
     /// is replaced keeps its own.
-    let mode: mode_t
+    let mode: UInt32
     /// Why this domain has no file (a domain name that is not a file name):
     /// reads find it empty and writes fail with this error.
     let refusal: StorageError?
@@ -24,7 +17,7 @@ struct DomainFile: Sendable {
     /// domain kept in an arbitrary file (the `defaults` tool's path form).
     let journaled: Bool
 
-    init(domain: String, path: String, mode: mode_t = 0o600, refusal: StorageError? = nil, journaled: Bool = false) {
+    init(domain: String, path: String, mode: UInt32 = 0o600, refusal: StorageError? = nil, journaled: Bool = false) {
         self.domain = domain
         self.path = path
         self.mode = mode
@@ -60,7 +53,7 @@ struct DomainFile: Sendable {
         }
         let bytes: [UInt8]
         do { bytes = try FileIO.readRegularFile(path) } catch {
-            if error.code == ENOENT { return .absent }
+            if error.isNotFound { return .absent }
             return .unreadable(StorageError(domain: domain, path: path, kind: .unreadable, reason: error.reason))
         }
         if bytes.isEmpty {
@@ -101,11 +94,8 @@ struct DomainFile: Sendable {
         do { target = try FileIO.resolvingLinkForWriting(path) } catch {
             throw StorageError(domain: domain, path: path, kind: .unwritable, reason: error.reason)
         }
-        if unlink(target) != 0 {
-            let code = errno
-            if code != ENOENT {
-                throw StorageError(domain: domain, path: path, kind: .unwritable, reason: String(cString: strerror(code)))
-            }
+        do { try FileIO.remove(target) } catch {
+            if !error.isNotFound { throw StorageError(domain: domain, path: path, kind: .unwritable, reason: error.reason) }
         }
         FileIO.syncDirectory(FileIO.parentDirectory(of: target))
     }
@@ -113,17 +103,11 @@ struct DomainFile: Sendable {
     /// Renames a corrupt file to `<file>.corrupt-<UTC time>` beside it; never deletes it.
     func moveAside() -> String? {
         guard let target = try? FileIO.resolvingLinkForWriting(path) else { return nil }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var tm = tm()
-        var seconds = now.tv_sec
-        gmtime_r(&seconds, &tm)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let stamp = "\(tm.tm_year + 1900)\(two(tm.tm_mon + 1))\(two(tm.tm_mday))T\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec))Z"
+        let stamp = Environment.utcTimestamp()
         var destination = target + ".corrupt-" + stamp
         var n = 1
-        while access(destination, F_OK) == 0 { n += 1; destination = target + ".corrupt-\(stamp)-\(n)" }
-        guard rename(target, destination) == 0 else { return nil }
+        while FileStatus.exists(destination) { n += 1; destination = target + ".corrupt-\(stamp)-\(n)" }
+        guard (try? FileIO.rename(target, to: destination)) != nil else { return nil }
         FileIO.syncDirectory(FileIO.parentDirectory(of: target))
         return destination
     }

@@ -5,13 +5,6 @@
 /// ```swift
 /// let byHost = PreferenceScope(user: .current, host: .current)   // `defaults -currentHost`
 /// ```
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 public struct PreferenceScope: Sendable, Hashable, CustomStringConvertible {
     /// Whose preferences.
     public enum User: Sendable, Hashable { case current, any }

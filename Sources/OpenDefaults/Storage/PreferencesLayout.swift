@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PlatformIO
 
 /// Where persistent domains live on disk, on the paths Foundation on Linux
@@ -80,7 +73,7 @@ public struct PreferencesLayout: Sendable, Hashable {
     }
 
     /// This process's user's login name, looked up once.
-    private static let loginName: String = Environment.passwdName() ?? "\(getuid())"
+    private static let loginName: String = Environment.passwdName() ?? "\(Environment.userID)"
 
     /// The machine id under each root, read once per root.
     private static let machineIdentifiers = Lock<[String: String]>([:])
@@ -115,12 +108,7 @@ public struct PreferencesLayout: Sendable, Hashable {
                 if !line.isEmpty, line.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) { return line }
             }
         }
-        var buffer = [CChar](repeating: 0, count: 256)
-        if gethostname(&buffer, 255) == 0 {
-            let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !name.isEmpty { return name }
-        }
-        return "localhost"
+        return Environment.hostName() ?? "localhost"
     }
 
     /// The file stem for a domain name: the global domain is `.GlobalPreferences`.
@@ -207,23 +195,5 @@ extension StringProtocol {
         while let f = s.first, f == " " || f == "\t" || f == "\r" || f == "\n" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" || l == "\r" || l == "\n" { s.removeLast() }
         return String(s)
-    }
-}
-
-/// Process environment without Foundation.
-package enum Environment {
-    package static subscript(name: String) -> String? {
-        guard let v = getenv(name) else { return nil }
-        return String(cString: v)
-    }
-
-    package static func passwdHome() -> String? {
-        guard let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir else { return nil }
-        return String(cString: dir)
-    }
-
-    static func passwdName() -> String? {
-        guard let pw = getpwuid(getuid()), let name = pw.pointee.pw_name else { return nil }
-        return String(cString: name)
     }
 }

@@ -1,4 +1,5 @@
 @_spi(Engine) import OpenDefaults
+import PlatformIO
 import PropertyList
 import Synchronization
 

@@ -1,3 +1,4 @@
+import PlatformIO
 import OpenDefaults
 
 /// Keeps one store's local copy and the server in step for one account:

@@ -1,22 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(ucrt)
-import ucrt
-#endif
+import PlatformIO
 
 /// Decimal text for reals, in the forms Apple's writers use.
 enum RealFormatting {
     /// `%.*g` with `precision` significant digits (C's formatting, locale-free digits).
-    static func g(_ v: Double, precision: Int32) -> String {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 40) { buf in
-            let n = withVaList([precision, v]) { vsnprintf(buf.baseAddress!, 40, "%.*g", $0) }
-            return String(decoding: UnsafeRawBufferPointer(start: buf.baseAddress!, count: Int(n)), as: UTF8.self)
-        }
-    }
+    static func g(_ v: Double, precision: Int32) -> String { CFormatting.g(v, precision: precision) }
 
     /// The XML `<real>` text: the shortest `%g` form (15, else 17 digits) that
     /// reads back to the same value; `nan`, `+infinity`, `-infinity`.

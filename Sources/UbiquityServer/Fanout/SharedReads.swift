@@ -1,3 +1,4 @@
+import PlatformIO
 import OpenDefaults
 import OpenDefaultsUbiquity
 

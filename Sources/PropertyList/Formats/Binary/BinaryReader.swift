@@ -1,14 +1,8 @@
 #if canImport(FoundationEssentials)
+import PlatformIO
 import FoundationEssentials
 #else
 import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Reads the binary `bplist00` format.
@@ -494,7 +488,7 @@ struct BinaryReader {
 }
 
 /// One 8-byte state per object of a binary plist, zeroed. The memory comes
-/// from `calloc`, whose large blocks are fresh pages the kernel zeroes when
+/// from ``ZeroedMemory`` (`calloc`), whose large blocks are fresh pages the kernel zeroes when
 /// first touched: a one-key lookup in a file of 200,000 objects touches a few
 /// pages instead of clearing 1.6 MB. Indices are checked by the reader
 /// (every reference is below the object count) before use.
@@ -502,9 +496,8 @@ final class ObjectStates {
     let pointer: UnsafeMutablePointer<UInt64>
 
     init(count: Int) {
-        guard let raw = calloc(max(count, 1), MemoryLayout<UInt64>.stride) else { fatalError("out of memory for \(count) object states") }
-        pointer = raw.assumingMemoryBound(to: UInt64.self)
+        pointer = ZeroedMemory.allocate(count: count, of: UInt64.self)
     }
 
-    deinit { free(pointer) }
+    deinit { ZeroedMemory.free(pointer) }
 }

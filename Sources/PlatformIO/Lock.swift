@@ -9,7 +9,7 @@ import Musl
 import Darwin
 #endif
 
-/// The lock every piece of shared state in this module sits behind.
+/// The lock every piece of shared state in OpenDefaults sits behind.
 ///
 /// Normally Swift's `Mutex`. ThreadSanitizer cannot see inside `Mutex` on
 /// Linux (the Synchronization module is not instrumented, so every access
@@ -39,7 +39,7 @@ package final class Lock<Value>: @unchecked Sendable {
     }
 }
 #else
-/// The lock every piece of shared state in this module sits behind: Swift's
+/// The lock every piece of shared state in OpenDefaults sits behind. Swift's
 /// `Mutex` (a pthread mutex in builds for ThreadSanitizer, which cannot see
 /// inside `Mutex` on Linux; see `-DOPENDEFAULTS_TSAN` in `.ci/run`).
 package typealias Lock<Value> = Mutex<Value>

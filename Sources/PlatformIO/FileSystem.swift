@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension FileError {
+    /// Nothing is there (`ENOENT`, or a path through something that is not a folder).
+    package var isNotFound: Bool { code == ENOENT || code == ENOTDIR }
+    /// Something is there already (`EEXIST`).
+    package var isAlreadyThere: Bool { code == EEXIST }
+}
+
+/// Names in folders: renaming, removing, creating, listing.
+extension FileIO {
+    /// Renames `source` to `destination` (replacing it, atomically).
+    package static func rename(_ source: String, to destination: String) throws(FileError) {
+        guard systemRename(source, destination) == 0 else { throw FileError(path: source) }
+    }
+
+    /// Removes the file at `path` (a link itself, not its target).
+    package static func remove(_ path: String) throws(FileError) {
+        guard unlink(path) == 0 else { throw FileError(path: path) }
+    }
+
+    /// Removes the folder at `path` if it is empty; false otherwise.
+    @discardableResult
+    package static func removeEmptyDirectory(_ path: String) -> Bool { rmdir(path) == 0 }
+
+    /// Creates one folder (its parent must exist) with `permissions`.
+    package static func makeDirectory(_ path: String, permissions: UInt32 = 0o700) throws(FileError) {
+        guard mkdir(path, mode_t(permissions)) == 0 else { throw FileError(path: path) }
+    }
+
+    /// The names in the folder at `path` (without `.` and `..`); nil when it cannot be listed.
+    package static func directoryEntries(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
+
+/// A file's pages mapped shared into memory (`mmap` … `MAP_SHARED`): stores
+/// reach the kernel's page cache at once, so they outlive the process.
+package enum SharedMapping {
+    /// Maps the first `bytes` of `descriptor` for reading and writing, pages
+    /// populated up front; nil when it cannot be mapped.
+    package static func map(_ descriptor: FileDescriptor, bytes: Int) -> UnsafeMutableRawPointer? {
+        #if os(Linux)
+        let flags = MAP_SHARED | MAP_POPULATE
+        #else
+        let flags = MAP_SHARED
+        #endif
+        guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, flags, descriptor.rawValue, 0), p != MAP_FAILED else { return nil }
+        return p
+    }
+
+    /// Unmaps `bytes` at `base`.
+    package static func unmap(_ base: UnsafeMutableRawPointer, bytes: Int) { _ = munmap(base, bytes) }
+}
