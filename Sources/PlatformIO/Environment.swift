@@ -61,4 +61,50 @@ package enum Environment {
 
     /// Runs `body` when the process exits normally (`exit`, or returning from `main`).
     package static func atExit(_ body: @escaping @convention(c) () -> Void) { atexit(body) }
+
+    /// The wall clock now in local time: year, month (1–12), day, hour, minute, second, millisecond.
+    package static func localTime() -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var t = tm()
+        localtime_r(&seconds, &t)
+        return (Int(t.tm_year) + 1900, Int(t.tm_mon) + 1, Int(t.tm_mday), Int(t.tm_hour), Int(t.tm_min), Int(t.tm_sec),
+                Int(now.tv_nsec / 1_000_000))
+    }
+
+    /// Lets SIGINT and SIGTERM through again on this thread, even when the
+    /// process was started with them blocked.
+    package static func unblockInterrupts() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+
+    /// Raises the soft limit of open files to `wanted` (at most the hard limit).
+    package static func raiseOpenFileLimit(toAtLeast wanted: Int) {
+        var limit = rlimit()
+        #if os(Linux)
+        let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return }
+        let target = min(rlim_t(wanted), limit.rlim_max)
+        if limit.rlim_cur < target {
+            limit.rlim_cur = target
+            _ = setrlimit(resource, &limit)
+        }
+    }
+
+    /// Blocks this thread for `seconds`.
+    package static func sleep(seconds: UInt32) { _ = systemSleep(seconds) }
+
+    /// Ends the process with `status` (``atExit(_:)`` handlers run).
+    package static func exit(_ status: Int32) -> Never { systemExit(status) }
 }
+
+@inline(__always) private func systemExit(_ status: Int32) -> Never { exit(status) }
+@inline(__always) private func systemSleep(_ seconds: UInt32) -> UInt32 { sleep(seconds) }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
@@ -56,10 +51,7 @@ struct DomainArgument {
     var pairName: String { isGlobal ? "kCFPreferencesAnyApplication" : displayName }
 }
 
-func getenvString(_ name: String) -> String? {
-    guard let v = getenv(name) else { return nil }
-    return String(cString: v)
-}
+func getenvString(_ name: String) -> String? { Environment[name] }
 
 /// `-app Name` on Linux: desktop entries (`Name=` or the file name) in the
 /// XDG data folders, then application bundles with an `Info.plist`
@@ -101,16 +93,7 @@ enum ApplicationLookup {
     }
 
     static func listDirectory(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names.sorted()
+        (FileIO.directoryEntries(path) ?? []).sorted()
     }
 }
 

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
@@ -98,7 +93,7 @@ struct Tool {
             all[name == PreferencesLayout.globalDomainName ? "Apple Global Domain" : name] = .dictionary(entries)
         }
         StandardStream.output.write(render(.dictionary(all)))
-        exit(0)
+        Environment.exit(0)
     }
 
     func read(_ d: DomainArgument) {
@@ -334,11 +329,7 @@ struct Tool {
 
     func watch(_ d: DomainArgument, key: String?) -> Never {
         // Interruptible even when started with these signals blocked.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        Environment.unblockInterrupts()
         let target = domain(d)
         let token = store.observe { change in
             guard change.domain == target.name, change.scope == target.scope else { return }
@@ -348,7 +339,7 @@ struct Tool {
                 StandardStream.output.write("\(name) = " + text)
             }
         }
-        while true { withExtendedLifetime(token) { sleep(3600) } }
+        while true { withExtendedLifetime(token) { Environment.sleep(seconds: 3600) } }
     }
 
     // MARK: completion

@@ -4,11 +4,6 @@
 // words, a host option before the verb), read by hand: swift-argument-parser
 // cannot express it. Every read and write goes through OpenDefaults, so a
 // write is locked, merged, flushed durably and seen by observing applications.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
@@ -19,7 +14,7 @@ var options = Options()
 
 if args.first == "--version" || args.first == "-version" {
     StandardStream.output.print("defaults (OpenDefaults) \(OpenDefaultsVersion.string)")
-    exit(0)
+    Environment.exit(0)
 }
 
 // Options before the verb.
@@ -107,15 +102,15 @@ case "completion":
     guard let shell = args.popFirst() else { Messages.usage() }
     tool.completion(shell)
 case "__keys":
-    guard let domain = DomainArgument.parse(&args) else { exit(0) }
+    guard let domain = DomainArgument.parse(&args) else { Environment.exit(0) }
     tool.listKeys(domain)
 case "help":
     if args.first == "--extensions" { StandardStream.output.write(extensionsHelpText) } else { StandardStream.output.write(helpText) }
-    exit(0)
+    Environment.exit(0)
 case "printhostidentifier":
     StandardStream.output.print("Current host identifier: \(DomainStore.shared.layout.hostIdentifier)")
-    exit(0)
+    Environment.exit(0)
 default:
     Messages.usage()
 }
-exit(0)
+Environment.exit(0)

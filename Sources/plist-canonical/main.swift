@@ -9,9 +9,6 @@ import Foundation
 import PropertyList
 
 import PlatformIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 func canonical(_ v: PropertyList, into out: inout String) {
     func quote(_ s: String) -> String {
@@ -72,7 +69,7 @@ func format3(_ n: Int) -> String { n < 10 ? "00\(n)" : n < 100 ? "0\(n)" : "\(n)
 let args = CommandLine.arguments
 guard args.count == 3, args[1] == "canonical-json" else {
     StandardStream.error.print("usage: plist-canonical canonical-json FILE")
-    exit(2)
+    Environment.exit(2)
 }
 do {
     let value = try PropertyList(decoding: FileIO.read(args[2]))
@@ -81,5 +78,5 @@ do {
     print(out)
 } catch {
     StandardStream.error.print("\(args[2]): \(error)")
-    exit(1)
+    Environment.exit(1)
 }

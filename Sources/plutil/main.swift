@@ -4,15 +4,12 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import PropertyList
 import PlatformIO
 
 if let first = CommandLine.arguments.dropFirst().first, first == "--version" || first == "-version" {
     StandardStream.output.print("plutil (OpenDefaults) \(OpenDefaultsVersion.string)")
-    exit(0)
+    Environment.exit(0)
 }
 
 let invocation: Invocation
@@ -21,12 +18,12 @@ do {
 } catch {
     StandardStream.error.print("plutil: \(error)")
     StandardStream.error.write(helpText + "\n")
-    exit(1)
+    Environment.exit(1)
 }
 
 if invocation.verb == .help {
     StandardStream.output.write(helpText + "\n")
-    exit(0)
+    Environment.exit(0)
 }
 
 /// One file's failure, printed as `file: message`.
@@ -178,4 +175,4 @@ for file in invocation.files {
         StandardStream.error.print("\(file): \(error.message)")
     }
 }
-exit(failed ? 1 : 0)
+Environment.exit(failed ? 1 : 0)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import Hummingbird
 import HummingbirdCore
@@ -134,15 +131,7 @@ struct Serve: AsyncParsableCommand {
     /// Raises the soft limit of open files so that the connection cap, not
     /// the file limit, is what a flood of connections meets.
     func raiseOpenFileLimit(toAtLeast wanted: Int) {
-        #if canImport(Glibc)
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        let target = min(rlim_t(wanted), limit.rlim_max)
-        if limit.rlim_cur < target {
-            limit.rlim_cur = target
-            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        }
-        #endif
+        Environment.raiseOpenFileLimit(toAtLeast: wanted)
     }
 }
 

@@ -72,6 +72,8 @@ func printGetters(_ d: UserDefaults) {
             "stringArray=\(d.stringArray(forKey: k)?.description ?? "nil")",
             "dictionary=\(describe(d.dictionary(forKey: k)))",
         ]
+        // A stored Float comes back from object(forKey:) as a Float in corelibs (and ours).
+        if k == "float" { parts.append("objectAsFloat=\((d.object(forKey: k) as? Float).map { "\($0)" } ?? "nil")") }
         if !dataKeys.contains(k) { parts.append("url=\(d.url(forKey: k)?.absoluteURL.path ?? "nil")") }
         print(k, parts.joined(separator: " | "))
     }

@@ -28,6 +28,15 @@ struct UserDefaultsBehaviourTests {
         #expect(d.double(forKey: "float") == Double(12.34 as Float))
         #expect(d.float(forKey: "float") == 12.34 as Float)
         #expect(d.integer(forKey: "float") == 12)
+        // object(forKey:) gives a stored Float back as a Float (corelibs does), a double as a Double.
+        #expect(d.object(forKey: "float") as? Float == 12.34 as Float)
+        #expect("\(d.object(forKey: "float")!)" == "12.34")
+        #expect(d.object(forKey: "double") as? Double == 12.34)
+        #expect(d.object(forKey: "whole") as? Double == 3.0)
+        d.set(Double(12.34 as Float) + 1e-9, forKey: "near")
+        #expect(d.object(forKey: "near") as? Double == Double(12.34 as Float) + 1e-9)
+        d.set(0.1, forKey: "tenth")
+        #expect(d.object(forKey: "tenth") as? Double == 0.1)
     }
 
     @Test("a string read as a boolean follows NSString.boolValue", arguments: [
@@ -343,6 +352,7 @@ struct OpenUserDefaultsTests {
         #expect(comparable(written.0).count == comparable(written.1).count)
         for (f, o) in zip(comparable(written.0), comparable(written.1)) { #expect(o == f) }
         #expect(written.1.contains("intMax object=9223372036854775807 | string=9223372036854775807 | integer=9223372036854775807"))
+        #expect(written.0.contains("objectAsFloat=12.34 |") && written.1.contains("objectAsFloat=12.34 |"))
 
         // After a restart, from the file each wrote. corelibs loses a Float's
         // single precision on disk; macOS (and OpenDefaults) still read "12.34".

@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import PlatformIO
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import PlatformIO
 import PropertyList
 
 extension Defaults {
@@ -35,10 +35,23 @@ extension Defaults {
     /// `UserDefaults.object(forKey:)`: the value as Swift's plain types
     /// (`String`, `Int`, `Double`, `Bool`, `Date`, `Data`, `[Any]`, `[String: Any]`).
     ///
+    /// A stored `Float` comes back as a `Float`, as from swift-corelibs-
+    /// foundation's `UserDefaults`: a real that is exactly a single-precision
+    /// number and whose `Float` text is shorter than its `Double` text
+    /// (`set(12.34 as Float, …)` stores `12.340000152587891`, read as the
+    /// `Float` `12.34`). A `Float` that is also a short double (`0.5`) reads
+    /// as a `Double`, as it does in corelibs after a restart.
+    ///
     /// ```swift
     /// let name = defaults.object(forKey: "Name") as? String
+    /// defaults.set(12.34 as Float, forKey: "Gain")
+    /// defaults.object(forKey: "Gain") as? Float   // 12.34
     /// ```
-    public func object(forKey key: String) -> Any? { propertyList(forKey: key)?.bridgedValue }
+    public func object(forKey key: String) -> Any? {
+        guard let value = propertyList(forKey: key) else { return nil }
+        if case .real(let d) = value, let single = RealText.storedFloat(d) { return single }
+        return value.bridgedValue
+    }
 
     /// `value(forKey:)` as `UserDefaults` answers it (key-value coding):
     /// the same as ``object(forKey:)``.
@@ -269,5 +282,14 @@ enum RealText {
         let single = Float(d)
         if Double(single) == d, single.isFinite { return "\(single)" }
         return "\(d)"
+    }
+
+    /// The `Float` a real was stored from: exactly single precision, and
+    /// written shorter as a `Float` than as a `Double` (so not a short double such as `0.5`).
+    static func storedFloat(_ d: Double) -> Float? {
+        let single = Float(d)
+        guard Double(single) == d, single.isFinite else { return nil }
+        let text = "\(single)"
+        return text.utf8.count < "\(d)".utf8.count ? single : nil
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import PlatformIO
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import PlatformIO
 @_spi(Engine) import OpenDefaults
 import PropertyList
 import Synchronization

@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PlatformIO
 import PropertyList
 
@@ -120,7 +113,7 @@ struct BundleLoader {
         let path = bundlePath + "/" + file
         let bytes: [UInt8]
         do { bytes = try Self.readFile(path) } catch {
-            let reason = error.code == ENOENT ? "missing child pane (no such file)" : "cannot read child pane: \(error.reason)"
+            let reason = error.isNotFound ? "missing child pane (no such file)" : "cannot read child pane: \(error.reason)"
             problems.append(SettingsProblem(.error, file: file, "\(reason), referenced from \(parent)"))
             return nil
         }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -49,10 +46,12 @@ package final class SQLiteBackend: UbiquityBackend {
     package static func open(directory: String, exclusive: Bool = false) async throws -> SQLiteBackend {
         try FileIO.makeDirectories(directory, mode: 0o700)
         if exclusive {
-            let fd = Glibc.open(directory + "/serve.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw BackendError(status: 500, "cannot open \(directory)/serve.lock: \(String(cString: strerror(errno)))") }
-            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-                Glibc.close(fd)
+            let fd: PlatformIO.FileDescriptor
+            do { fd = try PlatformIO.FileDescriptor.open(directory + "/serve.lock", [.readWrite, .create, .noFollow]) } catch {
+                throw BackendError(status: 500, "cannot open \(error)")
+            }
+            guard fd.tryLock(exclusive: true) else {
+                fd.close()
                 throw BackendError(status: 500, "another `ubiquity serve` uses \(directory) (\(directory)/serve.lock is locked)")
             }
             // Held until the process ends.

@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import PlatformIO
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import PlatformIO
 import OpenDefaults
 
 /// Base64 of bytes (the wire's value encoding).
