@@ -38,7 +38,7 @@ package final class SQLiteBackend: UbiquityBackend {
     }
 
     /// The schema's version (`PRAGMA user_version`); migrations run in order up to it.
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     /// Opens (creating when needed) the database in `directory`. A server
     /// opens it `exclusive`ly (`<directory>/serve.lock`): its writer caches
@@ -127,6 +127,25 @@ package final class SQLiteBackend: UbiquityBackend {
                 ] {
                     _ = try await db.query(statement, [])
                 }
+            }
+            if version < 2 {
+                // A commit's log row is written by the database when the store's revision moves.
+                for statement in [
+                    "ALTER TABLE stores ADD COLUMN last_keys INTEGER NOT NULL DEFAULT 0",
+                    """
+                    CREATE TRIGGER stores_commit AFTER UPDATE OF revision ON stores
+                    WHEN NEW.revision <> OLD.revision
+                    BEGIN
+                        INSERT INTO commits(account, store, revision, keys) VALUES(NEW.account, NEW.store, NEW.revision, NEW.last_keys);
+                    END
+                    """,
+                    "PRAGMA user_version = 2",
+                ] {
+                    _ = try await db.query(statement, [])
+                }
+            }
+            if version > schemaVersion {
+                throw BackendError(status: 500, "the database's schema (version \(version)) is newer than this server's (\(schemaVersion))")
             }
             _ = try await db.query("COMMIT", [])
         } catch {
@@ -229,54 +248,46 @@ package final class SQLiteBackend: UbiquityBackend {
         var heads: [String: StoreHead] = [:]
     }
 
-    /// One group commit: every job in its own savepoint (when there are several), one COMMIT for all.
+    /// One group commit: every job applied in one transaction, one COMMIT
+    /// (one fsync) for all. A job's refusal writes nothing, so it needs no
+    /// savepoint; a job that *fails* (the database's error) rolls the group
+    /// back, and its jobs are then run again one transaction each, so only
+    /// the failing one is answered with the failure.
     static func run(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async {
-        var outcomes: [Result<CommitOutcome, any Error>] = []
-        var heads: [String: StoreHead] = [:]   // this group's new heads, kept only if the COMMIT succeeds
-        let savepoints = jobs.count > 1
+        let outcomes: [Result<CommitOutcome, any Error>]
         do {
-            _ = try await db.query("BEGIN IMMEDIATE", [])
-        } catch {
-            for job in jobs { job.done.resume(returning: .failure(BackendError(status: 503, "the database is unavailable: \(error)"))) }
-            return
-        }
-        for job in jobs {
-            let storeKey = job.account + "/" + job.store
-            do {
-                if savepoints { _ = try await db.query("SAVEPOINT c", []) }
-                let head: StoreHead
-                if let h = heads[storeKey] ?? state.heads[storeKey] { head = h } else { head = try await loadHead(job, on: db) }
-                let (outcome, next) = try await apply(job, head: head, on: db)
-                if savepoints {
-                    if outcome.applied.isEmpty { _ = try await db.query("ROLLBACK TO c", []) }
-                    _ = try await db.query("RELEASE c", [])
-                }
-                if let next { heads[storeKey] = next }
-                outcomes.append(.success(outcome))
-            } catch {
-                if savepoints {
-                    _ = try? await db.query("ROLLBACK TO c", [])
-                    _ = try? await db.query("RELEASE c", [])
-                } else {
-                    // Alone in its transaction: roll it back whole.
-                    _ = try? await db.query("ROLLBACK", [])
-                    job.done.resume(returning: .failure(BackendError(status: 503, "the commit failed: \(error)")))
-                    return
-                }
-                outcomes.append(.failure(BackendError(status: 503, "the commit failed: \(error)")))
-            }
-        }
-        do {
-            _ = try await db.query("COMMIT", [])
+            outcomes = try await applyTogether(jobs, on: db, state: state)
         } catch {
             _ = try? await db.query("ROLLBACK", [])
             state.heads.removeAll()
-            for job in jobs { job.done.resume(returning: .failure(BackendError(status: 503, "the commit failed: \(error)"))) }
+            guard jobs.count > 1 else {
+                jobs[0].done.resume(returning: .failure(BackendError(status: 503, "the commit failed: \(error)")))
+                return
+            }
+            for job in jobs { await run([job], on: db, state: state) }
             return
         }
+        for (job, outcome) in zip(jobs, outcomes) { job.done.resume(returning: outcome) }
+    }
+
+    /// BEGIN, every job, COMMIT; throws (leaving the transaction for the
+    /// caller to roll back) when the database fails.
+    static func applyTogether(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async throws -> [Result<CommitOutcome, any Error>] {
+        var outcomes: [Result<CommitOutcome, any Error>] = []
+        var heads: [String: StoreHead] = [:]   // this group's new heads, kept only if the COMMIT succeeds
+        _ = try await db.query("BEGIN IMMEDIATE", [])
+        for job in jobs {
+            let storeKey = job.account + "/" + job.store
+            let head: StoreHead
+            if let h = heads[storeKey] ?? state.heads[storeKey] { head = h } else { head = try await loadHead(job, on: db) }
+            let (outcome, next) = try await apply(job, head: head, on: db)
+            if let next { heads[storeKey] = next }
+            outcomes.append(.success(outcome))
+        }
+        _ = try await db.query("COMMIT", [])
         state.heads.merge(heads) { _, new in new }
         if state.heads.count > 100_000 { state.heads.removeAll() }
-        for (job, outcome) in zip(jobs, outcomes) { job.done.resume(returning: outcome) }
+        return outcomes
     }
 
     /// Reads (creating) a store's row.
@@ -330,11 +341,11 @@ package final class SQLiteBackend: UbiquityBackend {
                 next.horizon = max(next.horizon, Int64(cut))
             }
         }
+        // The commit's row in `commits` is written by the trigger `stores_commit` (schema 2): one statement, not two.
         _ = try await db.query(
-            "UPDATE stores SET revision = ?, key_count = ?, total_bytes = ?, tombstones = ?, horizon = ? WHERE account = ? AND store = ?",
-            [.integer(Int(next.revision)), .integer(next.count), .integer(next.total), .integer(next.tombstones), .integer(Int(next.horizon)), a, s])
-        _ = try await db.query("INSERT INTO commits(account, store, revision, keys) VALUES(?, ?, ?, ?)",
-                               [a, s, .integer(Int(next.revision)), .integer(decision.applied.count)])
+            "UPDATE stores SET revision = ?, key_count = ?, total_bytes = ?, tombstones = ?, horizon = ?, last_keys = ? WHERE account = ? AND store = ?",
+            [.integer(Int(next.revision)), .integer(next.count), .integer(next.total), .integer(next.tombstones), .integer(Int(next.horizon)),
+             .integer(decision.applied.count), a, s])
         return (outcome, next)
     }
 
