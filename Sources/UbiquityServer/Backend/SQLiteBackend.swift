@@ -15,9 +15,8 @@ import SQLiteNIO
 /// WAL, `synchronous=FULL`: a commit is acknowledged only once it is durable).
 ///
 /// Writes go through one connection in **group commits**: the commits that
-/// arrive while one transaction runs are applied together in the next, each
-/// inside its own savepoint (a refused commit rolls back alone), and one
-/// fsync acknowledges them all. Reads use their own connections (WAL readers
+/// arrive while one transaction runs are applied together in the next (see
+/// ``run(_:on:state:)`` for failures), and one fsync acknowledges them all. Reads use their own connections (WAL readers
 /// never wait for the writer).
 package final class SQLiteBackend: UbiquityBackend {
     let path: String

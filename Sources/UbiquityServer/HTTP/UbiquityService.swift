@@ -47,7 +47,8 @@ package final class UbiquityService: Sendable {
     package let hub = ChangeHub()
     let reads = SharedReads()
     let allowedHosts: Set<String>?
-    let accounts = Lock<[String: UbiquityAccountInfo]>([:])
+    /// Accounts by their token's SHA-256 (the bytes themselves: no text made per request).
+    let accounts = Lock<[[UInt8]: UbiquityAccountInfo]>([:])
 
     /// The largest request body (a full store is 1 MB of values, ~1.4 MB as base64).
     package static let maximumBody = 4 << 20
@@ -104,13 +105,12 @@ package final class UbiquityService: Sendable {
         let token = String(header.dropFirst(7).drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
         guard !token.isEmpty, token.utf8.count <= 256 else { return Self.unauthorized("the token is not valid") }
         let hash = Self.hash(token: token)
-        let cacheKey = hash.map { String($0, radix: 16) }.joined()
-        var account = accounts.withLock { $0[cacheKey] }
+        var account = accounts.withLock { $0[hash] }
         if account == nil {
             do { account = try await backend.account(tokenHash: hash) } catch {
                 return Self.unavailable(error)
             }
-            if let account { accounts.withLock { if $0.count < 100_000 { $0[cacheKey] = account } } }
+            if let account { accounts.withLock { if $0.count < 100_000 { $0[hash] = account } } }
         }
         guard let account else { return Self.unauthorized("the token is not valid") }
         return await body(account)
