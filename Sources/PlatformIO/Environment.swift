@@ -50,13 +50,9 @@ package enum Environment {
 
     /// The wall clock now, in UTC, as `YYYYMMDDTHHMMSSZ`.
     package static func utcTimestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var tm = tm()
-        var seconds = now.tv_sec
-        gmtime_r(&seconds, &tm)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(tm.tm_year + 1900)\(two(tm.tm_mon + 1))\(two(tm.tm_mday))T\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec))Z"
+        let t = calendarNow(local: false)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(t.year)\(two(t.month))\(two(t.day))T\(two(t.hour))\(two(t.minute))\(two(t.second))Z"
     }
 
     /// Runs `body` when the process exits normally (`exit`, or returning from `main`).
@@ -64,11 +60,16 @@ package enum Environment {
 
     /// The wall clock now in local time: year, month (1–12), day, hour, minute, second, millisecond.
     package static func localTime() -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int) {
+        calendarNow(local: true)
+    }
+
+    /// The wall clock now, broken down in local time or UTC.
+    private static func calendarNow(local: Bool) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var seconds = now.tv_sec
         var t = tm()
-        localtime_r(&seconds, &t)
+        if local { localtime_r(&seconds, &t) } else { gmtime_r(&seconds, &t) }
         return (Int(t.tm_year) + 1900, Int(t.tm_mon) + 1, Int(t.tm_mday), Int(t.tm_hour), Int(t.tm_min), Int(t.tm_sec),
                 Int(now.tv_nsec / 1_000_000))
     }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// An advisory lock on a lock file (`flock`), held between processes.
 ///
 /// ```swift
@@ -13,24 +5,22 @@ import Darwin
 /// try lock.withLock { /* read, merge, write */ }
 /// ```
 package final class FileLock: @unchecked Sendable {
-    private let fd: Int32
+    private let descriptor: FileDescriptor
     /// The lock file.
     package let path: String
 
     /// Opens (creating, mode 0600) the lock file. Does not lock.
     package init(path: String) throws(FileError) {
         self.path = path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw FileError(path: path) }
-        self.fd = fd
+        descriptor = try FileDescriptor.open(path, [.readWrite, .create])
     }
 
-    deinit { close(fd) }
+    deinit { descriptor.close() }
 
     /// Runs `body` holding the exclusive lock.
     package func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
-        defer { flock(fd, LOCK_UN) }
+        descriptor.lock()
+        defer { descriptor.unlock() }
         return try body()
     }
 }
@@ -55,9 +45,8 @@ package struct FileSignature: Sendable, Hashable {
     /// The signature of the file at `path` (following links), or nil when
     /// there is none or it cannot be examined (see ``lookup(_:)`` for why).
     package init?(path: String) {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        self.init(st)
+        guard let status = try? FileStatus.of(path) else { return nil }
+        self.init(status)
     }
 
     /// The signature of the file at `path` (following links): nil when no
@@ -68,23 +57,21 @@ package struct FileSignature: Sendable, Hashable {
     /// switch FileSignature.lookup(path) { case .success(let s?): … case .success(nil): … case .failure(let e): … }
     /// ```
     package static func lookup(_ path: String) -> Result<FileSignature?, FileError> {
-        var st = stat()
-        if stat(path, &st) == 0 { return .success(FileSignature(st)) }
-        let code = errno
-        if code == ENOENT || code == ENOTDIR { return .success(nil) }
-        return .failure(FileError(path: path, errno: code))
+        do { return .success(FileSignature(try FileStatus.of(path))) } catch {
+            return error.isNotFound ? .success(nil) : .failure(error)
+        }
     }
 
-    private init(_ st: stat) {
-        device = UInt64(st.st_dev)
-        inode = UInt64(st.st_ino)
-        size = Int64(st.st_size)
-        modified = Int64(st.st_mtim.tv_sec)
-        modifiedNanoseconds = Int64(st.st_mtim.tv_nsec)
-        changed = Int64(st.st_ctim.tv_sec)
-        changedNanoseconds = Int64(st.st_ctim.tv_nsec)
-        owner = UInt32(st.st_uid)
-        mode = UInt32(st.st_mode)
-        isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
+    private init(_ status: FileStatus) {
+        device = status.device
+        inode = status.inode
+        size = status.size
+        modified = status.modified / 1_000_000_000
+        modifiedNanoseconds = status.modified % 1_000_000_000
+        changed = status.changed / 1_000_000_000
+        changedNanoseconds = status.changed % 1_000_000_000
+        owner = status.owner
+        mode = status.permissions
+        isRegularFile = status.kind == .regular
     }
 }

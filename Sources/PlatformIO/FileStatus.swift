@@ -29,6 +29,11 @@ package struct FileStatus: Sendable, Hashable {
     package var size: Int64
     /// The last modification, in nanoseconds since 1970.
     package var modified: Int64
+    /// The last change of contents or attributes (`ctime`), in nanoseconds since 1970.
+    package var changed: Int64
+    /// The device and inode: which file this is.
+    package var device: UInt64
+    package var inode: UInt64
 
     /// Whether the group or others may write it (`0o022`).
     package var isWritableByOthers: Bool { permissions & 0o022 != 0 }
@@ -58,6 +63,7 @@ package struct FileStatus: Sendable, Hashable {
         return stat(path, &st) == 0
     }
 
+    /// The only place the system's `stat` record is read.
     private init(_ st: stat) {
         switch st.st_mode & S_IFMT {
         case S_IFREG: kind = .regular
@@ -68,10 +74,14 @@ package struct FileStatus: Sendable, Hashable {
         permissions = UInt32(st.st_mode) & 0o7777
         owner = UInt32(st.st_uid)
         size = Int64(st.st_size)
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
         #if canImport(Darwin)
         modified = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+        changed = Int64(st.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(st.st_ctimespec.tv_nsec)
         #else
         modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        changed = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
         #endif
     }
 }

@@ -10,7 +10,7 @@ import Darwin
 /// way to wake whoever waits for it.
 ///
 /// One instance per owner; the owner waits in ``next(timeoutMilliseconds:)``
-/// on one thread and calls ``close()`` when done. Where the system has no
+/// on one thread only (it reuses one buffer) and calls ``close()`` when done. Where the system has no
 /// such facility, ``isAvailable`` is false, no folder can be watched, and
 /// ``next(timeoutMilliseconds:)`` only sleeps or wakes: the caller polls.
 ///
@@ -57,6 +57,8 @@ package final class FolderEvents: @unchecked Sendable {
     /// A pipe that wakes a waiting ``next(timeoutMilliseconds:)`` (read end, write end).
     private let wakeRead: Int32
     private let wakeWrite: Int32
+    /// Where the kernel's records are read (only the waiting thread touches it).
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Opens the kernel's event queue and the wake-up pipe. Never fails:
     /// see ``isAvailable``.
@@ -125,7 +127,6 @@ package final class FolderEvents: @unchecked Sendable {
         }
         guard fds[0].revents != 0 else { return [] }
         var events: [Event] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let n = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if n <= 0 { break }

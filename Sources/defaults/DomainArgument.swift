@@ -43,15 +43,13 @@ struct DomainArgument {
     }
 
     static func homeDirectory() -> String {
-        if let h = getenvString("HOME") { return h }
+        if let h = Environment["HOME"] { return h }
         return "/"
     }
 
     /// The name used in "domain/default pair" messages (CFPreferences' spelling for the global domain).
     var pairName: String { isGlobal ? "kCFPreferencesAnyApplication" : displayName }
 }
-
-func getenvString(_ name: String) -> String? { Environment[name] }
 
 /// `-app Name` on Linux: desktop entries (`Name=` or the file name) in the
 /// XDG data folders, then application bundles with an `Info.plist`
@@ -62,8 +60,8 @@ enum ApplicationLookup {
             if let id = bundleIdentifier(at: name) { return id }
         }
         let home = DomainArgument.homeDirectory()
-        var dataDirs = [(getenvString("XDG_DATA_HOME") ?? (home + "/.local/share"))]
-        dataDirs += (getenvString("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
+        var dataDirs = [(Environment["XDG_DATA_HOME"] ?? (home + "/.local/share"))]
+        dataDirs += (Environment["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
         for dir in dataDirs {
             let apps = dir + "/applications"
             for file in listDirectory(apps) where file.hasSuffix(".desktop") {

@@ -289,6 +289,9 @@ enum RealText {
     static func storedFloat(_ d: Double) -> Float? {
         let single = Float(d)
         guard Double(single) == d, single.isFinite else { return nil }
+        // Whole numbers below 2^24 are written alike by both ("3.0"): no text
+        // is made for them on the read path (every real read passes here).
+        if d == d.rounded(.towardZero), d.magnitude < 16_777_216 { return nil }
         let text = "\(single)"
         return text.utf8.count < "\(d)".utf8.count ? single : nil
     }

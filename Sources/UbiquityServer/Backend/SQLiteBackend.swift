@@ -16,8 +16,8 @@ import SQLiteNIO
 ///
 /// Writes go through one connection in **group commits**: the commits that
 /// arrive while one transaction runs are applied together in the next (see
-/// ``run(_:on:state:)`` for failures), and one fsync acknowledges them all. Reads use their own connections (WAL readers
-/// never wait for the writer).
+/// ``run(_:on:state:)`` for failures), and one fsync acknowledges them all.
+/// Reads use their own connections (WAL readers never wait for the writer).
 package final class SQLiteBackend: UbiquityBackend {
     let path: String
     let writer: SQLiteConnection
@@ -249,7 +249,8 @@ package final class SQLiteBackend: UbiquityBackend {
 
     /// One group commit: every job applied in one transaction, one COMMIT
     /// (one fsync) for all. A job's refusal writes nothing, so it needs no
-    /// savepoint; a job that *fails* (the database's error) rolls the group
+    /// savepoint (at most a new store's row at revision 0, which answers as
+    /// a store that does not exist yet); a job that *fails* (the database's error) rolls the group
     /// back, and its jobs are then run again one transaction each, so only
     /// the failing one is answered with the failure.
     static func run(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async {
