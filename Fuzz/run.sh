@@ -10,13 +10,21 @@ seconds=${1:-60}
 out=Fuzz/out
 mkdir -p "$out"
 sources=$(find Sources/PropertyList -name '*.swift' | sort)
+# PropertyList imports PlatformIO (its system calls): built first as its own
+# module and static library (address sanitizer; no coverage: it parses
+# nothing), with the package name both share.
+modules="$out/modules"
+mkdir -p "$modules"
+swiftc -O -sanitize=address -parse-as-library \
+  -module-name PlatformIO -package-name opendefaults -emit-module -emit-module-path "$modules/PlatformIO.swiftmodule" \
+  -emit-library -static -o "$modules/libPlatformIO.a" $(find Sources/PlatformIO -name '*.swift' | sort)
 shared=../shared/corpora/plist/files
 status=0
 for reader in XML BINARY OPENSTEP JSON; do
   name=$(echo "$reader" | tr 'A-Z' 'a-z')
   bin="$out/fuzz-$name"
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name FuzzPropertyList \
-    -D "FUZZ_$reader" $sources Fuzz/Harness.swift -o "$bin"
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name FuzzPropertyList -package-name opendefaults \
+    -I "$modules" -L "$modules" -lPlatformIO -D "FUZZ_$reader" $sources Fuzz/Harness.swift -o "$bin"
   corpus="$out/corpus-$name"
   mkdir -p "$corpus" "$out/$name"
   [ -d "Fuzz/seeds/$name" ] && cp -n Fuzz/seeds/$name/* "$corpus"/ 2>/dev/null || true

@@ -216,12 +216,13 @@ package final class PostgresBackend: UbiquityBackend {
     /// How long a request waits while the database is known to be down.
     package static let deadlineWhileDown: Duration = .milliseconds(300)
 
-    /// Runs `body`, failing with a 503 after `limit` (the work itself is then
-    /// abandoned to finish or fail on its own: a query in flight cannot be
-    /// recalled).
     /// How long a request may wait for the database now.
     var currentDeadline: Duration { reachable.withLock { $0 } ? Self.deadline : Self.deadlineWhileDown }
 
+    /// Runs `body`, failing with a 503 after `limit` (the work itself is then
+    /// abandoned to finish or fail on its own: a query in flight cannot be
+    /// recalled).
+    @discardableResult
     func withDeadline<T: Sendable>(_ given: Duration? = nil, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let limit = given ?? currentDeadline
         let once = Once<Result<T, any Error>>()
