@@ -26,7 +26,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
 
     /// A transport for `account` (its server, token and trusted certificate
     /// authorities), keeping at most `maximumConnections` connections to the
-    /// server (a store needs two: its long poll and its commits).
+    /// server (a store needs two: its event stream and its commits).
     public init(account: UbiquityAccount, maximumConnections: Int = 4) {
         self.account = account
         base = account.server.hasSuffix("/") ? String(account.server.dropLast()) : account.server
@@ -61,6 +61,58 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         let timeout = Self.requestTimeout + .milliseconds(Int64(seconds * 1000))
         return try await send("GET", "/v1/stores/\(store)/changes?after=\(after)&wait=\(seconds)", body: nil, timeout: timeout,
                               as: UbiquityChangesResponse.self)
+    }
+
+    /// The store's changes as the server's event stream (`GET /v1/stores/{store}/events`):
+    /// one answer at once, then one per commit, for the stream's 30 seconds.
+    public func events(store: String, after: Int64) -> AsyncThrowingStream<UbiquityChangesResponse, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do throws(UbiquityError) {
+                    try await follow(store: store, after: after) { continuation.yield($0) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    func follow(store: String, after: Int64, _ deliver: (UbiquityChangesResponse) -> Void) async throws(UbiquityError) {
+        var request = HTTPClientRequest(url: base + "/v1/stores/\(store)/events?after=\(after)")
+        request.headers.add(name: "Authorization", value: "Bearer \(account.token)")
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        let response: HTTPClientResponse
+        // The timeout bounds the wait for the answer's head; the body is bounded by the read timeout.
+        do { response = try await client.execute(request, timeout: Self.requestTimeout) } catch {
+            throw .unreachable("\(base): \(error)")
+        }
+        let status = Int(response.status.code)
+        guard status == 200 else {
+            let data = (try? await response.body.collect(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
+            if status == 401 || status == 403 { throw .unauthorized("\(base) answered \(status): \(Self.message(data))") }
+            throw .unreachable("\(base) answered \(status): \(Self.message(data))")
+        }
+        var parser = ServerSentEventParser()
+        do {
+            for try await chunk in response.body {
+                for event in try parser.feed(chunk.readableBytesView) {
+                    let data = Data(event.data.utf8)
+                    guard event.name == "message" else {
+                        throw UbiquityError.unreachable("\(base) ended the event stream: \(Self.message(data))")
+                    }
+                    guard let answer = try? JSONDecoder().decode(UbiquityChangesResponse.self, from: data) else {
+                        throw UbiquityError.unreachable("\(base) sent an event that is not a changes answer")
+                    }
+                    deliver(answer)
+                }
+            }
+        } catch let error as UbiquityError {
+            throw error
+        } catch {
+            throw .unreachable("\(base): \(error)")
+        }
     }
 
     func send<T: Decodable>(_ method: String, _ path: String, body: Data?, timeout: TimeAmount, as: T.Type) async throws(UbiquityError) -> T {

@@ -132,7 +132,7 @@ final class SyncServer: @unchecked Sendable {
     /// Starts the server (again, on the same port when `port` is not 0).
     func start(port: Int) throws {
         let log = folder.url.appendingPathComponent("serve-\(UUID().uuidString.prefix(6)).out")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let p = Process()
         p.executableURL = products.appendingPathComponent("ubiquity")
         p.arguments = ["serve", "--port", String(port)] + databaseArguments + extraArguments
@@ -235,7 +235,7 @@ final class Watcher: @unchecked Sendable {
 
     init(machine: Machine, store: String) throws {
         output = machine.home.url.appendingPathComponent("watch-\(UUID().uuidString.prefix(6)).out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = products.appendingPathComponent("ubiquity")
         process.arguments = ["watch", "--store", store]
         process.environment = machine.environment

@@ -1,7 +1,7 @@
 // ubiquity-load: many machines watching one `ubiquity serve` at once.
 //
 // Starts the server (the `ubiquity` built beside this program) on a
-// temporary database, opens --watchers long polls on one store (raw HTTP/1.1
+// temporary database, opens --watchers event streams (or long polls) on one store (raw HTTP/1.1
 // over SwiftNIO: a watcher is a connection and ~200 bytes here, so 10,000 fit
 // in one process), then makes --commits commits through the HTTP transport
 // and measures, for every watcher and commit, the time from the commit's
@@ -26,15 +26,19 @@ var writers = 32
 var storeCount = 1
 var fill = 0
 var remoteWatchers = false
+var streaming = true
+var loadThreads = 1
 var args = CommandLine.arguments.dropFirst()
 let usage = """
-    usage: ubiquity-load [--mode watch|commits] [--postgres URL] [--instances N]
-                         [--watchers N] [--commits N] [--writers N] [--stores N] [--fill N]
-      watch:   --watchers long polls spread over the instances; --commits commits through the first;
-               the time from each commit to each watcher's answer.
+    usage: ubiquity-load [--mode watch|commits] [--postgres URL] [--instances N] [--protocol events|poll]
+                         [--watchers N] [--commits N] [--writers N] [--stores N] [--fill N] [--threads N]
+      watch:   --watchers watchers spread over the instances; --commits commits through the first;
+               the time from each commit to each watcher's answer. A watcher holds an event stream
+               (GET …/events, the client's way; the default) or makes long polls (--protocol poll).
       commits: --writers concurrent clients (spread over the instances) make --commits acknowledged
                commits in all, over --stores stores; acknowledged writes per second and commit latency.
       --remote-watchers: watchers only on the instances other than the one committed through.
+      --threads N: the watchers' threads in this program (default 1: the server keeps the other cores).
       --fill N (PostgreSQL only, needs psql): first load N stores of 100 keys into the database.
 
     """
@@ -49,6 +53,13 @@ while let a = args.popFirst() {
     case "--stores": storeCount = max(1, Int(args.popFirst() ?? "") ?? storeCount)
     case "--fill": fill = max(0, Int(args.popFirst() ?? "") ?? 0)
     case "--remote-watchers": remoteWatchers = true
+    case "--threads": loadThreads = max(1, Int(args.popFirst() ?? "") ?? 1)
+    case "--protocol":
+        switch args.popFirst() {
+        case "events": streaming = true
+        case "poll": streaming = false
+        default: FileHandle.standardError.write(Data(usage.utf8)); exit(64)
+        }
     default:
         FileHandle.standardError.write(Data(usage.utf8))
         exit(64)
@@ -117,6 +128,16 @@ let port = servers[0].port
 let url = servers[0].url
 let token = run(["account", "add", "load\(getpid())"] + database).split(separator: "\n").last.map(String.init) ?? ""
 print("servers: \(instances) over \(postgres == nil ? "SQLite" : "PostgreSQL")")
+
+/// CPU seconds a process has used (user and system), from /proc.
+func cpuSeconds(_ pid: Int32) -> Double {
+    let text = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    // The fields after the command's closing parenthesis; utime and stime are the 12th and 13th of them.
+    guard let close = text.lastIndex(of: ")") else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
 
 func residentKiB(_ pid: Int32) -> Int {
     let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
@@ -287,7 +308,134 @@ final class Watcher: ChannelInboundHandler, @unchecked Sendable {
     }
 }
 
-let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+/// One watcher on an event stream: each event parsed for its revision; when
+/// the stream ends (after its 30 s), asked again from the last revision.
+final class StreamWatcher: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    var buffer = ByteBuffer()
+    /// The response's head has been read; the body's chunks follow.
+    var inBody = false
+    var events: [UInt8] = []
+    var after: Int64
+    let path: String
+    let headers: String
+    let arrivals: Arrivals
+
+    init(after: Int64, path: String, headers: String, arrivals: Arrivals) {
+        self.after = after
+        self.path = path
+        self.headers = headers
+        self.arrivals = arrivals
+    }
+
+    func ask(_ context: ChannelHandlerContext) {
+        let request = "GET \(path)?after=\(after) HTTP/1.1\r\n\(headers)Accept: text/event-stream\r\n\r\n"
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: request)), promise: nil)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        ask(context)
+        arrivals.armed.withLockedValue { $0 += 1 }
+    }
+
+    /// The offset of `pattern` in `bytes` from `start`, if any (a plain scan:
+    /// the generic `firstRange(of:)` cost this program more than the server's work).
+    static func find(_ pattern: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
+        guard bytes.count >= pattern.count else { return nil }
+        var i = start
+        while i <= bytes.count - pattern.count {
+            if bytes[i] == pattern[0] {
+                var j = 1
+                while j < pattern.count && bytes[i + j] == pattern[j] { j += 1 }
+                if j == pattern.count { return i }
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    static let headEnd: [UInt8] = [13, 10, 13, 10]
+    static let crlf: [UInt8] = [13, 10]
+    static let blank: [UInt8] = [10, 10]
+    static let id: [UInt8] = Array("id: ".utf8)
+
+    /// The largest `id:` of the whole events in `bytes` (or `after`), and how many bytes they take.
+    static func newestID(in bytes: UnsafeRawBufferPointer, after: Int64) -> (newest: Int64, consumed: Int) {
+        var start = 0
+        var newest = after
+        while let blank = find(blank, in: bytes, from: start) {
+            if let id = find(id, in: UnsafeRawBufferPointer(rebasing: bytes[start..<blank])) {
+                var value: Int64 = 0
+                var i = start + id + 4
+                while i < blank, bytes[i] >= 48, bytes[i] <= 57 { value = value * 10 + Int64(bytes[i] - 48); i += 1 }
+                newest = max(newest, value)
+            }
+            start = blank + 2
+        }
+        return (newest, start)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var incoming = unwrapInboundIn(data)
+        buffer.writeBuffer(&incoming)
+        while true {
+            // How many bytes were used, and whether the response ended; nil: more bytes needed.
+            let step: (used: Int, ended: Bool)? = buffer.withUnsafeReadableBytes { bytes in
+                if !inBody {
+                    guard let end = Self.find(Self.headEnd, in: bytes) else { return nil }
+                    inBody = true
+                    return (end + 4, false)
+                }
+                // A chunk: its size in hexadecimal, CRLF, the bytes, CRLF; size 0 ends the response.
+                guard let line = Self.find(Self.crlf, in: bytes) else { return nil }
+                var size = 0
+                for b in bytes[0..<line] {
+                    switch b {
+                    case 48...57: size = size * 16 + Int(b - 48)
+                    case 97...102: size = size * 16 + Int(b - 87)
+                    case 65...70: size = size * 16 + Int(b - 55)
+                    default: break
+                    }
+                }
+                let total = line + 2 + size + 2
+                guard bytes.count >= total else { return nil }
+                if size == 0 { inBody = false; return (total, true) }
+                let chunk = UnsafeRawBufferPointer(rebasing: bytes[(line + 2)..<(line + 2 + size)])
+                if events.isEmpty, chunk.count >= 2, chunk[chunk.count - 2] == 10, chunk[chunk.count - 1] == 10 {
+                    // The common case: the chunk holds whole events (the server writes one event per chunk).
+                    let newest = Self.newestID(in: chunk, after: after).newest
+                    if newest > after {
+                        after = newest
+                        arrivals.record(newest, at: now())
+                    }
+                } else {
+                    events += chunk
+                }
+                return (total, false)
+            }
+            guard let step else { return }
+            buffer.moveReaderIndex(forwardBy: step.used)
+            if buffer.readableBytes == 0 { buffer.clear() } else { buffer.discardReadBytes() }
+            guard !events.isEmpty else {
+                if step.ended { ask(context) }
+                continue
+            }
+            // Whole events end in a blank line; each one's id is its revision.
+            let (newest, consumed) = events.withUnsafeBytes { Self.newestID(in: $0, after: after) }
+            events.removeFirst(consumed)
+            if newest > after {
+                after = newest
+                arrivals.record(newest, at: now())
+            }
+            if step.ended { ask(context) }
+        }
+    }
+}
+
+// The watchers share one thread: on a small machine the server keeps the other cores
+// (with two threads here, on two cores, the server's writes waited for this program's reads).
+let group = MultiThreadedEventLoopGroup(numberOfThreads: loadThreads)
 let path = "/v1/stores/\(store)/changes"
 let startRevision = revision
 @MainActor func bootstrap(_ port: Int) -> ClientBootstrap {
@@ -295,7 +443,10 @@ let startRevision = revision
     return ClientBootstrap(group: group)
         .channelOption(.socketOption(.so_reuseaddr), value: 1)
         .channelInitializer { [arrivals] channel in
-            channel.pipeline.addHandler(Watcher(after: startRevision, path: path, headers: headers, arrivals: arrivals))
+            streaming
+                ? channel.pipeline.addHandler(StreamWatcher(after: startRevision, path: path.replacingOccurrences(of: "/changes", with: "/events"),
+                                                            headers: headers, arrivals: arrivals))
+                : channel.pipeline.addHandler(Watcher(after: startRevision, path: path, headers: headers, arrivals: arrivals))
         }
 }
 let bootstraps = servers.map { bootstrap($0.port) }
@@ -321,16 +472,20 @@ while channels.count + failed < watchers {
 while arrivals.armed.withLockedValue({ $0 }) < channels.count { try await Task.sleep(for: .milliseconds(50)) }
 try await Task.sleep(for: .seconds(2))
 let withWatchers = resident()
-print("watchers: \(channels.count) connected in \(String(format: "%.1f", Date().timeIntervalSince(started))) s (\(failed) failed)")
+print("watchers (\(streaming ? "event streams" : "long polls")): \(channels.count) connected in \(String(format: "%.1f", Date().timeIntervalSince(started))) s (\(failed) failed)")
 
 var latencies: [Double] = []
+var commitTimes: [Double] = []
 var missed = 0
+let serversCPU0 = servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) }
+let ownCPU0 = cpuSeconds(getpid())
 for i in 1...commits {
     let t0 = now()
     let response = try await transport.commit(store: store, UbiquityCommitRequest(changes: [
         UbiquityWireChange(key: "k", base: keyRevision, value: UbiquityWireValue.encode(.integer(.init(Int64(i)))))]))
     keyRevision = response.revision
     revision = response.revision
+    commitTimes.append(Double(now() &- t0) / 1e6)
     let deadline = Date().addingTimeInterval(10)
     while arrivals.count(revision) < channels.count, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
     let times = arrivals.times(revision)
@@ -340,9 +495,13 @@ for i in 1...commits {
     try await Task.sleep(for: .milliseconds(500))
 }
 latencies.sort()
-print(String(format: "propagation over %d watchers × %d commits: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; missed %d",
-             channels.count, commits, percentile(latencies, 0.5), percentile(latencies, 0.9), percentile(latencies, 0.99),
+let serversCPU = servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) } - serversCPU0
+let ownCPU = cpuSeconds(getpid()) - ownCPU0
+print(String(format: "propagation over %d watchers × %d commits: min %.1f ms, p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; missed %d",
+             channels.count, commits, latencies.first ?? .nan, percentile(latencies, 0.5), percentile(latencies, 0.9), percentile(latencies, 0.99),
              latencies.last ?? .nan, missed))
+print(String(format: "CPU per commit: servers %.0f ms (%.1f µs per watcher), this program %.0f ms",
+             serversCPU * 1000 / Double(commits), serversCPU * 1e6 / Double(commits * max(1, channels.count)), ownCPU * 1000 / Double(commits)))
 print("servers' resident memory: \(baseline / 1024) MiB idle, \(withWatchers / 1024) MiB with \(channels.count) watchers (\(channels.count > 0 ? (withWatchers - baseline) * 1024 / channels.count : 0) bytes each)")
 for c in channels { c.close(promise: nil) }
 try await group.shutdownGracefully()

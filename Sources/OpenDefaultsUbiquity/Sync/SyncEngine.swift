@@ -3,7 +3,7 @@ import OpenDefaults
 
 /// Keeps one store's local copy and the server in step for one account:
 /// uploads local writes (coalesced: a burst is one commit), downloads what
-/// others wrote (a long poll that stays open), and reports what came from
+/// others wrote (an event stream that stays open), and reports what came from
 /// elsewhere. Owned by its ``UbiquitousKeyValueStore``; ``stop()`` ends its tasks.
 package final class SyncEngine: Sendable {
     package let replica: LocalReplica
@@ -28,8 +28,6 @@ package final class SyncEngine: Sendable {
 
     /// How long writes wait to be uploaded together.
     static let coalescingDelay: Duration = .milliseconds(2)
-    /// How long a download waits on the server for a change.
-    static let longPoll: Duration = .seconds(25)
 
     package init(replica: LocalReplica, transport: any UbiquityTransport, storeIdentifier: String,
                  emit: @escaping @Sendable (UbiquityExternalChange) -> Void) {
@@ -127,9 +125,35 @@ package final class SyncEngine: Sendable {
             throw error
         }
         noteReachable(true)
+        apply(response, initial: initial)
+    }
+
+    /// Applies a server's answer and reports the keys it changed.
+    func apply(_ response: UbiquityChangesResponse, initial: Bool) {
         let changed = replica.apply(changes: response, initial: initial)
         if !changed.isEmpty {
             emit(UbiquityExternalChange(reason: initial ? .initialSyncChange : .serverChange, changedKeys: changed))
+        }
+    }
+
+    /// Follows the server's event stream from the local cursor and applies
+    /// each answer, until the server ends the stream (after its 30 seconds).
+    /// - Throws: when the server cannot be reached, or the stream ended without an answer.
+    func follow() async throws(UbiquityError) {
+        var answers = 0
+        do {
+            for try await response in transport.events(store: storeIdentifier, after: replica.cursor) {
+                noteReachable(true)
+                answers += 1
+                apply(response, initial: false)
+            }
+        } catch {
+            noteReachable(false)
+            throw (error as? UbiquityError) ?? .unreachable("\(error)")
+        }
+        if answers == 0, !Task.isCancelled {
+            noteReachable(false)
+            throw .unreachable("the server ended the event stream without an answer")
         }
     }
 
@@ -144,8 +168,10 @@ package final class SyncEngine: Sendable {
 
     // MARK: Watching
 
-    /// Starts the watch: upload what is pending, then long-poll for changes,
-    /// retrying with backoff (0.1 s doubling to 5 s) while the server is away.
+    /// Starts the watch: upload what is pending, then follow the server's
+    /// event stream (``UbiquityTransport/events(store:after:)``), again each
+    /// time it ends, retrying with backoff (0.1 s doubling to 5 s) while the
+    /// server is away.
     package func startWatching() {
         state.withLock { s in
             guard s.watching == nil, !s.stopped else { return }
@@ -155,7 +181,7 @@ package final class SyncEngine: Sendable {
                     guard let engine = self else { return }
                     do {
                         try await engine.upload()
-                        try await engine.download(after: engine.replica.cursor, wait: Self.longPoll, initial: false)
+                        try await engine.follow()
                         backoff = .milliseconds(100)
                     } catch {
                         if Task.isCancelled { return }

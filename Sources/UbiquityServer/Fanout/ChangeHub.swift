@@ -1,3 +1,4 @@
+import NIOCore
 import PlatformIO
 import OpenDefaults
 import OpenDefaultsUbiquity
@@ -15,11 +16,15 @@ package final class ChangeHub: Sendable {
     package struct Commit: Sendable {
         package var revision: Int64
         package var entries: [UbiquityWireEntry]
+        /// The answer as a long poll's JSON body.
         package var encoded: [UInt8]
+        /// The answer as one server-sent event (``ServerSentEvent/frame(revision:data:)``).
+        package var event: ByteBuffer
         package init(revision: Int64, entries: [UbiquityWireEntry], encoded: [UInt8]) {
             self.revision = revision
             self.entries = entries
             self.encoded = encoded
+            self.event = ServerSentEvent.frame(revision: revision, data: encoded)
         }
     }
 
@@ -49,6 +54,8 @@ package final class ChangeHub: Sendable {
         var store: String
     }
     let subscribers = Lock<[Key: [ObjectIdentifier: Subscription]]>([:])
+    /// The event streams of each store (registered for their whole life).
+    let streams = Lock<[Key: [ObjectIdentifier: StreamSubscription]]>([:])
 
     /// What the hub knows of the stores' revisions, and how many wake-ups from
     /// other servers each has had (a read that began before a wake-up must not
@@ -123,6 +130,7 @@ package final class ChangeHub: Sendable {
                 return s.values.flatMap { $0.values }
             }
             for sub in all { sub.fire(Self.reread) }
+            for stream in streams.withLock({ $0.values.flatMap { $0.values } }) { stream.reread() }
         case let .store(account, store, revision):
             let key = Key(account: account, store: store)
             let stale = known.withLock { k -> Bool in
@@ -133,13 +141,17 @@ package final class ChangeHub: Sendable {
                 k.revisions[key] = nil
                 return true
             }
-            guard stale, let subs = subscribers.withLock({ $0.removeValue(forKey: key) }) else { return }
+            guard stale else { return }
+            for stream in streams.withLock({ $0[key] })?.values ?? [:].values { stream.reread() }
+            guard let subs = subscribers.withLock({ $0.removeValue(forKey: key) }) else { return }
             for sub in subs.values { sub.fire(Self.reread) }
         }
     }
 
-    /// The number of long polls waiting.
-    package var waiting: Int { subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+    /// The number of long polls waiting and event streams open.
+    package var waiting: Int {
+        subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } } + streams.withLock { $0.values.reduce(0) { $0 + $1.count } }
+    }
 
     /// Tells every watcher of the store of a commit (each hears of one commit, then reads again).
     /// `stamp` was taken before the commit was sent to the database.
@@ -151,8 +163,29 @@ package final class ChangeHub: Sendable {
             if k.published.count >= 1_000_000 { k.published.removeAll(); k.epoch &+= 1 }
             k.published[key, default: 0] &+= 1
         }
-        guard let subs = subscribers.withLock({ $0.removeValue(forKey: Key(account: account, store: store)) }) else { return }
+        let key = Key(account: account, store: store)
+        // The streams' table is copied, not emptied (a copy of a dictionary is a reference until written).
+        if let streams = streams.withLock({ $0[key] }) {
+            for stream in streams.values { stream.deliver(commit) }
+        }
+        guard let subs = subscribers.withLock({ $0.removeValue(forKey: key) }) else { return }
         for s in subs.values { s.fire(commit) }
+    }
+
+    /// Registers an event stream for every commit of a store from now on (before its first read).
+    package func openStream(account: String, store: String) -> StreamSubscription {
+        let stream = StreamSubscription(key: Key(account: account, store: store))
+        streams.withLock { $0[stream.key, default: [:]][ObjectIdentifier(stream)] = stream }
+        return stream
+    }
+
+    /// Removes an event stream (it ended).
+    package func closeStream(_ stream: StreamSubscription) {
+        stream.end()
+        streams.withLock { s in
+            s[stream.key]?[ObjectIdentifier(stream)] = nil
+            if s[stream.key]?.isEmpty == true { s[stream.key] = nil }
+        }
     }
 
     /// A watcher's place in line for the next commit of a store.

@@ -27,8 +27,8 @@ package struct UbiquityHTTPServer: Sendable {
     /// Runs until the process ends; `onRunning` gets the bound port.
     package func run(onRunning: @escaping @Sendable (Int) -> Void) async throws {
         let service = self.service
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await Self.respond(request, service)
+        let responder = CallbackResponder<UbiquityRequestContext> { request, context in
+            try await Self.respond(request, service, on: context.eventLoop)
         }
         var logger = Logger(label: "ubiquity")
         logger.logLevel = .warning
@@ -51,7 +51,7 @@ package struct UbiquityHTTPServer: Sendable {
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 
-    static func respond(_ request: Request, _ service: UbiquityService) async throws -> Response {
+    static func respond(_ request: Request, _ service: UbiquityService, on eventLoop: any EventLoop) async throws -> Response {
         var request = request
         var body: [UInt8] = []
         if request.method == .post {
@@ -69,7 +69,7 @@ package struct UbiquityHTTPServer: Sendable {
             method: request.method.rawValue, path: request.uri.path, query: query,
             authorization: request.headers[.authorization], host: request.head.authority,
             origin: request.headers[.origin], contentType: request.headers[.contentType], body: body))
-        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store",
+        var headers: HTTPFields = [.contentType: answer.contentType, .cacheControl: "no-store",
                                    .init("X-Content-Type-Options")!: "nosniff"]
         for (name, value) in answer.headers {
             switch name {
@@ -77,6 +77,15 @@ package struct UbiquityHTTPServer: Sendable {
             case "Retry-After": headers[.retryAfter] = value
             default: break
             }
+        }
+        if let stream = answer.stream {
+            let executor = EventLoopTaskExecutor(eventLoop)
+            return Response(status: .init(code: answer.status), headers: headers, body: ResponseBody { writer in
+                await withTaskExecutorPreference(executor) {
+                    await stream.run { event in try await writer.write(event) }
+                }
+                try await writer.finish(nil)
+            })
         }
         return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
     }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
+import NIOCore
 import OpenDefaults
 import OpenDefaultsUbiquity
 import PlatformIO
@@ -33,11 +34,28 @@ package struct ServiceRequest: Sendable {
     }
 }
 
-/// The service's answer: a status and a JSON body.
+/// The service's answer: a status and a JSON body, or an event stream.
 package struct ServiceResponse: Sendable {
     package var status: Int
     package var body: [UInt8]
     package var headers: [(String, String)] = []
+    package var contentType = "application/json"
+    /// Set for `text/event-stream`: the events, written as they come (``body`` is then empty).
+    package var stream: EventStream? = nil
+
+    package init(status: Int, body: [UInt8], headers: [(String, String)] = [], contentType: String = "application/json", stream: EventStream? = nil) {
+        self.status = status
+        self.body = body
+        self.headers = headers
+        self.contentType = contentType
+        self.stream = stream
+    }
+}
+
+/// A response written over time: `run` sends each event through `send`
+/// (which throws once the client is gone) and returns when the stream ends.
+package struct EventStream: Sendable {
+    package var run: @Sendable (_ send: (ByteBuffer) async throws -> Void) async -> Void
 }
 
 /// The sync protocol (proposal 0011, `Documentation/openapi.yaml`) over a
@@ -91,9 +109,11 @@ package final class UbiquityService: Sendable {
             return await authenticated(request) { account in await self.commit(request, account: account, store: parts[3]) }
         case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes":
             return await authenticated(request) { account in await self.changes(request, account: account, store: parts[3]) }
+        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "events":
+            return await authenticated(request) { account in await self.events(request, account: account, store: parts[3]) }
         default:
             let known = ["/v1/health", "/v1/account"].contains(request.path)
-                || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes"].contains(parts[4]))
+                || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes", "events"].contains(parts[4]))
             return known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)")
         }
     }
@@ -102,7 +122,11 @@ package final class UbiquityService: Sendable {
         guard let header = request.authorization, header.lowercased().hasPrefix("bearer ") else {
             return Self.unauthorized("an Authorization: Bearer <token> header is required")
         }
-        let token = String(header.dropFirst(7).drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+        // Spaces around the token trimmed on the UTF-8 view (no Character made per byte).
+        var bytes = header.utf8.dropFirst(7)
+        while bytes.first == 0x20 { bytes.removeFirst() }
+        while bytes.last == 0x20 { bytes.removeLast() }
+        let token = String(Substring(bytes))
         guard !token.isEmpty, token.utf8.count <= 256 else { return Self.unauthorized("the token is not valid") }
         let hash = Self.hash(token: token)
         var account = accounts.withLock { $0[hash] }
@@ -163,39 +187,177 @@ package final class UbiquityService: Sendable {
     // MARK: Changes
 
     func changes(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
-        guard UbiquitousKeyValueStore.isValidStoreIdentifier(store) else { return Self.badStore(store) }
-        let afterText = request.query["after"] ?? "0"
-        guard let after = Int64(afterText), after >= 0 else { return Self.error(400, "after must be a revision (0 or more), not \"\(afterText)\"") }
-        let waitText = request.query["wait"] ?? "0"
-        guard let wait = Double(waitText), wait.isFinite, wait >= 0, wait <= Self.maximumWait else {
-            return Self.error(400, "wait must be seconds from 0 to \(Int(Self.maximumWait)), not \"\(waitText)\"")
+        let after: Int64, seconds: Double
+        switch Self.changesParameters(request, store: store) {
+        case .failure(let refusal): return refusal.response
+        case .success(let p): (after, seconds) = p
         }
-        let seconds = wait
-        let ticket = seconds > 0 ? hub.subscribe(account: account.id, store: store) : nil
+        let waiting: Waiting = seconds > 0 ? .for(.milliseconds(Int64(seconds * 1000))) : .none
+        switch await nextChanges(account: account, store: store, after: after, waiting) {
+        case .failure(let refusal): return refusal.response
+        case .success(let answer): return ServiceResponse(status: 200, body: answer.body)
+        }
+    }
+
+    /// `GET /v1/stores/{store}/events`: the same answers as ``changes(_:account:store:)``
+    /// as server-sent events on one response, for `wait` seconds (default and
+    /// most: ``maximumWait``; the client then asks again from its last revision). The first event answers at once (possibly with no
+    /// entries: it says the stream is open and the store's revision); each commit
+    /// after it is one more event. A commit costs a watcher one write, not a request.
+    func events(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
+        var request = request
+        if request.query["wait"] == nil { request.query["wait"] = String(Int(Self.maximumWait)) }
+        let after: Int64, seconds: Double
+        switch Self.changesParameters(request, store: store) {
+        case .failure(let refusal): return refusal.response
+        case .success(let p): (after, seconds) = p
+        }
+        // Registered before the first read: no commit falls between the read and the stream.
+        let subscription = hub.openStream(account: account.id, store: store)
+        // The first answer before the stream starts: a failure is then an ordinary status.
+        let first: ChangesAnswer
+        switch await nextChanges(account: account, store: store, after: after, .none) {
+        case .failure(let refusal):
+            hub.closeStream(subscription)
+            return refusal.response
+        case .success(let answer): first = answer
+        }
+        let stream = EventStream { [self] send in
+            let expiry = Task {
+                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                subscription.end()
+            }
+            defer {
+                expiry.cancel()
+                hub.closeStream(subscription)
+            }
+            do { try await send(first.event) } catch { return }
+            // A cancelled stream (the server shutting down) ends at once.
+            await withTaskCancellationHandler {
+                await self.follow(subscription, account: account, store: store, after: first.revision, send)
+            } onCancel: {
+                subscription.end()
+            }
+        }
+        return ServiceResponse(status: 200, body: [], contentType: "text/event-stream", stream: stream)
+    }
+
+    /// Sends the commits of a store after `after` as they come, until the stream ends.
+    func follow(_ subscription: StreamSubscription, account: UbiquityAccountInfo, store: String, after: Int64,
+                _ send: (ByteBuffer) async throws -> Void) async {
+        var after = after
+        while let (commits, reread) = await subscription.next() {
+            // Commits that follow on from what the client has are sent as they are;
+            // a gap (or a wake-up from another server) is a read.
+            var read = reread
+            for commit in commits where commit.revision > after {
+                guard !read, commit.revision == after + 1 else { read = true; break }
+                do { try await send(commit.event) } catch { return }
+                after = commit.revision
+            }
+            guard read else { continue }
+            switch await self.read(account: account, store: store, after: after) {
+            case .failure(let refusal):
+                try? await send(ServerSentEvent.error(data: refusal.response.body))
+                return
+            case .success(let answer):
+                if !answer.empty {
+                    do { try await send(answer.event) } catch { return }
+                }
+                after = max(after, answer.revision)
+            }
+        }
+    }
+
+    /// A refusal as a value (a response is not an error).
+    struct Refusal: Error {
+        var response: ServiceResponse
+    }
+
+    /// The store, `after` and `wait` of a changes request, checked.
+    static func changesParameters(_ request: ServiceRequest, store: String) -> Result<(after: Int64, wait: Double), Refusal> {
+        guard UbiquitousKeyValueStore.isValidStoreIdentifier(store) else { return .failure(Refusal(response: badStore(store))) }
+        let afterText = request.query["after"] ?? "0"
+        guard let after = Int64(afterText), after >= 0 else {
+            return .failure(Refusal(response: error(400, "after must be a revision (0 or more), not \"\(afterText)\"")))
+        }
+        let waitText = request.query["wait"] ?? "0"
+        guard let wait = Double(waitText), wait.isFinite, wait >= 0, wait <= maximumWait else {
+            return .failure(Refusal(response: error(400, "wait must be seconds from 0 to \(Int(maximumWait)), not \"\(waitText)\"")))
+        }
+        return .success((after, wait))
+    }
+
+    /// How a read of changes may wait for a commit when there is none yet.
+    enum Waiting {
+        /// Answers at once.
+        case none
+        /// A long poll: waits at most this long.
+        case `for`(Duration)
+    }
+
+    /// One answer to "what changed after `after`": the long poll's body, the
+    /// event stream's event, and the revision it brings the client to.
+    struct ChangesAnswer {
+        var revision: Int64
+        var body: [UInt8]
+        var event: ByteBuffer
+        /// Nothing changed (the wait ended).
+        var empty: Bool
+
+        init(_ commit: ChangeHub.Commit) {
+            (revision, body, event, empty) = (commit.revision, commit.encoded, commit.event, false)
+        }
+
+        init(_ response: UbiquityChangesResponse) {
+            revision = response.revision
+            body = UbiquityService.json(200, response).body
+            event = ServerSentEvent.frame(revision: response.revision, data: body)
+            empty = response.entries.isEmpty && !response.complete
+        }
+    }
+
+    /// The changes of a store after `after`, waiting as `waiting` says when there are none.
+    ///
+    /// A watcher subscribes before it reads, so no commit falls between its
+    /// read and its wait; one that has seen the newest revision this server
+    /// knows waits without reading, and one exactly one revision behind a
+    /// commit answers with the commit's own pre-encoded answer.
+    func nextChanges(account: UbiquityAccountInfo, store: String, after: Int64, _ waiting: Waiting) async -> Result<ChangesAnswer, Refusal> {
+        let ticket: ChangeHub.Ticket? = if case .none = waiting { nil } else { hub.subscribe(account: account.id, store: store) }
         // A watcher that has seen the newest revision this server knows waits without a read.
         if let ticket, let known = hub.knownRevision(account: account.id, store: store), known == after {
-            let commit = await hub.wait(ticket, timeout: .milliseconds(Int64(seconds * 1000)))
-            if let commit, commit.revision == after + 1 { return ServiceResponse(status: 200, body: commit.encoded) }
-            if commit == nil { return Self.json(200, UbiquityChangesResponse(revision: after, complete: false, entries: [])) }
+            let commit = await wait(ticket, waiting)
+            if let commit, commit.revision == after + 1 { return .success(ChangesAnswer(commit)) }
+            if commit == nil { return .success(ChangesAnswer(UbiquityChangesResponse(revision: after, complete: false, entries: []))) }
             return await read(account: account, store: store, after: after)
         }
         let stamp = hub.stamp(account: account.id, store: store)
         let first: UbiquityChangesResponse
         do { first = try await sharedRead(account: account.id, store: store, after: after, stamp: stamp) } catch {
             if let ticket { hub.cancel(ticket) }
-            return Self.unavailable(error)
+            return .failure(Refusal(response: Self.unavailable(error)))
         }
         hub.note(account: account.id, store: store, revision: first.revision, since: stamp)
         guard let ticket, first.entries.isEmpty, !first.complete else {
             if let ticket { hub.cancel(ticket) }
-            return Self.json(200, first)
+            return .success(ChangesAnswer(first))
         }
-        let commit = await hub.wait(ticket, timeout: .milliseconds(Int64(seconds * 1000)))
+        let commit = await wait(ticket, waiting)
         if let commit, commit.revision == first.revision + 1, after == first.revision {
-            return ServiceResponse(status: 200, body: commit.encoded)
+            return .success(ChangesAnswer(commit))
         }
-        if commit == nil { return Self.json(200, first) }
+        if commit == nil { return .success(ChangesAnswer(first)) }
         return await read(account: account, store: store, after: after)
+    }
+
+    func wait(_ ticket: ChangeHub.Ticket, _ waiting: Waiting) async -> ChangeHub.Commit? {
+        switch waiting {
+        case .none:
+            hub.cancel(ticket)
+            return nil
+        case .for(let timeout): return await hub.wait(ticket, timeout: timeout)
+        }
     }
 
     /// The backend's answer, one query for every watcher asking the same at the same time.
@@ -206,14 +368,14 @@ package final class UbiquityService: Sendable {
         }
     }
 
-    func read(account: UbiquityAccountInfo, store: String, after: Int64) async -> ServiceResponse {
+    func read(account: UbiquityAccountInfo, store: String, after: Int64) async -> Result<ChangesAnswer, Refusal> {
         do {
             let stamp = hub.stamp(account: account.id, store: store)
             let r = try await sharedRead(account: account.id, store: store, after: after, stamp: stamp)
             hub.note(account: account.id, store: store, revision: r.revision, since: stamp)
-            return Self.json(200, r)
+            return .success(ChangesAnswer(r))
         } catch {
-            return Self.unavailable(error)
+            return .failure(Refusal(response: Self.unavailable(error)))
         }
     }
 

@@ -1,0 +1,29 @@
+import NIOCore
+
+/// The `text/event-stream` framing of the sync protocol's event stream
+/// (`GET /v1/stores/{store}/events`, proposal 0011).
+///
+/// Each event carries one changes answer as JSON on one `data:` line (the
+/// encoder writes no line breaks), with the revision it brings the client to
+/// as its `id:`. A failure mid-stream is an `error` event whose data is the
+/// usual `{"error": …}` body; the stream ends after it.
+package enum ServerSentEvent {
+    /// `id: <revision>\ndata: <data>\n\n`, in a buffer that every watcher's
+    /// write shares (a commit's event is made once, not once per watcher).
+    package static func frame(revision: Int64, data: [UInt8]) -> ByteBuffer {
+        var out = ByteBuffer()
+        out.reserveCapacity(data.count + 32)
+        out.writeString("id: \(revision)\ndata: ")
+        out.writeBytes(data)
+        out.writeString("\n\n")
+        return out
+    }
+
+    /// `event: error\ndata: <data>\n\n`.
+    package static func error(data: [UInt8]) -> ByteBuffer {
+        var out = ByteBuffer(string: "event: error\ndata: ")
+        out.writeBytes(data)
+        out.writeString("\n\n")
+        return out
+    }
+}

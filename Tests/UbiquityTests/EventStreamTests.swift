@@ -1,0 +1,183 @@
+import Foundation
+import OpenDefaultsUbiquity
+@testable import OpenDefaultsUbiquityHTTP
+import PropertyList
+import Testing
+@testable import UbiquityServer
+
+/// The answers an event stream delivered, in order.
+final class Received: @unchecked Sendable {
+    let lock = NSLock()
+    var answers: [UbiquityChangesResponse] = []
+    var failure: (any Error)? = nil
+    var ended = false
+
+    var all: [UbiquityChangesResponse] { lock.withLock { answers } }
+    var revisions: [Int64] { all.map(\.revision) }
+
+    /// Follows `stream` in a task until it ends.
+    func follow(_ stream: AsyncThrowingStream<UbiquityChangesResponse, any Error>) -> Task<Void, Never> {
+        Task {
+            do {
+                for try await answer in stream { lock.withLock { answers.append(answer) } }
+            } catch {
+                lock.withLock { failure = error }
+            }
+            lock.withLock { ended = true }
+        }
+    }
+}
+
+func commit(_ t: HTTPUbiquityTransport, _ store: String, _ key: String, base: Int64, _ value: PropertyList) async throws -> UbiquityCommitResponse {
+    try await t.commit(store: store, UbiquityCommitRequest(changes: [
+        UbiquityWireChange(key: key, base: base, value: UbiquityWireValue.encode(value))]))
+}
+
+@Suite("ubiquity serve: event streams (GET /v1/stores/{store}/events)", .serialized)
+struct EventStreamTests {
+    @Test("a stream answers at once, then sends each commit as one event, in order", arguments: Backend.available)
+    func commitsAsEvents(backend: Backend) async throws {
+        let server = try SyncServer(backend)
+        let token = try server.addAccount("alice")
+        let t = HTTPUbiquityTransport(account: server.account(token: token))
+        let store = "com.example.events"
+        _ = try await commit(t, store, "before", base: 0, .string("first"))
+        let received = Received()
+        let follower = received.follow(t.events(store: store, after: 0))
+        defer { follower.cancel() }
+        #expect(await settle(5) { received.all.count == 1 })
+        // The first answer is the catch-up: everything after revision 0.
+        #expect(received.all.first?.revision == 1 && received.all.first?.entries.map(\.key) == ["before"])
+        for i in 0..<5 {
+            let r = try await commit(t, store, "k\(i)", base: 0, .integer(.init(Int64(i))))
+            #expect(r.revision == Int64(i + 2))
+        }
+        #expect(await settle(5) { received.all.count == 6 }, "received \(received.revisions)")
+        #expect(received.revisions == [1, 2, 3, 4, 5, 6])
+        #expect(received.all.dropFirst().map { $0.entries.map(\.key) } == (0..<5).map { ["k\($0)"] })
+        let third = received.all[3].entries.first
+        #expect(third.flatMap { $0.value }.flatMap(UbiquityWireValue.decode)?.value == .integer(2))
+        #expect(received.failure == nil)
+    }
+
+    @Test("the wire: text/event-stream, `id:` is the revision, `data:` one JSON line; the server ends it after `wait`",
+          arguments: Backend.available)
+    func wireFormat(backend: Backend) async throws {
+        let server = try SyncServer(backend)
+        let token = try server.addAccount("alice")
+        let t = HTTPUbiquityTransport(account: server.account(token: token))
+        _ = try await commit(t, "com.example.wire", "k", base: 0, .string("v"))
+        let started = Date()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.arguments = ["-s", "-N", "-D", "-", "-m", "10", "-H", "Authorization: Bearer \(token)",
+                       server.url + "/v1/stores/com.example.wire/events?after=0&wait=1"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(p.terminationStatus == 0, "curl ended with \(p.terminationStatus) (28: the server did not end the stream)")
+        #expect(elapsed >= 0.9 && elapsed < 5, "the stream lasted \(elapsed) s; asked for 1 s")
+        #expect(text.lowercased().contains("content-type: text/event-stream"))
+        let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+        #expect(body.hasPrefix("id: 1\ndata: {"), "body: \(body)")
+        #expect(body.hasSuffix("}\n\n"))
+        let data = body.split(separator: "\n").first { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) } ?? ""
+        let answer = try JSONDecoder().decode(UbiquityChangesResponse.self, from: Data(data.utf8))
+        #expect(answer.revision == 1 && answer.entries.map(\.key) == ["k"])
+    }
+
+    @Test("a stream is refused as a long poll is: bad parameters, no token, a web page's Origin, another account's store")
+    func refusals() async throws {
+        let server = try SyncServer(.sqlite)
+        let alice = try server.addAccount("alice"), bob = try server.addAccount("bob")
+        let ta = HTTPUbiquityTransport(account: server.account(token: alice))
+        _ = try await commit(ta, "com.example.private", "secret", base: 0, .string("alice's"))
+        let auth = ["Authorization": "Bearer \(alice)"]
+        #expect(try rawRequest(server, path: "/v1/stores/com.example.private/events?wait=31", headers: auth).status == 400)
+        #expect(try rawRequest(server, path: "/v1/stores/com.example.private/events?after=-1&wait=0", headers: auth).status == 400)
+        #expect(try rawRequest(server, path: "/v1/stores/.hidden/events?wait=0", headers: auth).status == 400)
+        #expect(try rawRequest(server, path: "/v1/stores/com.example.private/events?wait=0").status == 401)
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/com.example.private/events", headers: auth).status == 405)
+        var hostile = auth
+        hostile["Origin"] = "https://evil.example"
+        #expect(try rawRequest(server, path: "/v1/stores/com.example.private/events?wait=0", headers: hostile).status == 403)
+        // Bob's token names the same store identifier and gets his own (empty) store.
+        let bobs = try rawRequest(server, path: "/v1/stores/com.example.private/events?wait=0", headers: ["Authorization": "Bearer \(bob)"])
+        #expect(bobs.status == 200 && bobs.body.contains("\"revision\":0") && !bobs.body.contains("secret"))
+        // An event stream that fails names the server and its answer.
+        let forged = HTTPUbiquityTransport(account: server.account(token: alice + "0"))
+        let received = Received()
+        await received.follow(forged.events(store: "com.example.private", after: 0)).value
+        guard case .unauthorized? = received.failure as? UbiquityError else {
+            Issue.record("expected unauthorized, got \(String(describing: received.failure))")
+            return
+        }
+    }
+
+    @Test("a stream that falls more than 64 commits behind reads the database instead of losing commits")
+    func overflowRereads() async throws {
+        let hub = ChangeHub()
+        let stream = hub.openStream(account: "a", store: "s")
+        func commit(_ r: Int64) -> ChangeHub.Commit { ChangeHub.Commit(revision: r, entries: [], encoded: Array("{}".utf8)) }
+        for r: Int64 in 1...3 { hub.published(account: "a", store: "s", commit(r), since: hub.stamp(account: "a", store: "s")) }
+        let first = await stream.next()
+        #expect(first?.commits.map(\.revision) == [1, 2, 3] && first?.reread == false)
+        for r in Int64(4)...Int64(4 + StreamSubscription.maximumPending) {
+            hub.published(account: "a", store: "s", commit(r), since: hub.stamp(account: "a", store: "s"))
+        }
+        let overflowed = await stream.next()
+        #expect(overflowed?.commits.isEmpty == true && overflowed?.reread == true)
+        // Another server's commit (a wake-up) makes the stream read, too.
+        hub.wake(.store(account: "a", store: "s", revision: 1_000))
+        #expect(await stream.next()?.reread == true)
+        // Another store's commits do not reach it; once closed it ends.
+        hub.published(account: "a", store: "other", commit(1), since: hub.stamp(account: "a", store: "other"))
+        #expect(hub.waiting == 1)
+        hub.closeStream(stream)
+        #expect(await stream.next() == nil)
+        #expect(hub.waiting == 0)
+    }
+
+    @Test("the client's reading of text/event-stream: LF, CRLF and CR line ends, several data lines, comments, events cut anywhere")
+    func parser() throws {
+        let wire = ": a comment\r\nid: 1\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nevent: error\rdata: gone\r\revent: ignored-without-data\n\nid: 2\ndata:x\n\n"
+        let expected = [ServerSentEventParser.Event(name: "message", data: "{\"a\":\n1}"),
+                        .init(name: "error", data: "gone"), .init(name: "message", data: "x")]
+        var whole = ServerSentEventParser()
+        #expect(try whole.feed(Array(wire.utf8)) == expected)
+        // Byte by byte: the same events, whatever the chunks.
+        var split = ServerSentEventParser()
+        var events: [ServerSentEventParser.Event] = []
+        for byte in wire.utf8 { events += try split.feed([byte]) }
+        #expect(events == expected)
+        // A line that never ends is refused at its limit rather than kept.
+        var endless = ServerSentEventParser()
+        #expect(throws: ServerSentEventParser.ParseError.lineTooLong(ServerSentEventParser.maximumLine)) {
+            _ = try endless.feed(repeatElement(UInt8(ascii: "a"), count: ServerSentEventParser.maximumLine + 1))
+        }
+    }
+
+    @Test("a transport without event streams follows with its long polls (the protocol's default)")
+    func defaultEvents() async throws {
+        final class Polls: UbiquityTransport, @unchecked Sendable {
+            let lock = NSLock()
+            var asked: [(Int64, Duration?)] = []
+            func commit(store: String, _ request: UbiquityCommitRequest) async throws(UbiquityError) -> UbiquityCommitResponse {
+                throw .unreachable("no commits here")
+            }
+            func changes(store: String, after: Int64, wait: Duration?) async throws(UbiquityError) -> UbiquityChangesResponse {
+                lock.withLock { asked.append((after, wait)) }
+                let entry = UbiquityWireEntry(key: "k", revision: after + 1, value: UbiquityWireValue.encode(.integer(1)))
+                return UbiquityChangesResponse(revision: after + 1, complete: false, entries: [entry])
+            }
+        }
+        let polls = Polls()
+        let received = Received()
+        await received.follow(polls.events(store: "s", after: 4)).value
+        #expect(received.revisions == [5, 6] && received.failure == nil)
+        #expect(polls.asked.map(\.0) == [4, 5] && polls.asked.first?.1 == nil && polls.asked.last?.1 == .seconds(25))
+    }
+}
