@@ -3,7 +3,9 @@
 # SQLite, in the same run, with ubiquity-load (Sources/ubiquity-load).
 #
 #   cd Benchmarks && swift build -c release --product ubiquity-load && swift build -c release --product ubiquity
-#   bash ubiquity-postgres.sh [--fill N]
+#   bash ubiquity-postgres.sh [--fill N [--latency-only]]
+# --fill N: also commit latency in a database of N stores of 100 keys against one of 1,000;
+# --latency-only: only that.
 #
 # Starts a throw-away PostgreSQL (Debian's postgresql; initdb/pg_ctl as the
 # postgres user when run as root) on a Unix socket in a temporary folder,
@@ -11,7 +13,14 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 fill=0
-if [ "${1:-}" = "--fill" ]; then fill=${2:?--fill needs a number of stores}; fi
+latency_only=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --fill) fill=${2:?--fill needs a number of stores}; shift 2 ;;
+    --latency-only) latency_only=1; shift ;;
+    *) echo "usage: ubiquity-postgres.sh [--fill N [--latency-only]]"; exit 64 ;;
+  esac
+done
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 load=.build/release/ubiquity-load
 [ -x "$load" ] && [ -x .build/release/ubiquity ] || { echo "build first: swift build -c release --product ubiquity-load && swift build -c release --product ubiquity"; exit 1; }
@@ -24,6 +33,7 @@ as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o "-k $dir -c listen_addres
 trap 'as_pg "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null; rm -rf "$dir"' EXIT
 db() { local name="b$RANDOM$RANDOM"; as_pg "$bin/psql" -h "$dir" -U "$user" -X -q -c "CREATE DATABASE $name" postgres; echo "postgres:///$name?host=$dir&user=$user"; }
 
+if [ "$latency_only" = 0 ]; then
 echo "== one store, 32 writers"
 $load --mode commits --writers 32 --stores 1 --commits 3000
 $load --mode commits --writers 32 --stores 1 --commits 3000 --postgres "$(db)"
@@ -35,11 +45,17 @@ echo "== propagation: 100 watchers on instances 2 and 3, commits through instanc
 $load --mode watch --watchers 100 --commits 50 --postgres "$(db)" --instances 3 --remote-watchers
 echo "== 10,000 watchers over three instances"
 $load --mode watch --watchers 10000 --commits 20 --postgres "$(db)" --instances 3
+fi
 if [ "$fill" -gt 0 ]; then
-  echo "== commit latency, one store and 8 writers, in a database of $fill stores of 100 keys, then in a new one"
+  size() { local name=${1#postgres:///}; name=${name%%\?*}; as_pg "$bin/psql" -h "$dir" -U "$user" -X -A -t -c "SELECT pg_size_pretty(pg_database_size('$name'))" postgres; }
+  echo "== commit latency, one store and 8 writers, in a database of 1,000 stores of 100 keys"
+  small=$(db)
+  $load --mode commits --writers 8 --stores 1 --commits 2000 --postgres "$small" --fill 1000
+  echo "database size: $(size "$small")"
+  echo "== the same in a database of $fill stores of 100 keys"
   url=$(db)
   $load --mode commits --writers 8 --stores 1 --commits 2000 --postgres "$url" --fill "$fill"
-  name=${url#postgres:///}; name=${name%%\?*}
-  echo "database size: $(as_pg "$bin/psql" -h "$dir" -U "$user" -X -A -t -c "SELECT pg_size_pretty(pg_database_size('$name'))" postgres)"
-  $load --mode commits --writers 8 --stores 1 --commits 2000 --postgres "$(db)"
+  echo "database size: $(size "$url")"
+  echo "== again in the database of 1,000 stores (after the large one: same machine state)"
+  $load --mode commits --writers 8 --stores 1 --commits 2000 --postgres "$small"
 fi

@@ -47,7 +47,7 @@ public final class UbiquitousKeyValueStore: Sendable {
         public var transport: (@Sendable (UbiquityAccount) -> any UbiquityTransport)?
         /// A fixed account; nil follows `ubiquity login` (``UbiquityAccount/current(in:)``) and its changes.
         public var account: UbiquityAccount?
-        /// Whether the store keeps a download open (a long poll) to hear of changes at once.
+        /// Whether the store keeps a download open (the server's event stream) to hear of changes at once.
         public var watches: Bool
         /// The defaults store that holds the local copies and the login.
         public var domainStore: DomainStore
@@ -202,7 +202,7 @@ public final class UbiquitousKeyValueStore: Sendable {
         startWatching()
     }
 
-    /// Starts the long poll now, for a store made with `watches: false`
+    /// Starts following the server's event stream now, for a store made with `watches: false`
     /// (subscribe to ``externalChanges()`` first to hear of the initial sync).
     public func startWatching() {
         watchRequested.withLock { $0 = true }
