@@ -172,22 +172,32 @@ package final class PostgresBackend: UbiquityBackend {
     }
 
     /// Starts writers for the waiting commits while fewer than ``writers`` are at work.
-    /// A writer takes every commit waiting for a store no other writer of this
-    /// server holds, so a store has at most one transaction here at a time and
-    /// the commits that arrive meanwhile go to the database together.
+    /// A writer takes every commit waiting for its share of the stores no other
+    /// writer of this server holds (the free stores spread over the idle
+    /// writers), so a store has at most one transaction here at a time, the
+    /// commits that arrive meanwhile go to the database together, and
+    /// different stores' groups run on different connections at once (each
+    /// store costs its group three statements, one after another).
     func dispatch() {
         while true {
             let jobs = work.withLock { w -> [Job]? in
                 guard w.busy < Self.writers, !w.jobs.isEmpty else { return nil }
-                var free: [Job] = [], waiting: [Job] = []
-                for job in w.jobs {
-                    if w.busyStores.contains(job.storeKey) { waiting.append(job) } else { free.append(job) }
+                var freeStores: [String] = []
+                var seen: Set<String> = []
+                for job in w.jobs where !w.busyStores.contains(job.storeKey) {
+                    if seen.insert(job.storeKey).inserted { freeStores.append(job.storeKey) }
                 }
-                guard !free.isEmpty else { return nil }
-                for job in free { w.busyStores.insert(job.storeKey) }
+                guard !freeStores.isEmpty else { return nil }
+                let idle = Self.writers - w.busy
+                let share = Set(freeStores.prefix((freeStores.count + idle - 1) / idle))
+                var taken: [Job] = [], waiting: [Job] = []
+                for job in w.jobs {
+                    if share.contains(job.storeKey) { taken.append(job) } else { waiting.append(job) }
+                }
+                w.busyStores.formUnion(share)
                 w.jobs = waiting
                 w.busy += 1
-                return free
+                return taken
             }
             guard let jobs else { return }
             let run = Run(jobs)

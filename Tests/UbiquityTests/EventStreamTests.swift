@@ -141,6 +141,23 @@ struct EventStreamTests {
         #expect(hub.waiting == 0)
     }
 
+    @Test("a stream whose body is never run (the client left first) still ends, and leaves nothing subscribed")
+    func unrunStreamEnds() async throws {
+        let folder = try TemporaryFolder("unrun")
+        let backend = try await SQLiteBackend.open(directory: folder.path)
+        let service = UbiquityService(backend: backend, allowedHosts: nil)
+        let token = UbiquityService.newToken()
+        _ = try await backend.createAccount(name: "alice", tokenHash: UbiquityService.hash(token: token))
+        for _ in 0..<20 {
+            let answer = await service.respond(to: ServiceRequest(method: "GET", path: "/v1/stores/com.example.left/events",
+                                                                  query: ["wait": "0.5"], authorization: "Bearer \(token)"))
+            #expect(answer.status == 200 && answer.stream != nil)
+        }
+        #expect(service.hub.waiting == 20)
+        #expect(await settle(5) { service.hub.waiting == 0 }, "\(service.hub.waiting) subscriptions left")
+        try await backend.close()
+    }
+
     @Test("the client's reading of text/event-stream: LF, CRLF and CR line ends, several data lines, comments, events cut anywhere")
     func parser() throws {
         let wire = ": a comment\r\nid: 1\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nevent: error\rdata: gone\r\revent: ignored-without-data\n\nid: 2\ndata:x\n\n"

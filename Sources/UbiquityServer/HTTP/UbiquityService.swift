@@ -201,9 +201,10 @@ package final class UbiquityService: Sendable {
 
     /// `GET /v1/stores/{store}/events`: the same answers as ``changes(_:account:store:)``
     /// as server-sent events on one response, for `wait` seconds (default and
-    /// most: ``maximumWait``; the client then asks again from its last revision). The first event answers at once (possibly with no
-    /// entries: it says the stream is open and the store's revision); each commit
-    /// after it is one more event. A commit costs a watcher one write, not a request.
+    /// most: ``maximumWait``; the client then asks again from its last revision).
+    /// The first event answers at once (possibly with no entries: it says the
+    /// stream is open and the store's revision); each commit after it is one
+    /// more event. A commit costs a watcher one write, not a request.
     func events(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
         var request = request
         if request.query["wait"] == nil { request.query["wait"] = String(Int(Self.maximumWait)) }
@@ -214,19 +215,22 @@ package final class UbiquityService: Sendable {
         }
         // Registered before the first read: no commit falls between the read and the stream.
         let subscription = hub.openStream(account: account.id, store: store)
+        // The stream's end, set now: it comes even if the stream is never run (a client that
+        // leaves before the answer's head is written must not leave its subscription behind).
+        let expiry = Task { [hub] in
+            try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+            hub.closeStream(subscription)
+        }
         // The first answer before the stream starts: a failure is then an ordinary status.
         let first: ChangesAnswer
         switch await nextChanges(account: account, store: store, after: after, .none) {
         case .failure(let refusal):
+            expiry.cancel()
             hub.closeStream(subscription)
             return refusal.response
         case .success(let answer): first = answer
         }
         let stream = EventStream { [self] send in
-            let expiry = Task {
-                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-                subscription.end()
-            }
             defer {
                 expiry.cancel()
                 hub.closeStream(subscription)
