@@ -261,7 +261,8 @@ let arrivals = Arrivals()
 @Sendable func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// One watcher: a long poll, answered, parsed for its revision, asked again.
-final class Watcher: ChannelInboundHandler, @unchecked Sendable {
+/// (``StreamWatcher`` holds an event stream instead.)
+class Watcher: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
     var buffer = ByteBuffer()
@@ -277,14 +278,23 @@ final class Watcher: ChannelInboundHandler, @unchecked Sendable {
         self.arrivals = arrivals
     }
 
+    /// The request that asks for what comes after ``after``.
+    func request() -> String { "GET \(path)?after=\(after)&wait=30 HTTP/1.1\r\n\(headers)\r\n" }
+
     func ask(_ context: ChannelHandlerContext) {
-        let request = "GET \(path)?after=\(after)&wait=30 HTTP/1.1\r\n\(headers)\r\n"
-        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: request)), promise: nil)
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: request())), promise: nil)
     }
 
     func channelActive(context: ChannelHandlerContext) {
         ask(context)
         arrivals.armed.withLockedValue { $0 += 1 }
+    }
+
+    /// A revision seen: recorded when it is new.
+    func arrived(_ revision: Int64) {
+        guard revision > after else { return }
+        after = revision
+        arrivals.record(revision, at: now())
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -301,11 +311,7 @@ final class Watcher: ChannelInboundHandler, @unchecked Sendable {
             let body = buffer.readString(length: length) ?? ""
             buffer.discardReadBytes()
             if let r = body.range(of: "\"revision\":") {
-                let value = Int64(body[r.upperBound...].prefix { $0.isNumber }) ?? after
-                if value > after {
-                    after = value
-                    arrivals.record(value, at: now())
-                }
+                arrived(Int64(body[r.upperBound...].prefix { $0.isNumber }) ?? after)
             }
             ask(context)
         }
@@ -314,33 +320,13 @@ final class Watcher: ChannelInboundHandler, @unchecked Sendable {
 
 /// One watcher on an event stream: each event parsed for its revision; when
 /// the stream ends (after its 30 s), asked again from the last revision.
-final class StreamWatcher: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    var buffer = ByteBuffer()
+final class StreamWatcher: Watcher, @unchecked Sendable {
     /// The response's head has been read; the body's chunks follow.
     var inBody = false
     var events: [UInt8] = []
-    var after: Int64
-    let path: String
-    let headers: String
-    let arrivals: Arrivals
 
-    init(after: Int64, path: String, headers: String, arrivals: Arrivals) {
-        self.after = after
-        self.path = path
-        self.headers = headers
-        self.arrivals = arrivals
-    }
-
-    func ask(_ context: ChannelHandlerContext) {
-        let request = "GET \(path)?after=\(after) HTTP/1.1\r\n\(headers)Accept: text/event-stream\r\n\r\n"
-        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: request)), promise: nil)
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        ask(context)
-        arrivals.armed.withLockedValue { $0 += 1 }
+    override func request() -> String {
+        "GET \(path)?after=\(after) HTTP/1.1\r\n\(headers)Accept: text/event-stream\r\n\r\n"
     }
 
     /// The offset of `pattern` in `bytes` from `start`, if any (a plain scan:
@@ -380,7 +366,7 @@ final class StreamWatcher: ChannelInboundHandler, @unchecked Sendable {
         return (newest, start)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    override func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var incoming = unwrapInboundIn(data)
         buffer.writeBuffer(&incoming)
         while true {
@@ -408,11 +394,7 @@ final class StreamWatcher: ChannelInboundHandler, @unchecked Sendable {
                 let chunk = UnsafeRawBufferPointer(rebasing: bytes[(line + 2)..<(line + 2 + size)])
                 if events.isEmpty, chunk.count >= 2, chunk[chunk.count - 2] == 10, chunk[chunk.count - 1] == 10 {
                     // The common case: the chunk holds whole events (the server writes one event per chunk).
-                    let newest = Self.newestID(in: chunk, after: after).newest
-                    if newest > after {
-                        after = newest
-                        arrivals.record(newest, at: now())
-                    }
+                    arrived(Self.newestID(in: chunk, after: after).newest)
                 } else {
                     events += chunk
                 }
@@ -428,10 +410,7 @@ final class StreamWatcher: ChannelInboundHandler, @unchecked Sendable {
             // Whole events end in a blank line; each one's id is its revision.
             let (newest, consumed) = events.withUnsafeBytes { Self.newestID(in: $0, after: after) }
             events.removeFirst(consumed)
-            if newest > after {
-                after = newest
-                arrivals.record(newest, at: now())
-            }
+            arrived(newest)
             if step.ended { ask(context) }
         }
     }
