@@ -105,7 +105,8 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation", "UbiquityServer"]
+            dependencies: ["OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation", "UbiquityServer",
+                           .product(name: "SQLiteNIO", package: "sqlite-nio")]
         ),
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),

@@ -150,11 +150,11 @@ struct EventStreamTests {
         _ = try await backend.createAccount(name: "alice", tokenHash: UbiquityService.hash(token: token))
         for _ in 0..<20 {
             let answer = await service.respond(to: ServiceRequest(method: "GET", path: "/v1/stores/com.example.left/events",
-                                                                  query: ["wait": "0.5"], authorization: "Bearer \(token)"))
+                                                                  query: ["wait": "5"], authorization: "Bearer \(token)"))
             #expect(answer.status == 200 && answer.stream != nil)
         }
         #expect(service.hub.waiting == 20)
-        #expect(await settle(5) { service.hub.waiting == 0 }, "\(service.hub.waiting) subscriptions left")
+        #expect(await settle(15) { service.hub.waiting == 0 }, "\(service.hub.waiting) subscriptions left")
         try await backend.close()
     }
 

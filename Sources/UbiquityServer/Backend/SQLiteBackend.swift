@@ -58,15 +58,21 @@ package final class SQLiteBackend: UbiquityBackend {
         let path = directory + "/ubiquity.sqlite"
         let logger = Logger(label: "ubiquity.sqlite")
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON"] {
-            _ = try await writer.query(pragma, [])
-        }
-        try await migrate(writer)
         var readers: [SQLiteConnection] = []
-        for _ in 0..<2 {
-            let r = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-            _ = try await r.query("PRAGMA busy_timeout=5000", [])
-            readers.append(r)
+        do {
+            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON"] {
+                _ = try await writer.query(pragma, [])
+            }
+            try await migrate(writer)
+            for _ in 0..<2 {
+                let r = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                readers.append(r)
+                _ = try await r.query("PRAGMA busy_timeout=5000", [])
+            }
+        } catch {
+            // A database that cannot be used (a newer schema, a broken file) leaves no connection open.
+            for connection in [writer] + readers { try? await connection.close() }
+            throw error
         }
         return SQLiteBackend(path: path, writer: writer, readers: readers)
     }
@@ -92,11 +98,12 @@ package final class SQLiteBackend: UbiquityBackend {
     }
 
     /// Versioned migrations, each in one transaction (a second server starting at once waits on the lock).
-    static func migrate(_ db: SQLiteConnection) async throws {
+    /// `target` below ``schemaVersion`` makes an older server's database (the migration tests).
+    static func migrate(_ db: SQLiteConnection, upTo target: Int = schemaVersion) async throws {
         _ = try await db.query("BEGIN IMMEDIATE", [])
         do {
             let version = try await db.query("PRAGMA user_version", []).first?.column("user_version")?.integer ?? 0
-            if version < 1 {
+            if version < 1, target >= 1 {
                 for statement in [
                     """
                     CREATE TABLE accounts(id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE,
@@ -127,7 +134,7 @@ package final class SQLiteBackend: UbiquityBackend {
                     _ = try await db.query(statement, [])
                 }
             }
-            if version < 2 {
+            if version < 2, target >= 2 {
                 // A commit's log row is written by the database when the store's revision moves.
                 for statement in [
                     "ALTER TABLE stores ADD COLUMN last_keys INTEGER NOT NULL DEFAULT 0",

@@ -1,0 +1,74 @@
+import Foundation
+import OpenDefaultsUbiquity
+import SQLiteNIO
+import Testing
+@testable import UbiquityServer
+
+@Suite("ubiquity serve on SQLite: a database made by an earlier server")
+struct MigrationTests {
+    /// `integer 10` as a binary property list (43 bytes).
+    static let ten: [UInt8] = Array(hex: "62706c6973743030100a08000000000000010100000000000000010000000000000000000000000000000a")
+
+    @Test("schema 1 (no commit-log trigger) is migrated in place: its data kept, its commit log continued without a gap")
+    func schemaOne() async throws {
+        let folder = try TemporaryFolder("schema1")
+        let hash = UbiquityService.hash(token: "old-token")
+        // What a schema-1 server left: an account, a store at revision 2, its entries and its two log rows.
+        let db = try await SQLiteConnection.open(storage: .file(path: folder.path + "/ubiquity.sqlite"))
+        try await SQLiteBackend.migrate(db, upTo: 1)
+        #expect(try await db.query("PRAGMA user_version", []).first?.column("user_version")?.integer == 1)
+        _ = try await db.query("INSERT INTO accounts(id, name, token_hash, created) VALUES ('acc1', 'alice', ?, 0)", [.blob(.init(bytes: hash))])
+        _ = try await db.query("INSERT INTO stores(account, store, revision, key_count, total_bytes) VALUES ('acc1', 'com.example.old', 2, 2, 86)", [])
+        for (key, revision) in [("a", 1), ("b", 2)] {
+            _ = try await db.query("INSERT INTO entries(account, store, key, revision, value, size) VALUES ('acc1', 'com.example.old', ?, ?, ?, 43)",
+                                   [.text(key), .integer(revision), .blob(.init(bytes: Self.ten))])
+            _ = try await db.query("INSERT INTO commits(account, store, revision, keys) VALUES ('acc1', 'com.example.old', ?, 1)", [.integer(revision)])
+        }
+        try await db.close()
+
+        let backend = try await SQLiteBackend.open(directory: folder.path)
+        #expect(try await backend.account(tokenHash: hash)?.name == "alice")
+        let before = try await backend.changes(account: "acc1", store: "com.example.old", after: 0)
+        #expect(before.revision == 2 && before.entries.map(\.key) == ["a", "b"])
+        // A commit after the migration: revision 3, logged by the new trigger.
+        let outcome = try await backend.commit(account: "acc1", store: "com.example.old",
+                                               changes: [CheckedChange(key: "c", base: 0, bytes: Self.ten)])
+        #expect(outcome.response.revision == 3 && outcome.response.refusal == nil)
+        #expect(try await backend.check() == [])
+        try await backend.close()
+        let after = try await SQLiteConnection.open(storage: .file(path: folder.path + "/ubiquity.sqlite"))
+        #expect(try await after.query("PRAGMA user_version", []).first?.column("user_version")?.integer == 2)
+        #expect(try await after.query("SELECT revision FROM commits ORDER BY revision", []).map { $0.column("revision")?.integer } == [1, 2, 3])
+        try await after.close()
+    }
+
+    @Test("a database of a newer schema is refused, and left as it was")
+    func newerSchemaRefused() async throws {
+        let folder = try TemporaryFolder("schema3")
+        let db = try await SQLiteConnection.open(storage: .file(path: folder.path + "/ubiquity.sqlite"))
+        try await SQLiteBackend.migrate(db)
+        _ = try await db.query("PRAGMA user_version = \(SQLiteBackend.schemaVersion + 1)", [])
+        try await db.close()
+        await #expect {
+            _ = try await SQLiteBackend.open(directory: folder.path)
+        } throws: { error in
+            "\(error)".contains("newer than this server")
+        }
+        let again = try await SQLiteConnection.open(storage: .file(path: folder.path + "/ubiquity.sqlite"))
+        #expect(try await again.query("PRAGMA user_version", []).first?.column("user_version")?.integer == SQLiteBackend.schemaVersion + 1)
+        try await again.close()
+    }
+}
+
+extension Array where Element == UInt8 {
+    init(hex: String) {
+        var bytes: [UInt8] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2)
+            bytes.append(UInt8(hex[i..<j], radix: 16) ?? 0)
+            i = j
+        }
+        self = bytes
+    }
+}
