@@ -18,11 +18,19 @@ url=$(head -n 1 "$work/url")
 [ -n "$url" ] || { cat "$work/serve.err"; exit 1; }
 token=$("$bin" account add fuzzer --data "$work/data" | tail -n 1)
 status=0
-schemathesis run OpenAPI/ubiquity.yaml --url "$url" \
-  -H "Authorization: Bearer $token" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection,ignored_auth \
+checks=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection,ignored_auth
+# The event stream (each answer held open for `wait` seconds, fixed short by
+# Fuzz/schemathesis-events.toml) on one worker of its own:
+# four workers generating cases for it at once tripped a thread race in Python 3.11's `ast`
+# inside hypothesis ("AST constructor recursion depth mismatch"), an error of the tool, not of the server.
+schemathesis run OpenAPI/ubiquity.yaml --url "$url" --exclude-operation-id events \
+  -H "Authorization: Bearer $token" --checks "$checks" \
   --max-time "$seconds" --request-timeout 40 --workers 4 --seed 7 \
   --suppress-health-check all --report junit --report-dir "$work/report" || status=$?
+schemathesis --config-file Fuzz/schemathesis-events.toml run OpenAPI/ubiquity.yaml --url "$url" --include-operation-id events \
+  -H "Authorization: Bearer $token" --checks "$checks" \
+  --max-time "$seconds" --request-timeout 40 --workers 1 --seed 7 \
+  --suppress-health-check all --report junit --report-dir "$work/report-events" || status=$?
 kill "$server"; wait "$server" 2>/dev/null || true
 "$bin" check --data "$work/data" || status=1
 if grep -q "Fatal error\|Segmentation" "$work/serve.err"; then cat "$work/serve.err"; status=1; fi
