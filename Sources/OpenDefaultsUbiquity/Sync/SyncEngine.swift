@@ -26,6 +26,12 @@ package final class SyncEngine: Sendable {
     }
     let state = Lock(State())
 
+    /// The longest wait between attempts to reach the server: a machine hears
+    /// of a server's (or its database's) return within a second, as the sync
+    /// server answers 503 with `Retry-After: 1` (it was 5 s, and a watcher
+    /// that had failed a few times during an outage could miss changes for
+    /// seconds after the recovery).
+    static let maximumBackoff: Duration = .seconds(1)
     /// How long writes wait to be uploaded together.
     static let coalescingDelay: Duration = .milliseconds(2)
 
@@ -170,7 +176,7 @@ package final class SyncEngine: Sendable {
 
     /// Starts the watch: upload what is pending, then follow the server's
     /// event stream (``UbiquityTransport/events(store:after:)``), again each
-    /// time it ends, retrying with backoff (0.1 s doubling to 5 s) while the
+    /// time it ends, retrying with backoff (0.1 s doubling to ``maximumBackoff``) while the
     /// server is away.
     package func startWatching() {
         state.withLock { s in
@@ -186,7 +192,7 @@ package final class SyncEngine: Sendable {
                     } catch {
                         if Task.isCancelled { return }
                         try? await Task.sleep(for: backoff)
-                        backoff = min(backoff * 2, .seconds(5))
+                        backoff = min(backoff * 2, Self.maximumBackoff)
                     }
                 }
             }
