@@ -122,11 +122,11 @@ struct EventStreamTests {
         let hub = ChangeHub()
         let stream = hub.openStream(account: "a", store: "s")
         func commit(_ r: Int64) -> ChangeHub.Commit { ChangeHub.Commit(revision: r, entries: [], encoded: Array("{}".utf8)) }
-        for r: Int64 in 1...3 { hub.published(account: "a", store: "s", commit(r), since: hub.stamp(account: "a", store: "s")) }
+        for r: Int64 in 1...3 { hub.published(account: "a", store: "s", revision: r, since: hub.stamp(account: "a", store: "s")) { commit(r) } }
         let first = await stream.next()
         #expect(first?.commits.map(\.revision) == [1, 2, 3] && first?.reread == false)
         for r in Int64(4)...Int64(4 + StreamSubscription.maximumPending) {
-            hub.published(account: "a", store: "s", commit(r), since: hub.stamp(account: "a", store: "s"))
+            hub.published(account: "a", store: "s", revision: r, since: hub.stamp(account: "a", store: "s")) { commit(r) }
         }
         let overflowed = await stream.next()
         #expect(overflowed?.commits.isEmpty == true && overflowed?.reread == true)
@@ -134,7 +134,7 @@ struct EventStreamTests {
         hub.wake(.store(account: "a", store: "s", revision: 1_000))
         #expect(await stream.next()?.reread == true)
         // Another store's commits do not reach it; once closed it ends.
-        hub.published(account: "a", store: "other", commit(1), since: hub.stamp(account: "a", store: "other"))
+        hub.published(account: "a", store: "other", revision: 1, since: hub.stamp(account: "a", store: "other")) { commit(1) }
         #expect(hub.waiting == 1)
         hub.closeStream(stream)
         #expect(await stream.next() == nil)

@@ -155,21 +155,24 @@ package final class ChangeHub: Sendable {
 
     /// Tells every watcher of the store of a commit (each hears of one commit, then reads again).
     /// `stamp` was taken before the commit was sent to the database.
-    package func published(account: String, store: String, _ commit: Commit, since stamp: Stamp) {
+    /// `commit` is made only when someone watches the store (its answer is
+    /// encoded for them; a store nobody watches costs its commits no encoding).
+    package func published(account: String, store: String, revision: Int64, since stamp: Stamp, _ commit: () -> Commit) {
         known.withLock { k in
             let key = Key(account: account, store: store)
             // A committed revision is known unless another server's commit was announced since.
-            if k.epoch == stamp.epoch, (k.wakes[key] ?? 0) == stamp.wakes { Self.raise(&k, key, to: commit.revision) }
+            if k.epoch == stamp.epoch, (k.wakes[key] ?? 0) == stamp.wakes { Self.raise(&k, key, to: revision) }
             if k.published.count >= 1_000_000 { k.published.removeAll(); k.epoch &+= 1 }
             k.published[key, default: 0] &+= 1
         }
         let key = Key(account: account, store: store)
         // The streams' table is copied, not emptied (a copy of a dictionary is a reference until written).
-        if let streams = streams.withLock({ $0[key] }) {
-            for stream in streams.values { stream.deliver(commit) }
-        }
-        guard let subs = subscribers.withLock({ $0.removeValue(forKey: key) }) else { return }
-        for s in subs.values { s.fire(commit) }
+        let streams = streams.withLock { $0[key] }
+        let subs = subscribers.withLock { $0.removeValue(forKey: key) }
+        guard streams != nil || subs != nil else { return }
+        let made = commit()
+        for stream in streams?.values ?? [:].values { stream.deliver(made) }
+        for s in subs?.values ?? [:].values { s.fire(made) }
     }
 
     /// Registers an event stream for every commit of a store from now on (before its first read).

@@ -178,8 +178,10 @@ package final class UbiquityService: Sendable {
         }
         if !outcome.applied.isEmpty {
             let revision = outcome.response.revision
-            let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body
-            hub.published(account: account.id, store: store, ChangeHub.Commit(revision: revision, entries: outcome.applied, encoded: answer), since: stamp)
+            hub.published(account: account.id, store: store, revision: revision, since: stamp) {
+                let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body
+                return ChangeHub.Commit(revision: revision, entries: outcome.applied, encoded: answer)
+            }
         }
         return Self.json(outcome.response.refusal == nil ? 200 : 422, outcome.response)
     }
