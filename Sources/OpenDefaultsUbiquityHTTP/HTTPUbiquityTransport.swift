@@ -91,8 +91,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         let status = Int(response.status.code)
         guard status == 200 else {
             let data = (try? await response.body.collect(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
-            if status == 401 || status == 403 { throw .unauthorized("\(base) answered \(status): \(Self.message(data))") }
-            throw .unreachable("\(base) answered \(status): \(Self.message(data))")
+            throw failure(status: status, body: data)
         }
         var parser = ServerSentEventParser()
         do {
@@ -139,11 +138,16 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
             do { return try JSONDecoder().decode(T.self, from: data) } catch {
                 throw .unreachable("\(base) answered \(status) with an unexpected body")
             }
-        case 401, 403:
-            throw .unauthorized("\(base) answered \(status): \(Self.message(data))")
         default:
-            throw .unreachable("\(base) answered \(status): \(Self.message(data))")
+            throw failure(status: status, body: data)
         }
+    }
+
+    /// The error for a refused request: the account's (401, 403) or the server's (any other status).
+    func failure(status: Int, body: Data) -> UbiquityError {
+        status == 401 || status == 403
+            ? .unauthorized("\(base) answered \(status): \(Self.message(body))")
+            : .unreachable("\(base) answered \(status): \(Self.message(body))")
     }
 
     static func message(_ data: Data) -> String {
