@@ -25,28 +25,25 @@ package final class FileLock: @unchecked Sendable {
     }
 }
 
-/// What identifies one version of a file: device, inode, size, change and
-/// modification times. A rename over the file or a write to it changes it.
+/// What identifies one version of a file: its status (device, inode, size,
+/// change and modification times, kind, owner, permissions). A rename over
+/// the file or a write to it changes it.
 package struct FileSignature: Sendable, Hashable {
-    package let device: UInt64
-    package let inode: UInt64
-    package let size: Int64
-    package let modified: Int64
-    package let modifiedNanoseconds: Int64
-    package let changed: Int64
-    package let changedNanoseconds: Int64
-    /// Owner's user id.
-    package let owner: UInt32
-    /// Permission bits.
-    package let mode: UInt32
+    /// The file's status when the signature was taken.
+    package let status: FileStatus
+
     /// True for a regular file.
-    package let isRegularFile: Bool
+    package var isRegularFile: Bool { status.kind == .regular }
+    /// The size in bytes.
+    package var size: Int64 { status.size }
+    /// The inode: which file this is on its device.
+    package var inode: UInt64 { status.inode }
 
     /// The signature of the file at `path` (following links), or nil when
     /// there is none or it cannot be examined (see ``lookup(_:)`` for why).
     package init?(path: String) {
         guard let status = try? FileStatus.of(path) else { return nil }
-        self.init(status)
+        self.status = status
     }
 
     /// The signature of the file at `path` (following links): nil when no
@@ -57,21 +54,12 @@ package struct FileSignature: Sendable, Hashable {
     /// switch FileSignature.lookup(path) { case .success(let s?): … case .success(nil): … case .failure(let e): … }
     /// ```
     package static func lookup(_ path: String) -> Result<FileSignature?, FileError> {
-        do { return .success(FileSignature(try FileStatus.of(path))) } catch {
+        do { return .success(FileSignature(status: try FileStatus.of(path))) } catch {
             return error.isNotFound ? .success(nil) : .failure(error)
         }
     }
 
-    private init(_ status: FileStatus) {
-        device = status.device
-        inode = status.inode
-        size = status.size
-        modified = status.modified / 1_000_000_000
-        modifiedNanoseconds = status.modified % 1_000_000_000
-        changed = status.changed / 1_000_000_000
-        changedNanoseconds = status.changed % 1_000_000_000
-        owner = status.owner
-        mode = status.permissions
-        isRegularFile = status.kind == .regular
+    private init(status: FileStatus) {
+        self.status = status
     }
 }

@@ -121,7 +121,7 @@ struct EventStreamTests {
     func overflowRereads() async throws {
         let hub = ChangeHub()
         let stream = hub.openStream(account: "a", store: "s")
-        func commit(_ r: Int64) -> ChangeHub.Commit { ChangeHub.Commit(revision: r, entries: [], encoded: Array("{}".utf8)) }
+        func commit(_ r: Int64) -> ChangeHub.Commit { ChangeHub.Commit(revision: r, encoded: Array("{}".utf8)) }
         for r: Int64 in 1...3 { hub.published(account: "a", store: "s", revision: r, since: hub.stamp(account: "a", store: "s")) { commit(r) } }
         let first = await stream.next()
         #expect(first?.commits.map(\.revision) == [1, 2, 3] && first?.reread == false)
@@ -135,6 +135,7 @@ struct EventStreamTests {
         #expect(await stream.next()?.reread == true)
         // Another store's commits do not reach it; once closed it ends.
         hub.published(account: "a", store: "other", revision: 1, since: hub.stamp(account: "a", store: "other")) { commit(1) }
+        #expect(stream.state.withLock { $0.pending.isEmpty && !$0.reread })
         #expect(hub.waiting == 1)
         hub.closeStream(stream)
         #expect(await stream.next() == nil)

@@ -1,13 +1,14 @@
 import Foundation
 import OpenDefaultsUbiquity
+import PropertyList
 import SQLiteNIO
 import Testing
 @testable import UbiquityServer
 
 @Suite("ubiquity serve on SQLite: a database made by an earlier server")
 struct MigrationTests {
-    /// `integer 10` as a binary property list (43 bytes).
-    static let ten: [UInt8] = Array(hex: "62706c6973743030100a08000000000000010100000000000000010000000000000000000000000000000a")
+    /// `integer 10` as a binary property list, as the server stores values.
+    static let ten: [UInt8] = PropertyList.integer(10).encodedBinary
 
     @Test("schema 1 (no commit-log trigger) is migrated in place: its data kept, its commit log continued without a gap")
     func schemaOne() async throws {
@@ -18,10 +19,11 @@ struct MigrationTests {
         try await SQLiteBackend.migrate(db, upTo: 1)
         #expect(try await db.query("PRAGMA user_version", []).first?.column("user_version")?.integer == 1)
         _ = try await db.query("INSERT INTO accounts(id, name, token_hash, created) VALUES ('acc1', 'alice', ?, 0)", [.blob(.init(bytes: hash))])
-        _ = try await db.query("INSERT INTO stores(account, store, revision, key_count, total_bytes) VALUES ('acc1', 'com.example.old', 2, 2, 86)", [])
+        _ = try await db.query("INSERT INTO stores(account, store, revision, key_count, total_bytes) VALUES ('acc1', 'com.example.old', 2, 2, ?)",
+                               [.integer(2 * Self.ten.count)])
         for (key, revision) in [("a", 1), ("b", 2)] {
-            _ = try await db.query("INSERT INTO entries(account, store, key, revision, value, size) VALUES ('acc1', 'com.example.old', ?, ?, ?, 43)",
-                                   [.text(key), .integer(revision), .blob(.init(bytes: Self.ten))])
+            _ = try await db.query("INSERT INTO entries(account, store, key, revision, value, size) VALUES ('acc1', 'com.example.old', ?, ?, ?, ?)",
+                                   [.text(key), .integer(revision), .blob(.init(bytes: Self.ten)), .integer(Self.ten.count)])
             _ = try await db.query("INSERT INTO commits(account, store, revision, keys) VALUES ('acc1', 'com.example.old', ?, 1)", [.integer(revision)])
         }
         try await db.close()
@@ -57,18 +59,5 @@ struct MigrationTests {
         let again = try await SQLiteConnection.open(storage: .file(path: folder.path + "/ubiquity.sqlite"))
         #expect(try await again.query("PRAGMA user_version", []).first?.column("user_version")?.integer == SQLiteBackend.schemaVersion + 1)
         try await again.close()
-    }
-}
-
-extension Array where Element == UInt8 {
-    init(hex: String) {
-        var bytes: [UInt8] = []
-        var i = hex.startIndex
-        while i < hex.endIndex {
-            let j = hex.index(i, offsetBy: 2)
-            bytes.append(UInt8(hex[i..<j], radix: 16) ?? 0)
-            i = j
-        }
-        self = bytes
     }
 }

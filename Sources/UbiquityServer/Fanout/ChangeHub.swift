@@ -15,14 +15,12 @@ package final class ChangeHub: Sendable {
     /// revision behind encoded once for all of them.
     package struct Commit: Sendable {
         package var revision: Int64
-        package var entries: [UbiquityWireEntry]
         /// The answer as a long poll's JSON body.
         package var encoded: [UInt8]
         /// The answer as one server-sent event (``ServerSentEvent/frame(revision:data:)``).
         package var event: ByteBuffer
-        package init(revision: Int64, entries: [UbiquityWireEntry], encoded: [UInt8]) {
+        package init(revision: Int64, encoded: [UInt8]) {
             self.revision = revision
-            self.entries = entries
             self.encoded = encoded
             self.event = ServerSentEvent.frame(revision: revision, data: encoded)
         }
@@ -80,7 +78,7 @@ package final class ChangeHub: Sendable {
     }
 
     /// The commit a wake-up hands to watchers: not the next revision, so they read.
-    static let reread = Commit(revision: -1, entries: [], encoded: [])
+    static let reread = Commit(revision: -1, encoded: [])
 
     package init() {}
 

@@ -180,7 +180,7 @@ package final class UbiquityService: Sendable {
             let revision = outcome.response.revision
             hub.published(account: account.id, store: store, revision: revision, since: stamp) {
                 let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body
-                return ChangeHub.Commit(revision: revision, entries: outcome.applied, encoded: answer)
+                return ChangeHub.Commit(revision: revision, encoded: answer)
             }
         }
         return Self.json(outcome.response.refusal == nil ? 200 : 422, outcome.response)
@@ -190,12 +190,11 @@ package final class UbiquityService: Sendable {
 
     func changes(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
         let after: Int64, seconds: Double
-        switch Self.changesParameters(request, store: store) {
+        switch Self.changesParameters(request, store: store, defaultWait: 0) {
         case .failure(let refusal): return refusal.response
         case .success(let p): (after, seconds) = p
         }
-        let waiting: Waiting = seconds > 0 ? .for(.milliseconds(Int64(seconds * 1000))) : .none
-        switch await nextChanges(account: account, store: store, after: after, waiting) {
+        switch await nextChanges(account: account, store: store, after: after, waiting: seconds > 0 ? .milliseconds(Int64(seconds * 1000)) : nil) {
         case .failure(let refusal): return refusal.response
         case .success(let answer): return ServiceResponse(status: 200, body: answer.body)
         }
@@ -208,10 +207,8 @@ package final class UbiquityService: Sendable {
     /// stream is open and the store's revision); each commit after it is one
     /// more event. A commit costs a watcher one write, not a request.
     func events(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
-        var request = request
-        if request.query["wait"] == nil { request.query["wait"] = String(Int(Self.maximumWait)) }
         let after: Int64, seconds: Double
-        switch Self.changesParameters(request, store: store) {
+        switch Self.changesParameters(request, store: store, defaultWait: Self.maximumWait) {
         case .failure(let refusal): return refusal.response
         case .success(let p): (after, seconds) = p
         }
@@ -225,7 +222,7 @@ package final class UbiquityService: Sendable {
         }
         // The first answer before the stream starts: a failure is then an ordinary status.
         let first: ChangesAnswer
-        switch await nextChanges(account: account, store: store, after: after, .none) {
+        switch await nextChanges(account: account, store: store, after: after, waiting: nil) {
         case .failure(let refusal):
             expiry.cancel()
             hub.closeStream(subscription)
@@ -280,26 +277,18 @@ package final class UbiquityService: Sendable {
         var response: ServiceResponse
     }
 
-    /// The store, `after` and `wait` of a changes request, checked.
-    static func changesParameters(_ request: ServiceRequest, store: String) -> Result<(after: Int64, wait: Double), Refusal> {
+    /// The store, `after` and `wait` (`defaultWait` when not given) of a changes request, checked.
+    static func changesParameters(_ request: ServiceRequest, store: String, defaultWait: Double) -> Result<(after: Int64, wait: Double), Refusal> {
         guard UbiquitousKeyValueStore.isValidStoreIdentifier(store) else { return .failure(Refusal(response: badStore(store))) }
         let afterText = request.query["after"] ?? "0"
         guard let after = Int64(afterText), after >= 0 else {
             return .failure(Refusal(response: error(400, "after must be a revision (0 or more), not \"\(afterText)\"")))
         }
-        let waitText = request.query["wait"] ?? "0"
+        let waitText = request.query["wait"] ?? "\(defaultWait)"
         guard let wait = Double(waitText), wait.isFinite, wait >= 0, wait <= maximumWait else {
             return .failure(Refusal(response: error(400, "wait must be seconds from 0 to \(Int(maximumWait)), not \"\(waitText)\"")))
         }
         return .success((after, wait))
-    }
-
-    /// How a read of changes may wait for a commit when there is none yet.
-    enum Waiting {
-        /// Answers at once.
-        case none
-        /// A long poll: waits at most this long.
-        case `for`(Duration)
     }
 
     /// One answer to "what changed after `after`": the long poll's body, the
@@ -323,17 +312,18 @@ package final class UbiquityService: Sendable {
         }
     }
 
-    /// The changes of a store after `after`, waiting as `waiting` says when there are none.
+    /// The changes of a store after `after`, waiting at most `waiting` (a long
+    /// poll) when there are none; nil answers at once.
     ///
     /// A watcher subscribes before it reads, so no commit falls between its
     /// read and its wait; one that has seen the newest revision this server
     /// knows waits without reading, and one exactly one revision behind a
     /// commit answers with the commit's own pre-encoded answer.
-    func nextChanges(account: UbiquityAccountInfo, store: String, after: Int64, _ waiting: Waiting) async -> Result<ChangesAnswer, Refusal> {
-        let ticket: ChangeHub.Ticket? = if case .none = waiting { nil } else { hub.subscribe(account: account.id, store: store) }
+    func nextChanges(account: UbiquityAccountInfo, store: String, after: Int64, waiting: Duration?) async -> Result<ChangesAnswer, Refusal> {
+        let poll = waiting.map { (ticket: hub.subscribe(account: account.id, store: store), timeout: $0) }
         // A watcher that has seen the newest revision this server knows waits without a read.
-        if let ticket, let known = hub.knownRevision(account: account.id, store: store), known == after {
-            let commit = await wait(ticket, waiting)
+        if let poll, let known = hub.knownRevision(account: account.id, store: store), known == after {
+            let commit = await hub.wait(poll.ticket, timeout: poll.timeout)
             if let commit, commit.revision == after + 1 { return .success(ChangesAnswer(commit)) }
             if commit == nil { return .success(ChangesAnswer(UbiquityChangesResponse(revision: after, complete: false, entries: []))) }
             return await read(account: account, store: store, after: after)
@@ -341,29 +331,20 @@ package final class UbiquityService: Sendable {
         let stamp = hub.stamp(account: account.id, store: store)
         let first: UbiquityChangesResponse
         do { first = try await sharedRead(account: account.id, store: store, after: after, stamp: stamp) } catch {
-            if let ticket { hub.cancel(ticket) }
+            if let poll { hub.cancel(poll.ticket) }
             return .failure(Refusal(response: Self.unavailable(error)))
         }
         hub.note(account: account.id, store: store, revision: first.revision, since: stamp)
-        guard let ticket, first.entries.isEmpty, !first.complete else {
-            if let ticket { hub.cancel(ticket) }
+        guard let poll, first.entries.isEmpty, !first.complete else {
+            if let poll { hub.cancel(poll.ticket) }
             return .success(ChangesAnswer(first))
         }
-        let commit = await wait(ticket, waiting)
+        let commit = await hub.wait(poll.ticket, timeout: poll.timeout)
         if let commit, commit.revision == first.revision + 1, after == first.revision {
             return .success(ChangesAnswer(commit))
         }
         if commit == nil { return .success(ChangesAnswer(first)) }
         return await read(account: account, store: store, after: after)
-    }
-
-    func wait(_ ticket: ChangeHub.Ticket, _ waiting: Waiting) async -> ChangeHub.Commit? {
-        switch waiting {
-        case .none:
-            hub.cancel(ticket)
-            return nil
-        case .for(let timeout): return await hub.wait(ticket, timeout: timeout)
-        }
     }
 
     /// The backend's answer, one query for every watcher asking the same at the same time.
