@@ -261,7 +261,7 @@ package final class SQLiteBackend: UbiquityBackend {
     /// back, and its jobs are then run again one transaction each, so only
     /// the failing one is answered with the failure.
     static func run(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async {
-        let outcomes: [Result<CommitOutcome, any Error>]
+        let outcomes: [CommitOutcome]
         do {
             outcomes = try await applyTogether(jobs, on: db, state: state)
         } catch {
@@ -274,13 +274,13 @@ package final class SQLiteBackend: UbiquityBackend {
             for job in jobs { await run([job], on: db, state: state) }
             return
         }
-        for (job, outcome) in zip(jobs, outcomes) { job.done.resume(returning: outcome) }
+        for (job, outcome) in zip(jobs, outcomes) { job.done.resume(returning: .success(outcome)) }
     }
 
     /// BEGIN, every job, COMMIT; throws (leaving the transaction for the
     /// caller to roll back) when the database fails.
-    static func applyTogether(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async throws -> [Result<CommitOutcome, any Error>] {
-        var outcomes: [Result<CommitOutcome, any Error>] = []
+    static func applyTogether(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async throws -> [CommitOutcome] {
+        var outcomes: [CommitOutcome] = []
         var heads: [String: StoreHead] = [:]   // this group's new heads, kept only if the COMMIT succeeds
         _ = try await db.query("BEGIN IMMEDIATE", [])
         for job in jobs {
@@ -289,7 +289,7 @@ package final class SQLiteBackend: UbiquityBackend {
             if let h = heads[storeKey] ?? state.heads[storeKey] { head = h } else { head = try await loadHead(job, on: db) }
             let (outcome, next) = try await apply(job, head: head, on: db)
             if let next { heads[storeKey] = next }
-            outcomes.append(.success(outcome))
+            outcomes.append(outcome)
         }
         _ = try await db.query("COMMIT", [])
         state.heads.merge(heads) { _, new in new }
