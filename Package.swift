@@ -91,6 +91,7 @@ let package = Package(
                 "UbiquityServer", "OpenDefaultsUbiquity", "OpenDefaults", "PlatformIO",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

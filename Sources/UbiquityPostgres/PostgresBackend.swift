@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOPosix
 import OpenDefaults
 import OpenDefaultsUbiquity
 import PlatformIO
@@ -46,6 +47,8 @@ package final class PostgresBackend: UbiquityBackend {
         var busy = 0
         /// Stores in a transaction of this server: their next commits wait and go together.
         var busyStores: Set<String> = []
+        /// Whether the deadline sweeper is running (``sweep()``).
+        var sweeping = false
     }
     let listenerTask = Lock<Task<Void, Never>?>(nil)
     /// Writers at work, answered and let go when the pool is replaced (their
@@ -104,7 +107,14 @@ package final class PostgresBackend: UbiquityBackend {
         enum Phase { case waiting, claimed, answered }
         let phase = Lock(Phase.waiting)
         let continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>
-        init(_ continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) { self.continuation = continuation }
+        /// How long the commit may wait for a writer, and until when.
+        let limit: Duration
+        let deadline: ContinuousClock.Instant
+        init(_ continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>, limit: Duration) {
+            self.continuation = continuation
+            self.limit = limit
+            self.deadline = .now + limit
+        }
         /// True when the commit was still waiting: the writer may apply it.
         func claim() -> Bool { phase.withLock { p in guard p == .waiting else { return false }; p = .claimed; return true } }
         /// Answers a commit still waiting (it will not be applied); false when a writer had claimed it or it was answered.
@@ -137,8 +147,13 @@ package final class PostgresBackend: UbiquityBackend {
         return backend
     }
 
+    /// The pool's thread, and the writers' executor on it.
+    static let databaseLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+    static let databaseExecutor = EventLoopTaskExecutor(databaseLoop)
+
     static func makePool(_ location: PostgresLocation, poolSize: Int, logger: Logger) -> Pool {
-        let client = PostgresClient(configuration: location.clientConfiguration(maximumConnections: poolSize), backgroundLogger: logger)
+        let client = PostgresClient(configuration: location.clientConfiguration(maximumConnections: poolSize),
+                                    eventLoopGroup: databaseLoop, backgroundLogger: logger)
         return Pool(client: client, task: Task { await client.run() })
     }
 
@@ -210,7 +225,7 @@ package final class PostgresBackend: UbiquityBackend {
             guard let jobs else { return }
             let run = Run(jobs)
             runs.withLock { $0[ObjectIdentifier(run)] = run }
-            let task = Task { [client, logger] in
+            let task = Task(executorPreference: Self.databaseExecutor) { [client, logger] in
                 await Self.run(jobs, client: client, logger: logger)
                 self.release(run)
             }
@@ -364,198 +379,54 @@ package final class PostgresBackend: UbiquityBackend {
         if closed.withLock({ $0 }) { throw BackendError(status: 503, "the server is stopping") }
         let limit = currentDeadline
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) in
-            let ticket = Ticket(c)
-            self.work.withLock { $0.jobs.append(Job(account: account, store: store, changes: changes, ticket: ticket)) }
-            self.dispatch()
-            Task {
-                try? await Task.sleep(for: limit)
-                ticket.abandon(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(limit); the commit was not applied")))
+            let ticket = Ticket(c, limit: limit)
+            let startSweeping = self.work.withLock { w -> Bool in
+                w.jobs.append(Job(account: account, store: store, changes: changes, ticket: ticket))
+                defer { w.sweeping = true }
+                return !w.sweeping
             }
+            if startSweeping { self.sweep() }
+            self.dispatch()
         }
         return try result.get()
     }
 
-    /// One group commit on one connection; when a group fails, its commits are tried alone.
-    static func run(_ jobs: [Job], client: PostgresClient, logger: Logger) async {
-        // A fixed order of stores: two servers' groups lock rows in the same order (no deadlock).
-        let ordered = jobs.enumerated().sorted { a, b in
-            (a.element.account, a.element.store, a.offset) < (b.element.account, b.element.store, b.offset)
-        }.map(\.element)
-        // A writer that gets no connection before its commits' deadline gives up
-        // with them (the pool may be waiting out a backoff): the lease is cancelled.
-        let began = Flag()
-        let work = Task {
-            try await client.withConnection { db in
-                try await db.query("BEGIN", logger: logger)
-                began.set()
-                // From here on the writer answers every claimed commit itself.
-                let claimed = ordered.filter { $0.ticket.claim() }
-                do {
-                    let outcomes = try await apply(claimed, on: db, logger: logger)
-                    try await db.query("COMMIT", logger: logger)
-                    for (job, outcome) in zip(claimed, outcomes) { job.finish(.success(outcome)) }
-                } catch {
-                    _ = try? await db.query("ROLLBACK", logger: logger)
-                    if claimed.count == 1 {
-                        claimed[0].finish(.failure(unavailable(error)))
-                    } else {
-                        for job in claimed { await alone(job, on: db, logger: logger) }
+    /// How often the sweeper looks for commits past their deadline.
+    static let sweepInterval: Duration = .milliseconds(20)
+
+    /// Abandons the commits nobody applied within their deadline (answered
+    /// 503, never applied later), every ``sweepInterval`` while commits are
+    /// waiting or under way; it stops when none are. One task for all the
+    /// commits: a timer per commit (a task sleeping out its 5 seconds) cost
+    /// the server a fifth of its CPU per write.
+    func sweep() {
+        Task {
+            while true {
+                try? await Task.sleep(for: Self.sweepInterval)
+                let now = ContinuousClock.now
+                let overdue = work.withLock { w -> [Ticket]? in
+                    guard !w.jobs.isEmpty || w.busy > 0 else {
+                        w.sweeping = false
+                        return nil
                     }
+                    var overdue: [Ticket] = []
+                    w.jobs.removeAll { job in
+                        guard job.ticket.deadline <= now else { return false }
+                        overdue.append(job.ticket)
+                        return true
+                    }
+                    return overdue
+                }
+                guard var overdue else { return }
+                // Commits a writer took but has not claimed yet (its connection or BEGIN is slow).
+                for run in runs.withLock({ Array($0.values) }) {
+                    overdue += run.jobs.lazy.map(\.ticket).filter { $0.deadline <= now }
+                }
+                for ticket in overdue {
+                    ticket.abandon(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(ticket.limit); the commit was not applied")))
                 }
             }
         }
-        let watchdog = Task {
-            try? await Task.sleep(for: deadline)
-            if !began.isSet { work.cancel() }
-        }
-        defer { watchdog.cancel() }
-        do {
-            try await work.value
-        } catch {
-            // No connection, or BEGIN failed: commits not yet answered fail now (none was applied).
-            for job in ordered { job.ticket.abandon(.failure(unavailable(error))) }
-        }
-    }
-
-    /// One claimed commit in a transaction of its own (after its group failed).
-    static func alone(_ job: Job, on db: PostgresConnection, logger: Logger) async {
-        do {
-            try await db.query("BEGIN", logger: logger)
-            do {
-                let outcome = try await apply([job], on: db, logger: logger)
-                try await db.query("COMMIT", logger: logger)
-                job.finish(.success(outcome[0]))
-            } catch {
-                _ = try? await db.query("ROLLBACK", logger: logger)
-                throw error
-            }
-        } catch {
-            job.finish(.failure(unavailable(error)))
-        }
-    }
-
-    /// Applies commits, in order, inside the group's transaction (`jobs` sorted
-    /// by store): every store's row locked in one statement (in that order),
-    /// the current entries of all their keys read in one, each commit decided
-    /// on top of the one before it in its store (each its own revision), and
-    /// everything written in one more — three statements for the group, not
-    /// three per store.
-    static func apply(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws -> [CommitOutcome] {
-        // The stores, in the jobs' order, each with its jobs.
-        var stores: [(account: String, store: String, jobs: Range<Int>)] = []
-        var start = 0
-        while start < jobs.count {
-            var end = start + 1
-            while end < jobs.count, jobs[end].storeKey == jobs[start].storeKey { end += 1 }
-            stores.append((jobs[start].account, jobs[start].store, start..<end))
-            start = end
-        }
-        // The stores' rows, created when new and locked until the transaction ends, in the group's order.
-        let headRows = try await db.query("""
-            INSERT INTO stores(account, store)
-            SELECT a, s FROM unnest(\(stores.map(\.account))::text[], \(stores.map(\.store))::text[]) WITH ORDINALITY AS t(a, s, o) ORDER BY o
-            ON CONFLICT (account, store) DO UPDATE SET revision = stores.revision
-            RETURNING account, store, revision, key_count, total_bytes, tombstones, horizon
-            """, logger: logger)
-        var heads: [String: StoreHead] = [:]
-        for try await (account, store, revision, count, total, tombstones, horizon) in headRows.decode((String, String, Int64, Int32, Int32, Int32, Int64).self) {
-            heads[account + "/" + store] = StoreHead(revision: revision, count: Int(count), total: Int(total), tombstones: Int(tombstones), horizon: horizon)
-        }
-        // Read after the locks: READ COMMITTED gives this statement a snapshot that includes the last writers' commits.
-        var qa: [String] = [], qs: [String] = [], qk: [String] = []
-        for store in stores {
-            for key in Set(jobs[store.jobs].flatMap { $0.changes.map(\.key) }) {
-                qa.append(store.account)
-                qs.append(store.store)
-                qk.append(key)
-            }
-        }
-        var current: [String: [String: CurrentEntry]] = [:]
-        let rows = try await db.query("""
-            SELECT e.account, e.store, e.key, e.revision, e.size, e.value
-            FROM unnest(\(qa)::text[], \(qs)::text[], \(qk)::text[]) AS q(a, s, k)
-            JOIN entries e ON e.account = q.a AND e.store = q.s AND e.key = q.k
-            """, logger: logger)
-        for try await (account, store, key, revision, size, value) in rows.decode((String, String, String, Int64, Int32, ByteBuffer?).self) {
-            current[account + "/" + store, default: [:]][key] = CurrentEntry(revision: revision, size: Int(size), value: value)
-        }
-        // Each store's commits decided in order; what they write gathered for one statement.
-        var outcomes: [CommitOutcome] = []
-        var entries = (a: [String](), s: [String](), k: [String](), r: [Int64](), v: [ByteBuffer](), d: [Bool](), z: [Int32]())
-        var headsOut = (a: [String](), s: [String](), r: [Int64](), c: [Int32](), t: [Int32](), tb: [Int32]())
-        var logs = (a: [String](), s: [String](), r: [Int64](), n: [Int32]())
-        var hints: [String] = []
-        var pruning: [(account: String, store: String, head: StoreHead)] = []
-        for store in stores {
-            let a = store.account, s = store.store, storeKey = a + "/" + s
-            guard var head = heads[storeKey] else { throw BackendError(status: 500, "the row of store \(storeKey) is missing") }
-            var here = current[storeKey] ?? [:]
-            var written: [String: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
-            var logged = false
-            for job in jobs[store.jobs] {
-                let decision = CommitDecision(changes: job.changes, head: head, current: here)
-                outcomes.append(decision.outcome(for: job.changes, head: head, current: here))
-                guard decision.writes else { continue }
-                head = decision.next
-                for change in decision.applied {
-                    here[change.key] = CurrentEntry(revision: head.revision, size: change.size, value: change.bytes.map { ByteBuffer(bytes: $0) })
-                    written[change.key] = (head.revision, change.bytes, change.size)
-                }
-                logs.a.append(a); logs.s.append(s); logs.r.append(head.revision); logs.n.append(Int32(decision.applied.count))
-                logged = true
-            }
-            guard logged else { continue }
-            for (key, w) in written {
-                entries.a.append(a); entries.s.append(s); entries.k.append(key); entries.r.append(w.revision)
-                entries.v.append(ByteBuffer(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
-            }
-            headsOut.a.append(a); headsOut.s.append(s); headsOut.r.append(head.revision)
-            headsOut.c.append(Int32(head.count)); headsOut.t.append(Int32(head.total)); headsOut.tb.append(Int32(head.tombstones))
-            hints.append("\(a) \(s) \(head.revision)")
-            if head.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack { pruning.append((a, s, head)) }
-        }
-        guard !hints.isEmpty else { return outcomes }
-        // Entries, the stores' heads, the commits' records and the wake-ups in one statement.
-        try await db.query("""
-            WITH written AS (
-                INSERT INTO entries(account, store, key, revision, value, size)
-                SELECT a, s, k, r, CASE WHEN d THEN NULL ELSE v END, z
-                FROM unnest(\(entries.a)::text[], \(entries.s)::text[], \(entries.k)::text[], \(entries.r)::bigint[],
-                            \(entries.v)::bytea[], \(entries.d)::bool[], \(entries.z)::int[]) AS t(a, s, k, r, v, d, z)
-                ON CONFLICT (account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
-                RETURNING 1
-            ), head AS (
-                UPDATE stores SET revision = h.r, key_count = h.c, total_bytes = h.t, tombstones = h.tb
-                FROM unnest(\(headsOut.a)::text[], \(headsOut.s)::text[], \(headsOut.r)::bigint[], \(headsOut.c)::int[],
-                            \(headsOut.t)::int[], \(headsOut.tb)::int[]) AS h(a, s, r, c, t, tb)
-                WHERE stores.account = h.a AND stores.store = h.s RETURNING 1
-            ), logged AS (
-                INSERT INTO commits(account, store, revision, keys)
-                SELECT a, s, r, n FROM unnest(\(logs.a)::text[], \(logs.s)::text[], \(logs.r)::bigint[], \(logs.n)::int[]) AS l(a, s, r, n)
-                RETURNING 1
-            )
-            SELECT (SELECT array_agg(pg_notify(\(channel), h)::text) FROM unnest(\(hints)::text[]) AS n(h)),
-                (SELECT count(*) FROM written), (SELECT count(*) FROM head), (SELECT count(*) FROM logged)
-            """, logger: logger)
-        // Old removals are forgotten where a store keeps too many; a client older than the horizon gets the whole store.
-        for (a, s, head) in pruning {
-            let cutRows = try await db.query("""
-                SELECT revision FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL
-                ORDER BY revision DESC LIMIT 1 OFFSET \(CommitDecision.keptRemovals)
-                """, logger: logger)
-            var cut: Int64? = nil
-            for try await r in cutRows.decode(Int64.self) { cut = r }
-            if let cut {
-                try await db.query("DELETE FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL AND revision <= \(cut)", logger: logger)
-                var left = 0
-                for try await n in try await db.query("SELECT count(*) FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL", logger: logger).decode(Int64.self) {
-                    left = Int(n)
-                }
-                let horizon = max(head.horizon, cut)
-                try await db.query("UPDATE stores SET tombstones = \(Int32(left)), horizon = \(horizon) WHERE account = \(a) AND store = \(s)", logger: logger)
-            }
-        }
-        return outcomes
     }
 
     // MARK: Wake-ups

@@ -107,10 +107,17 @@ final class PostgresCluster: @unchecked Sendable {
         return Outcome(status: code, stdout: stdout, stderr: stderr)
     }
 
+    /// Whether the server counts statements (`pg_stat_statements`, in Debian's `postgresql`):
+    /// tests see which of the sync server's paths ran.
+    var countsStatements: Bool {
+        FileManager.default.fileExists(atPath: bin + "/../lib/pg_stat_statements.so")
+    }
+
     /// Starts (or restarts) the server: Unix socket in the folder, no TCP.
     func start() throws {
+        let statements = countsStatements ? " -c shared_preload_libraries=pg_stat_statements" : ""
         let r = try run(bin + "/pg_ctl", ["-D", folder + "/data", "-l", folder + "/log", "-w", "-t", "30",
-                                          "-o", "-k \(folder) -c listen_addresses='' -c max_connections=500 -c shared_buffers=128MB", "start"])
+                                          "-o", "-k \(folder) -c listen_addresses='' -c max_connections=500 -c shared_buffers=128MB" + statements, "start"])
         guard r.status == 0 else {
             let log = (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? ""
             throw Failure(description: "pg_ctl start failed: \(r.stdout) \(r.stderr) \(log.suffix(2000))")

@@ -110,6 +110,58 @@ struct PostgresInstancesTests {
         #expect(check.status == 0, "\(check.stderr)")
     }
 
+    @Test("""
+        commits to one store through two instances at once: a group whose store moved under it (the other \
+        instance committed) is redone under locks; every acknowledged write is kept and the revision counts them exactly
+        """)
+    func contendedStore() async throws {
+        let cluster = try #require(PostgresCluster.shared)
+        let one = try SyncServer(.postgres)
+        let two = try SyncServer(sharing: one)
+        let token = try one.addAccount("alice")
+        let database = PostgresCluster.databaseName(try #require(one.postgres))
+        // The store exists first (a new store's row is made under locks), then statements are counted.
+        _ = try await HTTPUbiquityTransport(account: one.account(token: token)).commit(store: Self.store, UbiquityCommitRequest(changes: [
+            UbiquityWireChange(key: "first", base: 0, value: UbiquityWireValue.encode(.integer(0)))]))
+        let statements = cluster.countsStatements
+        if statements {
+            try cluster.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()", database: database)
+        }
+        let writers = 16
+        let acknowledged = Acknowledged(), stop = Flag(), refusals = Refusals()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<writers {
+                group.addTask {
+                    await writeOwnKey(w, of: Self.store, through: [one, two], token: token, until: stop, acknowledged: acknowledged, refusals: refusals)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(2000))
+            stop.set()
+            try await group.waitForAll()
+        }
+        #expect(refusals.count == 0, "\(refusals.recent(Date()))")
+        #expect(acknowledged.count > 100, "only \(acknowledged.count) commits were acknowledged")
+        let changes = try #require(await Self.everything(two, token: token))
+        Self.expectNothingLost(acknowledged, writers: writers, in: changes)
+        // One revision per acknowledged commit (and the first): none applied twice, none applied unanswered.
+        #expect(changes.revision == Int64(acknowledged.count) + 1, "revision \(changes.revision), \(acknowledged.count) acknowledged")
+        let check = try two.check()
+        #expect(check.status == 0, "\(check.stderr)")
+        // Both paths ran: groups read without locks, and groups redone under them.
+        if statements {
+            let calls = try cluster.psql("""
+                SELECT coalesce(sum(calls) FILTER (WHERE query LIKE 'SELECT $%, account, store, revision%'), 0) || ' ' ||
+                       coalesce(sum(calls) FILTER (WHERE query LIKE 'INSERT INTO stores(account, store)%'), 0)
+                FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """, database: database)
+            let counts = calls.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+            #expect(counts.count == 2 && counts[0] > 0 && counts[1] > 0,
+                    "unlocked reads, locked groups: \(calls.stdout) \(calls.stderr)")
+        } else {
+            Issue.record("pg_stat_statements is missing: which path ran is not checked")
+        }
+    }
+
     @Test("PostgreSQL crashes (pg_ctl -m immediate) and comes back: 503 meanwhile, then recovery by itself; nothing acknowledged lost")
     func databaseCrash() async throws {
         // A cluster of its own: suites running meanwhile use the shared one.

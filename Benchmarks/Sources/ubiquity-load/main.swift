@@ -28,15 +28,21 @@ var fill = 0
 var remoteWatchers = false
 var streaming = true
 var loadThreads = 1
+var rawClient = true
 var args = CommandLine.arguments.dropFirst()
 let usage = """
     usage: ubiquity-load [--mode watch|commits] [--postgres URL] [--instances N] [--protocol events|poll]
                          [--watchers N] [--commits N] [--writers N] [--stores N] [--fill N] [--threads N]
+                         [--client raw|library]
       watch:   --watchers watchers spread over the instances; --commits commits through the first;
                the time from each commit to each watcher's answer. A watcher holds an event stream
                (GET …/events, the client's way; the default) or makes long polls (--protocol poll).
       commits: --writers concurrent clients (spread over the instances) make --commits acknowledged
                commits in all, over --stores stores; acknowledged writes per second and commit latency.
+      --client (commits): raw (the default) speaks HTTP/1.1 itself, a connection per writer on one
+               thread of this program, so the server and the database keep the machine's other
+               cores; library commits through OpenDefaultsUbiquityHTTP's transport (AsyncHTTPClient and
+               JSONEncoder/JSONDecoder: ~3 times this program's CPU per write).
       --remote-watchers: watchers only on the instances other than the one committed through.
       --threads N: the watchers' threads in this program (default 1: the server keeps the other cores).
       --fill N (PostgreSQL only, needs psql): first load N stores of 100 keys into the database.
@@ -53,6 +59,12 @@ while let a = args.popFirst() {
     case "--stores": storeCount = max(1, Int(args.popFirst() ?? "") ?? storeCount)
     case "--fill": fill = max(0, Int(args.popFirst() ?? "") ?? 0)
     case "--remote-watchers": remoteWatchers = true
+    case "--client":
+        switch args.popFirst() {
+        case "raw": rawClient = true
+        case "library": rawClient = false
+        default: FileHandle.standardError.write(Data(usage.utf8)); exit(64)
+        }
     case "--threads": loadThreads = max(1, Int(args.popFirst() ?? "") ?? 1)
     case "--protocol":
         switch args.popFirst() {
@@ -139,6 +151,22 @@ func cpuSeconds(_ pid: Int32) -> Double {
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
+/// CPU seconds used by every process whose command is `name` (PostgreSQL's backends), from /proc.
+func cpuSeconds(named name: String) -> Double {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).reduce(0) { total, pid in
+        let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+        return comm.hasPrefix(name) ? total + cpuSeconds(pid) : total
+    }
+}
+
+/// CPU seconds this program has used.
+func ownCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
 func residentKiB(_ pid: Int32) -> Int {
     let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
     for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
@@ -197,6 +225,112 @@ if fill > 0 {
     _ = psql("ANALYZE")
 }
 
+/// The commits acknowledged so far (raw writers), and their latencies.
+final class WriteTally: Sendable {
+    let goal: Int
+    let state = NIOLockedValueBox<(applied: Int, latencies: [Double])>((0, []))
+    init(goal: Int) { self.goal = goal }
+    var wantsMore: Bool { state.withLockedValue { $0.applied < goal } }
+    func applied(after nanoseconds: UInt64) {
+        state.withLockedValue { $0.applied += 1; $0.latencies.append(Double(nanoseconds) / 1e6) }
+    }
+}
+
+/// One writer speaking HTTP/1.1 itself on a keep-alive connection: a commit of its own key
+/// based on the revision its last answer gave, the answer read with a byte scan (status line,
+/// `Content-Length`, the result's `"status"` and its entry's `"revision"`), the next commit.
+/// An answer it cannot read ends the run with an error (never counted as a write).
+final class RawWriter: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let key: String, path: String, headers: String
+    let tally: WriteTally
+    let done: EventLoopPromise<Void>
+    var base: Int64 = 0
+    var n = 0
+    var start: UInt64 = 0
+    var buffer = ByteBuffer()
+
+    init(key: String, path: String, headers: String, tally: WriteTally, done: EventLoopPromise<Void>) {
+        (self.key, self.path, self.headers, self.tally, self.done) = (key, path, headers, tally, done)
+    }
+
+    struct Unreadable: Error, CustomStringConvertible { let description: String }
+
+    func send(_ context: ChannelHandlerContext) {
+        guard tally.wantsMore else { done.succeed(); context.close(promise: nil); return }
+        n += 1
+        let value = UbiquityWireValue.encode(.integer(.init(Int64(n))))
+        let body = #"{"changes":[{"key":"\#(key)","base":\#(base),"value":"\#(value)"}]}"#
+        var out = context.channel.allocator.buffer(capacity: 256 + body.utf8.count)
+        out.writeString("POST \(path) HTTP/1.1\r\n\(headers)Content-Length: \(body.utf8.count)\r\n\r\n")
+        out.writeString(body)
+        start = now()
+        context.writeAndFlush(wrapOutboundOut(out), promise: nil)
+    }
+
+    func channelActive(context: ChannelHandlerContext) { send(context) }
+
+    func channelInactive(context: ChannelHandlerContext) { done.fail(Unreadable(description: "the server closed \(key)'s connection")) }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        done.fail(error)
+        context.close(promise: nil)
+    }
+
+    static let contentLength = Array("content-length:".utf8)
+    static let status = Array(#""status":""#.utf8)
+    static let entry = Array(#""entry":"#.utf8)
+    static let revision = Array(#""revision":"#.utf8)
+
+    /// The decimal number at `i` in `bytes`, if any.
+    static func number(in bytes: UnsafeRawBufferPointer, at i: Int) -> Int64? {
+        var i = i, value: Int64 = 0, digits = 0
+        while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { value = value * 10 + Int64(bytes[i] - 48); i += 1; digits += 1 }
+        return digits > 0 ? value : nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var incoming = unwrapInboundIn(data)
+        buffer.writeBuffer(&incoming)
+        // nil: more bytes needed; otherwise the bytes used and the answer (applied, the entry's revision).
+        let answer = buffer.withUnsafeReadableBytes { bytes -> Result<(used: Int, applied: Bool, revision: Int64), Unreadable>? in
+            guard let headEnd = StreamWatcher.find(StreamWatcher.headEnd, in: bytes) else { return nil }
+            let head = Array(bytes[0..<headEnd]).map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+            guard let code = head.count > 12 ? String(decoding: head[9..<12], as: UTF8.self) : nil,
+                  let lengthAt = head.withUnsafeBytes({ StreamWatcher.find(Self.contentLength, in: $0) }) else {
+                return .failure(Unreadable(description: "an answer without a status or Content-Length: \(String(decoding: head, as: UTF8.self))"))
+            }
+            var i = lengthAt + Self.contentLength.count
+            while i < head.count, head[i] == 32 { i += 1 }
+            let length = head.withUnsafeBytes { Self.number(in: $0, at: i) } ?? 0
+            let total = headEnd + 4 + Int(length)
+            guard bytes.count >= total else { return nil }
+            let body = UnsafeRawBufferPointer(rebasing: bytes[(headEnd + 4)..<total])
+            guard code == "200", let statusAt = StreamWatcher.find(Self.status, in: body),
+                  let entryAt = StreamWatcher.find(Self.entry, in: body),
+                  let revisionAt = StreamWatcher.find(Self.revision, in: body, from: entryAt),
+                  let revision = Self.number(in: body, at: revisionAt + Self.revision.count) else {
+                return .failure(Unreadable(description: "answer \(code) to a commit: \(String(decoding: body, as: UTF8.self))"))
+            }
+            let applied = body[(statusAt + Self.status.count)...].starts(with: "applied\"".utf8)
+            return .success((total, applied, revision))
+        }
+        switch answer {
+        case nil: return
+        case .failure(let error):
+            done.fail(error)
+            context.close(promise: nil)
+        case .success(let (used, applied, revision)):
+            buffer.moveReaderIndex(forwardBy: used)
+            buffer.discardReadBytes()
+            if applied { tally.applied(after: now() - start) }
+            base = revision
+            send(context)
+        }
+    }
+}
+
 if mode == "commits" {
     // Writers spread over the instances, each its own key of one of the stores, until `commits` are acknowledged.
     let transports = (0..<instances).map { i in
@@ -211,7 +345,28 @@ if mode == "commits" {
     let counter = NIOLockedValueBox(0)
     let storeCount = storeCount, commits = commits
     let latencies = NIOLockedValueBox<[Double]>([])
+    let cpu0 = (servers: servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) },
+                database: postgres == nil ? 0 : cpuSeconds(named: "postgres"), load: ownCPUSeconds())
     let t0 = DispatchTime.now().uptimeNanoseconds
+    if rawClient {
+        let tally = WriteTally(goal: commits)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: loadThreads)
+        var finished: [EventLoopFuture<Void>] = []
+        for w in 0..<writers {
+            let server = servers[w % servers.count]
+            let loop = group.next()
+            let done = loop.makePromise(of: Void.self)
+            let writer = RawWriter(key: "w\(w)", path: "/v1/stores/com.load.s\(w % storeCount)/commit",
+                                   headers: "Host: 127.0.0.1:\(server.port)\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n",
+                                   tally: tally, done: done)
+            _ = try await ClientBootstrap(group: loop).channelInitializer { $0.pipeline.addHandler(writer) }
+                .connect(host: "127.0.0.1", port: server.port).get()
+            finished.append(done.futureResult)
+        }
+        for f in finished { try await f.get() }
+        counter.withLockedValue { $0 = tally.state.withLockedValue { $0.applied } }
+        latencies.withLockedValue { $0 = tally.state.withLockedValue { $0.latencies } }
+    } else {
     try await withThrowingTaskGroup(of: Void.self) { group in
         for w in 0..<writers {
             group.addTask {
@@ -235,11 +390,18 @@ if mode == "commits" {
         }
         try await group.waitForAll()
     }
+    }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
     let done = counter.withLockedValue { $0 }
+    let cpu = (servers: servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) } - cpu0.servers,
+               database: (postgres == nil ? 0 : cpuSeconds(named: "postgres")) - cpu0.database,
+               load: ownCPUSeconds() - cpu0.load)
     let sorted = latencies.withLockedValue { $0 }.sorted()
-    print(String(format: "commits: %d acknowledged in %.3f s = %.0f writes/s (%d writers, %d store(s), %d instance(s)); latency p50 %.1f ms, p99 %.1f ms",
-                 done, seconds, Double(done) / seconds, writers, storeCount, instances, percentile(sorted, 0.5), percentile(sorted, 0.99)))
+    print(String(format: "commits: %d acknowledged in %.3f s = %.0f writes/s (%d writers, %d store(s), %d instance(s), %@ client); latency p50 %.1f ms, p99 %.1f ms",
+                 done, seconds, Double(done) / seconds, writers, storeCount, instances, rawClient ? "raw" : "library", percentile(sorted, 0.5), percentile(sorted, 0.99)))
+    print(String(format: "CPU per acknowledged write: server(s) %.0f µs, PostgreSQL %.0f µs, this program %.0f µs (%.0f%%, %.0f%%, %.0f%% of a core)",
+                 cpu.servers / Double(done) * 1e6, cpu.database / Double(done) * 1e6, cpu.load / Double(done) * 1e6,
+                 cpu.servers / seconds * 100, cpu.database / seconds * 100, cpu.load / seconds * 100))
     for s in servers { s.process.terminate() }
     exit(0)
 }

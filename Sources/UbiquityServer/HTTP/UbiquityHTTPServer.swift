@@ -32,14 +32,19 @@ package struct UbiquityHTTPServer: Sendable {
         }
         var logger = Logger(label: "ubiquity")
         logger.logLevel = .warning
-        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(Int64(idleTimeout))))
+        let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(Int64(idleTimeout)))
         let builder: HTTPServerBuilder
         if let tls {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
-            builder = try .tls(http1, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            builder = HTTPServerBuilder { responder in
+                EventLoopBoundChannel(base: try TLSChannel(HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: configuration))
+            }
         } else {
-            builder = http1
+            builder = HTTPServerBuilder { responder in
+                EventLoopBoundChannel(base: HTTP1Channel(responder: responder, configuration: http1))
+            }
         }
         let app = Application(
             responder: responder,

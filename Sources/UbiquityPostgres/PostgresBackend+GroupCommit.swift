@@ -1,0 +1,328 @@
+import Logging
+import NIOCore
+import OpenDefaultsUbiquity
+import PostgresNIO
+import UbiquityServer
+
+// A group commit (proposal 0012): the commits a writer took, applied together.
+//
+// First without locks, in two statements: the stores' heads and the
+// commits' current entries read in one, the commits decided, and everything
+// written in one more that locks each store's row only if its revision is
+// still the one read (a single statement is its own transaction: one WAL
+// flush, nothing half-written). A store whose revision moved meanwhile
+// (another server committed to it) is left out of that statement, and its
+// commits go through the locked path: BEGIN, every store's row locked in
+// order, its entries read after the locks, the same decisions and the same
+// write, COMMIT. With one server per store at a time, the first path is the
+// only one taken: two round trips and a flush instead of five.
+extension PostgresBackend {
+    /// One group commit on one connection; commits the group cannot apply are tried alone.
+    static func run(_ jobs: [Job], client: PostgresClient, logger: Logger) async {
+        // A fixed order of stores: two servers' groups lock rows in the same order (no deadlock).
+        let ordered = jobs.enumerated().sorted { a, b in
+            (a.element.account, a.element.store, a.offset) < (b.element.account, b.element.store, b.offset)
+        }.map(\.element)
+        // A writer that has read nothing before its commits' deadline gives up
+        // with them (the pool may be waiting out a backoff): the lease is cancelled.
+        let began = Flag()
+        let work = Task {
+            try await client.withConnection { db in
+                let state = try await read(ordered, on: db, logger: logger)
+                began.set()
+                // From here on the writer answers every claimed commit itself.
+                let claimed = ordered.filter { $0.ticket.claim() }
+                do {
+                    let rest = try await commitUnlocked(claimed, state: state, on: db, logger: logger)
+                    if !rest.isEmpty { try await commitLocked(rest, on: db, logger: logger) }
+                } catch {
+                    // The connection failed: what is not answered yet is answered now.
+                    for job in claimed { job.finish(.failure(unavailable(error))) }
+                }
+            }
+        }
+        let watchdog = Task {
+            try? await Task.sleep(for: deadline)
+            if !began.isSet { work.cancel() }
+        }
+        defer { watchdog.cancel() }
+        do {
+            try await work.value
+        } catch {
+            // No connection, or the first read failed: commits not yet answered fail now (none was applied).
+            for job in ordered { job.ticket.abandon(.failure(unavailable(error))) }
+        }
+    }
+
+    /// What a group's decisions start from: the stores' heads and the current entries of the commits' keys.
+    struct GroupState {
+        var heads: [String: StoreHead] = [:]
+        var current: [String: [String: CurrentEntry]] = [:]
+    }
+
+    /// The stores of `jobs` (sorted by store), each with the range of its jobs.
+    static func stores(of jobs: [Job]) -> [(account: String, store: String, jobs: Range<Int>)] {
+        var stores: [(account: String, store: String, jobs: Range<Int>)] = []
+        var start = 0
+        while start < jobs.count {
+            var end = start + 1
+            while end < jobs.count, jobs[end].storeKey == jobs[start].storeKey { end += 1 }
+            stores.append((jobs[start].account, jobs[start].store, start..<end))
+            start = end
+        }
+        return stores
+    }
+
+    /// The keys the jobs of each store change, as three parallel arrays for `unnest`.
+    static func keys(of jobs: [Job], _ stores: [(account: String, store: String, jobs: Range<Int>)]) -> (a: [String], s: [String], k: [String]) {
+        var keys = (a: [String](), s: [String](), k: [String]())
+        for store in stores {
+            for key in Set(jobs[store.jobs].flatMap { $0.changes.map(\.key) }) {
+                keys.a.append(store.account)
+                keys.s.append(store.store)
+                keys.k.append(key)
+            }
+        }
+        return keys
+    }
+
+    /// The heads and entries of the group's stores, without locks (one statement, one snapshot).
+    static func read(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws -> GroupState {
+        let stores = stores(of: jobs)
+        let keys = keys(of: jobs, stores)
+        let rows = try await db.query("""
+            SELECT 'h', account, store, revision, key_count, total_bytes, tombstones, horizon, NULL::text, NULL::int, NULL::bytea
+            FROM stores WHERE (account, store) IN (SELECT a, s FROM unnest(\(stores.map(\.account))::text[], \(stores.map(\.store))::text[]) AS q(a, s))
+            UNION ALL
+            SELECT 'e', e.account, e.store, e.revision, 0, 0, 0, 0::bigint, e.key, e.size, e.value
+            FROM unnest(\(keys.a)::text[], \(keys.s)::text[], \(keys.k)::text[]) AS q(a, s, k)
+            JOIN entries e ON e.account = q.a AND e.store = q.s AND e.key = q.k
+            """, logger: logger)
+        var state = GroupState()
+        for try await (kind, account, store, revision, count, total, tombstones, horizon, key, size, value)
+            in rows.decode((String, String, String, Int64, Int32, Int32, Int32, Int64, String?, Int32?, ByteBuffer?).self) {
+            if kind == "h" {
+                state.heads[account + "/" + store] = StoreHead(revision: revision, count: Int(count), total: Int(total),
+                                                              tombstones: Int(tombstones), horizon: horizon)
+            } else if let key, let size {
+                state.current[account + "/" + store, default: [:]][key] = CurrentEntry(revision: revision, size: Int(size), value: value)
+            }
+        }
+        return state
+    }
+
+    /// One store's commits decided in order, each on top of the one before.
+    struct StoreDecision {
+        var account: String
+        var store: String
+        var jobs: Range<Int>
+        /// The head read, and the head after the commits.
+        var before: StoreHead
+        var after: StoreHead
+        var outcomes: [CommitOutcome] = []
+        /// The keys written, each with its last revision, value and size.
+        var written: [String: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
+        /// Each writing commit's revision and number of keys (the commit log).
+        var log: [(revision: Int64, keys: Int32)] = []
+        var writes: Bool { !log.isEmpty }
+        /// Whether the store keeps too many removals (pruned in the locked path).
+        var needsPruning: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
+
+        init(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead, current: [String: CurrentEntry]) {
+            (self.account, self.store, self.jobs, self.before, self.after) = (account, store, range, head, head)
+            var here = current
+            for job in jobs[range] {
+                let decision = CommitDecision(changes: job.changes, head: after, current: here)
+                outcomes.append(decision.outcome(for: job.changes, head: after, current: here))
+                guard decision.writes else { continue }
+                after = decision.next
+                for change in decision.applied {
+                    here[change.key] = CurrentEntry(revision: after.revision, size: change.size, value: change.bytes.map { ByteBuffer(bytes: $0) })
+                    written[change.key] = (after.revision, change.bytes, change.size)
+                }
+                log.append((after.revision, Int32(decision.applied.count)))
+            }
+        }
+    }
+
+    /// Writes the stores' decisions in one statement: entries, heads, the
+    /// commit log and a `NOTIFY` per store, for the stores whose revision is
+    /// still the one their decisions started from (each such row locked, in
+    /// the group's order, until the statement's transaction ends). Returns
+    /// the stores written ("account/store").
+    static func write(_ decisions: [StoreDecision], on db: PostgresConnection, logger: Logger) async throws -> Set<String> {
+        var heads = (a: [String](), s: [String](), x: [Int64](), r: [Int64](), c: [Int32](), t: [Int32](), tb: [Int32]())
+        var entries = (a: [String](), s: [String](), k: [String](), r: [Int64](), v: [ByteBuffer](), d: [Bool](), z: [Int32]())
+        var logs = (a: [String](), s: [String](), r: [Int64](), n: [Int32]())
+        for d in decisions where d.writes {
+            heads.a.append(d.account); heads.s.append(d.store); heads.x.append(d.before.revision); heads.r.append(d.after.revision)
+            heads.c.append(Int32(d.after.count)); heads.t.append(Int32(d.after.total)); heads.tb.append(Int32(d.after.tombstones))
+            for (key, w) in d.written {
+                entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key); entries.r.append(w.revision)
+                entries.v.append(ByteBuffer(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
+            }
+            for l in d.log {
+                logs.a.append(d.account); logs.s.append(d.store); logs.r.append(l.revision); logs.n.append(l.keys)
+            }
+        }
+        guard !heads.a.isEmpty else { return [] }
+        let rows = try await db.query("""
+            WITH h AS (
+                SELECT * FROM unnest(\(heads.a)::text[], \(heads.s)::text[], \(heads.x)::bigint[], \(heads.r)::bigint[],
+                                     \(heads.c)::int[], \(heads.t)::int[], \(heads.tb)::int[]) WITH ORDINALITY AS h(a, s, x, r, c, t, tb, o)
+            ), locked AS (
+                SELECT stores.account, stores.store FROM stores JOIN h ON stores.account = h.a AND stores.store = h.s AND stores.revision = h.x
+                ORDER BY h.o FOR UPDATE OF stores
+            ), head AS (
+                UPDATE stores SET revision = h.r, key_count = h.c, total_bytes = h.t, tombstones = h.tb
+                FROM h JOIN locked l ON l.account = h.a AND l.store = h.s
+                WHERE stores.account = h.a AND stores.store = h.s
+                RETURNING stores.account, stores.store, stores.revision
+            ), written AS (
+                INSERT INTO entries(account, store, key, revision, value, size)
+                SELECT t.a, t.s, t.k, t.r, CASE WHEN t.d THEN NULL ELSE t.v END, t.z
+                FROM unnest(\(entries.a)::text[], \(entries.s)::text[], \(entries.k)::text[], \(entries.r)::bigint[],
+                            \(entries.v)::bytea[], \(entries.d)::bool[], \(entries.z)::int[]) AS t(a, s, k, r, v, d, z)
+                JOIN locked l ON l.account = t.a AND l.store = t.s
+                ON CONFLICT (account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
+                RETURNING 1
+            ), logged AS (
+                INSERT INTO commits(account, store, revision, keys)
+                SELECT g.a, g.s, g.r, g.n FROM unnest(\(logs.a)::text[], \(logs.s)::text[], \(logs.r)::bigint[], \(logs.n)::int[]) AS g(a, s, r, n)
+                JOIN locked l ON l.account = g.a AND l.store = g.s
+                RETURNING 1
+            )
+            SELECT account, store, pg_notify(\(channel), account || ' ' || store || ' ' || revision)::text FROM head
+            """, logger: logger)
+        var done: Set<String> = []
+        for try await (account, store, _) in rows.decode((String, String, String).self) { done.insert(account + "/" + store) }
+        return done
+    }
+
+    /// The unlocked path: decides the claimed commits on `state` and writes
+    /// them where their stores did not move. Answers the commits it decided;
+    /// returns the ones left for the locked path (stores that moved, new
+    /// stores, stores to prune). Nothing is applied when it throws (one statement).
+    static func commitUnlocked(_ jobs: [Job], state: GroupState, on db: PostgresConnection, logger: Logger) async throws -> [Job] {
+        var rest: [Job] = []
+        var decisions: [StoreDecision] = []
+        for store in stores(of: jobs) {
+            let storeKey = store.account + "/" + store.store
+            guard let head = state.heads[storeKey] else { rest += jobs[store.jobs]; continue }
+            let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
+                                         current: state.current[storeKey] ?? [:])
+            if decision.needsPruning { rest += jobs[store.jobs]; continue }
+            decisions.append(decision)
+        }
+        let written = try await write(decisions, on: db, logger: logger)
+        for decision in decisions {
+            // A store whose commits write nothing (conflicts, refusals) is answered on what was read:
+            // that state was the store's at the moment of the read.
+            if decision.writes && !written.contains(decision.account + "/" + decision.store) {
+                rest += jobs[decision.jobs]
+            } else {
+                for (job, outcome) in zip(jobs[decision.jobs], decision.outcomes) { job.finish(.success(outcome)) }
+            }
+        }
+        return rest
+    }
+
+    /// The locked path, in a transaction of its own; when it fails, its commits are tried alone.
+    static func commitLocked(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws {
+        try await db.query("BEGIN", logger: logger)
+        do {
+            let outcomes = try await apply(jobs, on: db, logger: logger)
+            try await db.query("COMMIT", logger: logger)
+            for (job, outcome) in zip(jobs, outcomes) { job.finish(.success(outcome)) }
+        } catch {
+            _ = try? await db.query("ROLLBACK", logger: logger)
+            if jobs.count == 1 {
+                jobs[0].finish(.failure(unavailable(error)))
+            } else {
+                for job in jobs { await alone(job, on: db, logger: logger) }
+            }
+        }
+    }
+
+    /// One claimed commit in a transaction of its own (after its group failed).
+    static func alone(_ job: Job, on db: PostgresConnection, logger: Logger) async {
+        do {
+            try await db.query("BEGIN", logger: logger)
+            do {
+                let outcome = try await apply([job], on: db, logger: logger)
+                try await db.query("COMMIT", logger: logger)
+                job.finish(.success(outcome[0]))
+            } catch {
+                _ = try? await db.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        } catch {
+            job.finish(.failure(unavailable(error)))
+        }
+    }
+
+    /// Applies commits, in order, inside the caller's transaction (`jobs`
+    /// sorted by store): every store's row locked in one statement (in that
+    /// order), the current entries of all their keys read after the locks in
+    /// one, each store's commits decided, everything written in one more.
+    static func apply(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws -> [CommitOutcome] {
+        let stores = stores(of: jobs)
+        // The stores' rows, created when new and locked until the transaction ends, in the group's order.
+        let headRows = try await db.query("""
+            INSERT INTO stores(account, store)
+            SELECT a, s FROM unnest(\(stores.map(\.account))::text[], \(stores.map(\.store))::text[]) WITH ORDINALITY AS t(a, s, o) ORDER BY o
+            ON CONFLICT (account, store) DO UPDATE SET revision = stores.revision
+            RETURNING account, store, revision, key_count, total_bytes, tombstones, horizon
+            """, logger: logger)
+        var state = GroupState()
+        for try await (account, store, revision, count, total, tombstones, horizon) in headRows.decode((String, String, Int64, Int32, Int32, Int32, Int64).self) {
+            state.heads[account + "/" + store] = StoreHead(revision: revision, count: Int(count), total: Int(total), tombstones: Int(tombstones), horizon: horizon)
+        }
+        // Read after the locks: READ COMMITTED gives this statement a snapshot that includes the last writers' commits.
+        let keys = keys(of: jobs, stores)
+        let rows = try await db.query("""
+            SELECT e.account, e.store, e.key, e.revision, e.size, e.value
+            FROM unnest(\(keys.a)::text[], \(keys.s)::text[], \(keys.k)::text[]) AS q(a, s, k)
+            JOIN entries e ON e.account = q.a AND e.store = q.s AND e.key = q.k
+            """, logger: logger)
+        for try await (account, store, key, revision, size, value) in rows.decode((String, String, String, Int64, Int32, ByteBuffer?).self) {
+            state.current[account + "/" + store, default: [:]][key] = CurrentEntry(revision: revision, size: Int(size), value: value)
+        }
+        var decisions: [StoreDecision] = []
+        for store in stores {
+            let storeKey = store.account + "/" + store.store
+            guard let head = state.heads[storeKey] else { throw BackendError(status: 500, "the row of store \(storeKey) is missing") }
+            decisions.append(StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
+                                           current: state.current[storeKey] ?? [:]))
+        }
+        // The rows are locked: every store that writes is written.
+        let written = try await write(decisions, on: db, logger: logger)
+        for d in decisions where d.writes && !written.contains(d.account + "/" + d.store) {
+            throw BackendError(status: 500, "the store \(d.account)/\(d.store) changed while its row was locked")
+        }
+        for d in decisions where d.writes && d.needsPruning {
+            try await prune(account: d.account, store: d.store, head: d.after, on: db, logger: logger)
+        }
+        return decisions.flatMap(\.outcomes)
+    }
+
+    /// Forgets a store's oldest removals beyond ``CommitDecision/keptRemovals``
+    /// (inside the locked path's transaction); a client older than the new
+    /// horizon gets the whole store.
+    static func prune(account a: String, store s: String, head: StoreHead, on db: PostgresConnection, logger: Logger) async throws {
+        let cutRows = try await db.query("""
+            SELECT revision FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL
+            ORDER BY revision DESC LIMIT 1 OFFSET \(CommitDecision.keptRemovals)
+            """, logger: logger)
+        var cut: Int64? = nil
+        for try await r in cutRows.decode(Int64.self) { cut = r }
+        guard let cut else { return }
+        try await db.query("DELETE FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL AND revision <= \(cut)", logger: logger)
+        var left = 0
+        for try await n in try await db.query("SELECT count(*) FROM entries WHERE account = \(a) AND store = \(s) AND value IS NULL", logger: logger).decode(Int64.self) {
+            left = Int(n)
+        }
+        let horizon = max(head.horizon, cut)
+        try await db.query("UPDATE stores SET tombstones = \(Int32(left)), horizon = \(horizon) WHERE account = \(a) AND store = \(s)", logger: logger)
+    }
+}

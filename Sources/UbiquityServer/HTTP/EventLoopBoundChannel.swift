@@ -1,0 +1,28 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// A Hummingbird child channel whose connection task runs on the
+/// connection's own event loop.
+///
+/// Hummingbird runs each connection's task on Swift's global executor: every
+/// request then crosses threads to be read (event loop → pool thread), again
+/// for each database answer, and again to be written. With the task
+/// preferring the connection's event loop (``EventLoopTaskExecutor``), the
+/// read, the handler and the write stay on one thread; only the database's
+/// answers may come from another loop.
+struct EventLoopBoundChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+
+    let base: Base
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await base.handle(value: value, logger: logger)
+        }
+    }
+}
