@@ -49,6 +49,8 @@ package final class PostgresBackend: UbiquityBackend {
         var busyStores: Set<String> = []
         /// Whether the deadline sweeper is running (``sweep()``).
         var sweeping = false
+        /// When each writer at work began.
+        var started: [ContinuousClock.Instant] = []
     }
     let listenerTask = Lock<Task<Void, Never>?>(nil)
     /// Writers at work, answered and let go when the pool is replaced (their
@@ -57,9 +59,10 @@ package final class PostgresBackend: UbiquityBackend {
     let runs = Lock<[ObjectIdentifier: Run]>([:])
     final class Run: Sendable {
         let jobs: [Job]
+        let started: ContinuousClock.Instant
         let released = Flag()
         let task = Lock<Task<Void, Never>?>(nil)
-        init(_ jobs: [Job]) { self.jobs = jobs }
+        init(_ jobs: [Job], started: ContinuousClock.Instant) { (self.jobs, self.started) = (jobs, started) }
     }
 
     let closed = Lock(false)
@@ -67,14 +70,16 @@ package final class PostgresBackend: UbiquityBackend {
     /// Connections of the pool (commits and reads); the listener has one more of its own.
     package static let defaultPoolSize = 12
     /// Writers at work at once, each with one connection during its group commit.
-    /// Two: a group commit's statements do not grow with its stores, so a few
-    /// large groups beat many small ones, each waiting for its own WAL flush
-    /// (8 stores, 64 clients: 1 writer 4,889–5,215 writes/s in its best runs,
-    /// 2 writers 4,082–4,783, 3 writers 3,398–3,958, 4 writers 3,377–3,500);
-    /// and with one writer, a writer waiting on a connection that died with the
-    /// database held up every commit of the instance (the crash test missed
-    /// its recovery window twice in full test runs), so two.
+    /// One normally: a group's statements do not grow with its stores, so one
+    /// large group beats several small ones, each with its own statements and
+    /// WAL flush (8 stores, 64 clients, session 12: one writer 5,317–7,206
+    /// writes/s, two at once 5,355–6,035 with PostgreSQL's CPU per write
+    /// 70–94 µs against 119–131). A second one starts only when the first has
+    /// been at work for ``slowGroup`` (a writer waiting on a connection that
+    /// died with the database must not hold up every other store's commits).
     package static let writers = 2
+    /// How long a group may take before a second writer takes the other stores' commits.
+    package static let slowGroup: Duration = .milliseconds(100)
     /// How long a request waits for the database before the server answers 503.
     package static let deadline: Duration = .seconds(5)
     /// The channel of wake-ups.
@@ -183,6 +188,7 @@ package final class PostgresBackend: UbiquityBackend {
         work.withLock { w in
             w.busy -= 1
             for job in run.jobs { w.busyStores.remove(job.storeKey) }
+            if let i = w.started.firstIndex(of: run.started) { w.started.remove(at: i) }
         }
         dispatch()
     }
@@ -194,25 +200,21 @@ package final class PostgresBackend: UbiquityBackend {
         self.logger = logger
     }
 
-    /// Starts writers for the waiting commits while fewer than ``writers`` are at work.
-    /// A writer takes every commit waiting for its share of the stores no other
-    /// writer of this server holds (the free stores spread over the idle
-    /// writers), so a store has at most one transaction here at a time, the
-    /// commits that arrive meanwhile go to the database together, and
-    /// different stores' groups run on different connections at once (each
-    /// store costs its group three statements, one after another).
+    /// Starts a writer for the waiting commits when none is at work (or the
+    /// one at work is slow: ``slowGroup``). A writer takes every commit
+    /// waiting for a store no other writer of this server holds, so a store
+    /// has at most one transaction here at a time, the commits that arrive
+    /// meanwhile go to the database together, and a group is as large as it
+    /// can be (its statements do not grow with its stores).
     func dispatch() {
         while true {
-            let jobs = work.withLock { w -> [Job]? in
+            let now = ContinuousClock.now
+            let jobs = work.withLock { w -> (jobs: [Job], started: ContinuousClock.Instant)? in
                 guard w.busy < Self.writers, !w.jobs.isEmpty else { return nil }
-                var freeStores: [String] = []
-                var seen: Set<String> = []
-                for job in w.jobs where !w.busyStores.contains(job.storeKey) {
-                    if seen.insert(job.storeKey).inserted { freeStores.append(job.storeKey) }
-                }
-                guard !freeStores.isEmpty else { return nil }
-                let idle = Self.writers - w.busy
-                let share = Set(freeStores.prefix((freeStores.count + idle - 1) / idle))
+                guard w.started.allSatisfy({ now - $0 >= Self.slowGroup }) else { return nil }
+                let busyStores = w.busyStores
+                let share = Set(w.jobs.lazy.map(\.storeKey).filter { !busyStores.contains($0) })
+                guard !share.isEmpty else { return nil }
                 var taken: [Job] = [], waiting: [Job] = []
                 for job in w.jobs {
                     if share.contains(job.storeKey) { taken.append(job) } else { waiting.append(job) }
@@ -220,10 +222,11 @@ package final class PostgresBackend: UbiquityBackend {
                 w.busyStores.formUnion(share)
                 w.jobs = waiting
                 w.busy += 1
-                return taken
+                w.started.append(now)
+                return (taken, now)
             }
-            guard let jobs else { return }
-            let run = Run(jobs)
+            guard let (jobs, started) = jobs else { return }
+            let run = Run(jobs, started: started)
             runs.withLock { $0[ObjectIdentifier(run)] = run }
             let task = Task(executorPreference: Self.databaseExecutor) { [client, logger] in
                 await Self.run(jobs, client: client, logger: logger)
@@ -395,7 +398,8 @@ package final class PostgresBackend: UbiquityBackend {
     static let sweepInterval: Duration = .milliseconds(20)
 
     /// Abandons the commits nobody applied within their deadline (answered
-    /// 503, never applied later), every ``sweepInterval`` while commits are
+    /// 503, never applied later), and starts a second writer beside a slow
+    /// one (``dispatch()``), every ``sweepInterval`` while commits are
     /// waiting or under way; it stops when none are. One task for all the
     /// commits: a timer per commit (a task sleeping out its 5 seconds) cost
     /// the server a fifth of its CPU per write.
@@ -425,6 +429,8 @@ package final class PostgresBackend: UbiquityBackend {
                 for ticket in overdue {
                     ticket.abandon(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(ticket.limit); the commit was not applied")))
                 }
+                // A writer slow for ``slowGroup`` lets a second one take the other stores' commits.
+                dispatch()
             }
         }
     }

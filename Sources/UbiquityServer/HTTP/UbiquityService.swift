@@ -150,8 +150,12 @@ package final class UbiquityService: Sendable {
             return Self.error(415, "the body must be application/json, not \(request.contentType ?? "untyped")")
         }
         let commit: UbiquityCommitRequest
-        do { commit = try JSONDecoder().decode(UbiquityCommitRequest.self, from: Data(request.body)) } catch {
-            return Self.error(400, "the body is not a commit: \(Self.describe(error))")
+        if let usual = WireJSON.commitRequest(request.body) {
+            commit = usual
+        } else {
+            do { commit = try JSONDecoder().decode(UbiquityCommitRequest.self, from: Data(request.body)) } catch {
+                return Self.error(400, "the body is not a commit: \(Self.describe(error))")
+            }
         }
         guard !commit.changes.isEmpty else { return Self.error(400, "a commit needs at least one change") }
         guard commit.changes.count <= Self.maximumChanges else {
@@ -377,6 +381,16 @@ package final class UbiquityService: Sendable {
     static func json(_ status: Int, _ value: some Encodable) -> ServiceResponse {
         let body = (try? encoder.encode(value)).map { [UInt8]($0) } ?? Array(#"{"error":"encoding failed"}"#.utf8)
         return ServiceResponse(status: status, body: body)
+    }
+
+    /// A commit's answer (written by ``WireJSON``: the commit path's JSON by hand).
+    static func json(_ status: Int, _ value: UbiquityCommitResponse) -> ServiceResponse {
+        ServiceResponse(status: status, body: WireJSON.encode(value))
+    }
+
+    /// A changes answer (written by ``WireJSON``).
+    static func json(_ status: Int, _ value: UbiquityChangesResponse) -> ServiceResponse {
+        ServiceResponse(status: status, body: WireJSON.encode(value))
     }
 
     static func error(_ status: Int, _ message: String) -> ServiceResponse {

@@ -1,0 +1,231 @@
+import OpenDefaultsUbiquity
+
+/// The JSON of the commit path, written and read by hand.
+///
+/// A commit's request and answer went through Foundation's `JSONDecoder` and
+/// `JSONEncoder`: an eighth of the server's CPU per write. The answers here
+/// are the encoder's JSON (sorted keys, absent optionals left out, `/` not
+/// escaped, which JSON allows either way). The request reader is a fast path
+/// for the shape clients send — `{"changes":[{"key":…,"base":…,"value":…}]}`,
+/// keys in any order, whitespace anywhere, the escapes `JSONEncoder` writes —
+/// and gives up (nil) on anything else: unknown or repeated keys, `\u`
+/// escapes, numbers with a fraction or an exponent, malformed input. The
+/// caller then asks `JSONDecoder`, so every request decodes (or is refused,
+/// with the decoder's message) exactly as before.
+package enum WireJSON {
+    // MARK: Writing
+
+    /// The JSON of a commit's answer.
+    package static func encode(_ response: UbiquityCommitResponse) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + response.results.count * 96)
+        out.append(UInt8(ascii: "{"))
+        if let refusal = response.refusal {
+            out.append(contentsOf: #""refusal":"#.utf8)
+            string(refusal, into: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: #""results":["#.utf8)
+        for (i, result) in response.results.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: #"{"entry":"#.utf8)
+            entry(result.entry, into: &out)
+            out.append(contentsOf: #","status":"#.utf8)
+            string(result.status.rawValue, into: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(contentsOf: #"],"revision":"#.utf8)
+        out.append(contentsOf: String(response.revision).utf8)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// The JSON of a changes answer (a long poll's, an event's data).
+    package static func encode(_ response: UbiquityChangesResponse) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + response.entries.count * 80)
+        out.append(contentsOf: #"{"complete":"#.utf8)
+        out.append(contentsOf: (response.complete ? "true" : "false").utf8)
+        out.append(contentsOf: #","entries":["#.utf8)
+        for (i, e) in response.entries.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            entry(e, into: &out)
+        }
+        out.append(contentsOf: #"],"revision":"#.utf8)
+        out.append(contentsOf: String(response.revision).utf8)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    static func entry(_ entry: UbiquityWireEntry, into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"key":"#.utf8)
+        string(entry.key, into: &out)
+        out.append(contentsOf: #","revision":"#.utf8)
+        out.append(contentsOf: String(entry.revision).utf8)
+        if let value = entry.value {
+            out.append(contentsOf: #","value":"#.utf8)
+            string(value, into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// A JSON string: quote, backslash and control characters escaped, the rest as UTF-8.
+    static func string(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+            case 0x09: out.append(contentsOf: #"\t"#.utf8)
+            case 0x08: out.append(contentsOf: #"\b"#.utf8)
+            case 0x0C: out.append(contentsOf: #"\f"#.utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: #"\u00"#.utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    // MARK: Reading
+
+    /// A commit request of the usual shape; nil when the input is anything
+    /// else (the caller asks `JSONDecoder`, which decides and explains).
+    package static func commitRequest(_ bytes: [UInt8]) -> UbiquityCommitRequest? {
+        bytes.withUnsafeBytes { raw in
+            var reader = Reader(bytes: raw)
+            return reader.commitRequest()
+        }
+    }
+
+    /// A forward-only reader over the request's bytes; every method returns
+    /// nil (or false) where the input leaves the fast path.
+    struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var i = 0
+
+        init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        mutating func commitRequest() -> UbiquityCommitRequest? {
+            guard take("{"), let name = string(), name == "changes", take(":"), take("[") else { return nil }
+            var changes: [UbiquityWireChange] = []
+            if !take("]") {
+                repeat {
+                    guard let change = change() else { return nil }
+                    changes.append(change)
+                } while take(",")
+                guard take("]") else { return nil }
+            }
+            guard take("}") else { return nil }
+            skipSpace()
+            guard i == bytes.count else { return nil }
+            return UbiquityCommitRequest(changes: changes)
+        }
+
+        mutating func change() -> UbiquityWireChange? {
+            guard take("{") else { return nil }
+            var key: String?, base: Int64?, value: String?, sawValue = false
+            repeat {
+                guard let name = string(), take(":") else { return nil }
+                switch name {
+                case "key" where key == nil: key = string()
+                    if key == nil { return nil }
+                case "base" where base == nil: base = integer()
+                    if base == nil { return nil }
+                case "value" where !sawValue:
+                    sawValue = true
+                    if !literalNull() {
+                        value = string()
+                        if value == nil { return nil }
+                    }
+                default: return nil
+                }
+            } while take(",")
+            guard take("}"), let key, let base else { return nil }
+            return UbiquityWireChange(key: key, base: base, value: value)
+        }
+
+        mutating func skipSpace() {
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+        }
+
+        /// Takes `c` after any whitespace.
+        mutating func take(_ c: Unicode.Scalar) -> Bool {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: c) else { return false }
+            i += 1
+            return true
+        }
+
+        mutating func literalNull() -> Bool {
+            skipSpace()
+            guard bytes.count - i >= 4, bytes[i] == UInt8(ascii: "n"), bytes[i + 1] == UInt8(ascii: "u"),
+                  bytes[i + 2] == UInt8(ascii: "l"), bytes[i + 3] == UInt8(ascii: "l") else { return false }
+            i += 4
+            return true
+        }
+
+        /// A string with no escapes but `\" \\ \/ \b \f \n \r \t`, valid UTF-8.
+        mutating func string() -> String? {
+            guard take("\"") else { return nil }
+            let start = i
+            while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+            guard i < bytes.count else { return nil }
+            if bytes[i] == UInt8(ascii: "\"") {
+                defer { i += 1 }
+                return String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+            }
+            // Escapes: the text so far, then byte by byte.
+            var text = Array(bytes[start..<i])
+            while i < bytes.count {
+                let b = bytes[i]
+                i += 1
+                switch b {
+                case UInt8(ascii: "\""): return String(validating: text, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    guard i < bytes.count else { return nil }
+                    let escaped = bytes[i]
+                    i += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escaped)
+                    case UInt8(ascii: "b"): text.append(0x08)
+                    case UInt8(ascii: "f"): text.append(0x0C)
+                    case UInt8(ascii: "n"): text.append(0x0A)
+                    case UInt8(ascii: "r"): text.append(0x0D)
+                    case UInt8(ascii: "t"): text.append(0x09)
+                    default: return nil
+                    }
+                case 0..<0x20: return nil
+                default: text.append(b)
+                }
+            }
+            return nil
+        }
+
+        /// An integer without fraction or exponent that fits in 64 bits.
+        mutating func integer() -> Int64? {
+            skipSpace()
+            var negative = false
+            if i < bytes.count, bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+            let start = i
+            var value: Int64 = 0
+            while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                let digit = Int64(bytes[i] - 0x30)
+                let (times, o1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+                guard !o1, !o2 else { return nil }
+                value = sum
+                i += 1
+            }
+            let digits = i - start
+            guard digits > 0, !(digits > 1 && bytes[start] == 0x30) else { return nil }
+            if i < bytes.count, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { return nil }
+            return value
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import OpenDefaultsUbiquity
+import Testing
+import UbiquityServer
+
+/// The commit path's JSON by hand (``WireJSON``) against Foundation's coders:
+/// the same answers, and every request either read the same or left to `JSONDecoder`.
+@Suite("ubiquity serve: the commit path's JSON, by hand")
+struct WireJSONTests {
+    static let awkward = ["plain", "with \"quotes\"", "back\\slash", "line\nbreak\ttab\r", "\u{01}\u{1F}control", "ünïcødé ✓ 🎉", "a/b", ""]
+
+    /// What JSONEncoder writes with sorted keys, its `\/` read as `/` (JSON allows either).
+    static func foundation(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self).replacingOccurrences(of: "\\/", with: "/")
+    }
+
+    @Test("a commit's answer is JSONEncoder's, byte for byte: sorted keys, absent values and refusals left out, strings escaped")
+    func commitAnswers() throws {
+        for text in Self.awkward {
+            let entry = UbiquityWireEntry(key: text, revision: 42, value: "YnBsaXN0MDAQAQgAAAAAAAABAQAAAAAAAAABAAAAAAAAAAAAAAAAAAAACg==")
+            let removed = UbiquityWireEntry(key: text + "x", revision: 7, value: nil)
+            let answers = [
+                UbiquityCommitResponse(revision: 43, refusal: nil, results: [UbiquityWireResult(status: .applied, entry: entry),
+                                                                              UbiquityWireResult(status: .conflict, entry: removed)]),
+                UbiquityCommitResponse(revision: 0, refusal: "refused: \(text)", results: [UbiquityWireResult(status: .refused, entry: removed)]),
+                UbiquityCommitResponse(revision: Int64.max, refusal: nil, results: []),
+            ]
+            for answer in answers {
+                #expect(String(decoding: WireJSON.encode(answer), as: UTF8.self) == (try Self.foundation(answer)))
+            }
+        }
+    }
+
+    @Test("a changes answer is JSONEncoder's, byte for byte")
+    func changesAnswers() throws {
+        let entries = Self.awkward.enumerated().map { i, text in UbiquityWireEntry(key: text, revision: Int64(i), value: i % 2 == 0 ? text : nil) }
+        for answer in [UbiquityChangesResponse(revision: 9, complete: false, entries: entries),
+                       UbiquityChangesResponse(revision: 0, complete: true, entries: [])] {
+            #expect(String(decoding: WireJSON.encode(answer), as: UTF8.self) == (try Self.foundation(answer)))
+        }
+    }
+
+    @Test("the requests clients send (JSONEncoder's, `\\/` included) are read without JSONDecoder, to the same value")
+    func usualRequests() throws {
+        for text in Self.awkward where !text.unicodeScalars.contains(where: { $0.value < 0x20 && !"\n\t\r".unicodeScalars.contains($0) }) {
+            let request = UbiquityCommitRequest(changes: [
+                UbiquityWireChange(key: text, base: 0, value: UbiquityWireValue.encode(.string(text))),
+                UbiquityWireChange(key: text + "2", base: 123_456_789_012, value: nil),
+                UbiquityWireChange(key: "k", base: Int64.max, value: "ab/cd+ef=="),
+            ])
+            let body = [UInt8](try JSONEncoder().encode(request))
+            #expect(WireJSON.commitRequest(body) == request, "\(String(decoding: body, as: UTF8.self))")
+        }
+        let spaced = Array(" {\n \"changes\" : [ { \"value\" : null , \"base\" : -0 , \"key\" : \"a\" } ] }\r\n".utf8)
+        #expect(WireJSON.commitRequest(spaced) == UbiquityCommitRequest(changes: [UbiquityWireChange(key: "a", base: 0, value: nil)]))
+    }
+
+    @Test("anything else is left to JSONDecoder: never read differently from it, never accepted where it fails")
+    func everythingElse() throws {
+        let bodies = [
+            #"{"changes":[],"extra":1}"#, #"{"changes":[{"key":"a","base":1,"other":2}]}"#, #"{"changes":[{"key":"a","key":"b","base":1}]}"#,
+            #"{"changes":[{"key":"\u0041","base":1}]}"#, #"{"changes":[{"key":"a","base":1.0}]}"#, #"{"changes":[{"key":"a","base":1e2}]}"#,
+            #"{"changes":[{"key":"a","base":01}]}"#, #"{"changes":[{"key":"a","base":99999999999999999999}]}"#,
+            #"{"changes":[{"key":"a"}]}"#, #"{"changes":[{"base":1}]}"#, #"{"changes":null}"#, #"{"changes":[{"key":null,"base":1}]}"#,
+            #"{"changes":[{"key":"a","base":1}]} x"#, #"{"changes":[{"key":"a","base":1},]}"#, "{\"changes\":[{\"key\":\"a\u{01}\",\"base\":1}]}",
+            #"[]"#, #""#, #"{"#, #"{"changes":[{"key":"a","base":"1"}]}"#, #"{"changes":[{"key":"a","base":1,"value":5}]}"#,
+        ].map { Array($0.utf8) } + [[0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]]
+        // Every prefix of a usual request as well: cut anywhere, it is never read as something else.
+        let usual = [UInt8](try JSONEncoder().encode(UbiquityCommitRequest(changes: [
+            UbiquityWireChange(key: "some key", base: 12, value: "YWJj"), UbiquityWireChange(key: "gone", base: 3, value: nil)])))
+        for body in bodies + (0..<usual.count).map({ Array(usual[..<$0]) }) {
+            let decoded = try? JSONDecoder().decode(UbiquityCommitRequest.self, from: Data(body))
+            if let fast = WireJSON.commitRequest(body) {
+                #expect(fast == decoded, "\(String(decoding: body, as: UTF8.self)): read as \(fast), JSONDecoder: \(String(describing: decoded))")
+            }
+        }
+    }
+}
