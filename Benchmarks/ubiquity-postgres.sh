@@ -38,9 +38,11 @@ echo "== one store, 32 writers"
 $load --mode commits --writers 32 --stores 1 --commits 3000
 $load --mode commits --writers 32 --stores 1 --commits 3000 --postgres "$(db)"
 echo "== 8 stores, 64 writers"
-$load --mode commits --writers 64 --stores 8 --commits 8000
-$load --mode commits --writers 64 --stores 8 --commits 8000 --postgres "$(db)"
+$load --mode commits --writers 64 --stores 8 --commits 20000
+$load --mode commits --writers 64 --stores 8 --commits 20000 --postgres "$(db)"
 $load --mode commits --writers 64 --stores 8 --commits 8000 --postgres "$(db)" --instances 3
+echo "== the same, 8 stores, one instance, clients through the library's transport (AsyncHTTPClient, JSONEncoder)"
+$load --mode commits --writers 64 --stores 8 --commits 8000 --postgres "$(db)" --client library
 echo "== propagation: 100 watchers on instances 2 and 3, commits through instance 1"
 $load --mode watch --watchers 100 --commits 50 --postgres "$(db)" --instances 3 --remote-watchers
 echo "== 10,000 watchers over three instances"
