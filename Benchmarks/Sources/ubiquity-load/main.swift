@@ -257,8 +257,17 @@ final class RawWriter: ChannelInboundHandler, @unchecked Sendable {
 
     struct Unreadable: Error, CustomStringConvertible { let description: String }
 
+    /// Whether `done` is completed (once: the close that follows must not complete it again).
+    var finished = false
+    func finish(_ result: Result<Void, any Error>, _ context: ChannelHandlerContext) {
+        guard !finished else { return }
+        finished = true
+        done.completeWith(result)
+        context.close(promise: nil)
+    }
+
     func send(_ context: ChannelHandlerContext) {
-        guard tally.wantsMore else { done.succeed(); context.close(promise: nil); return }
+        guard tally.wantsMore else { finish(.success(()), context); return }
         n += 1
         let value = UbiquityWireValue.encode(.integer(.init(Int64(n))))
         let body = #"{"changes":[{"key":"\#(key)","base":\#(base),"value":"\#(value)"}]}"#
@@ -271,12 +280,9 @@ final class RawWriter: ChannelInboundHandler, @unchecked Sendable {
 
     func channelActive(context: ChannelHandlerContext) { send(context) }
 
-    func channelInactive(context: ChannelHandlerContext) { done.fail(Unreadable(description: "the server closed \(key)'s connection")) }
+    func channelInactive(context: ChannelHandlerContext) { finish(.failure(Unreadable(description: "the server closed \(key)'s connection")), context) }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        done.fail(error)
-        context.close(promise: nil)
-    }
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { finish(.failure(error), context) }
 
     static let contentLength = Array("content-length:".utf8)
     static let status = Array(#""status":""#.utf8)
@@ -319,8 +325,7 @@ final class RawWriter: ChannelInboundHandler, @unchecked Sendable {
         switch answer {
         case nil: return
         case .failure(let error):
-            done.fail(error)
-            context.close(promise: nil)
+            finish(.failure(error), context)
         case .success(let (used, applied, revision)):
             buffer.moveReaderIndex(forwardBy: used)
             buffer.discardReadBytes()

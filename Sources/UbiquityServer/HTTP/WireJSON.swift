@@ -1,4 +1,5 @@
 import OpenDefaultsUbiquity
+import PropertyList
 
 /// The JSON of the commit path, written and read by hand.
 ///
@@ -191,15 +192,9 @@ package enum WireJSON {
                     guard i < bytes.count else { return nil }
                     let escaped = bytes[i]
                     i += 1
-                    switch escaped {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escaped)
-                    case UInt8(ascii: "b"): text.append(0x08)
-                    case UInt8(ascii: "f"): text.append(0x0C)
-                    case UInt8(ascii: "n"): text.append(0x0A)
-                    case UInt8(ascii: "r"): text.append(0x0D)
-                    case UInt8(ascii: "t"): text.append(0x09)
-                    default: return nil
-                    }
+                    // `\u` is left to JSONDecoder.
+                    guard let byte = JSONEscape.byte(for: escaped) else { return nil }
+                    text.append(byte)
                 case 0..<0x20: return nil
                 default: text.append(b)
                 }

@@ -147,13 +147,8 @@ struct JSONReader {
             guard i < bytes.count else { throw fail("expected an escape after '\\'") }
             let e = bytes[i]
             i += 1
+            if let byte = JSONEscape.byte(for: e) { out.append(byte); continue }
             switch e {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-            case UInt8(ascii: "b"): out.append(8)
-            case UInt8(ascii: "f"): out.append(12)
-            case UInt8(ascii: "n"): out.append(10)
-            case UInt8(ascii: "r"): out.append(13)
-            case UInt8(ascii: "t"): out.append(9)
             case UInt8(ascii: "u"):
                 var unit = try hex4()
                 var scalar: Unicode.Scalar? = Unicode.Scalar(unit)
