@@ -2,10 +2,11 @@ import NIOCore
 
 /// A task executor that runs jobs on one SwiftNIO event loop.
 ///
-/// An event stream's task prefers the event loop of its connection: a commit
-/// then resumes each watcher on the thread that writes to its socket, and the
-/// write needs no hop from Swift's global executor to the event loop (with
-/// 10,000 watchers that hop was a fifth of the server's work per commit).
+/// Each HTTP connection's task prefers its connection's event loop
+/// (``EventLoopBoundChannel``): a commit then resumes each event stream on the
+/// thread that writes to its socket, with no hop from Swift's global executor
+/// (with 10,000 watchers that hop was a fifth of the server's work per
+/// commit). The PostgreSQL writers prefer the pool's loop the same way.
 package final class EventLoopTaskExecutor: TaskExecutor {
     package let eventLoop: any EventLoop
 

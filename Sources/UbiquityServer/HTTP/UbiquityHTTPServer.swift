@@ -27,8 +27,8 @@ package struct UbiquityHTTPServer: Sendable {
     /// Runs until the process ends; `onRunning` gets the bound port.
     package func run(onRunning: @escaping @Sendable (Int) -> Void) async throws {
         let service = self.service
-        let responder = CallbackResponder<UbiquityRequestContext> { request, context in
-            try await Self.respond(request, service, on: context.eventLoop)
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            try await Self.respond(request, service)
         }
         var logger = Logger(label: "ubiquity")
         logger.logLevel = .warning
@@ -56,7 +56,7 @@ package struct UbiquityHTTPServer: Sendable {
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 
-    static func respond(_ request: Request, _ service: UbiquityService, on eventLoop: any EventLoop) async throws -> Response {
+    static func respond(_ request: Request, _ service: UbiquityService) async throws -> Response {
         var request = request
         var body: [UInt8] = []
         if request.method == .post {
@@ -84,11 +84,9 @@ package struct UbiquityHTTPServer: Sendable {
             }
         }
         if let stream = answer.stream {
-            let executor = EventLoopTaskExecutor(eventLoop)
+            // Written by the connection's task, on its event loop (``EventLoopBoundChannel``).
             return Response(status: .init(code: answer.status), headers: headers, body: ResponseBody { writer in
-                await withTaskExecutorPreference(executor) {
-                    await stream.run { event in try await writer.write(event) }
-                }
+                await stream.run { event in try await writer.write(event) }
                 try await writer.finish(nil)
             })
         }

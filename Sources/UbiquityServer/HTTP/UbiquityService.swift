@@ -300,18 +300,21 @@ package final class UbiquityService: Sendable {
     struct ChangesAnswer {
         var revision: Int64
         var body: [UInt8]
-        var event: ByteBuffer
         /// Nothing changed (the wait ended).
         var empty: Bool
+        /// A commit's event, made once for every stream; nil for a read's answer.
+        var sharedEvent: ByteBuffer?
+
+        /// The answer as one server-sent event (framed only when a stream sends it).
+        var event: ByteBuffer { sharedEvent ?? ServerSentEvent.frame(revision: revision, data: body) }
 
         init(_ commit: ChangeHub.Commit) {
-            (revision, body, event, empty) = (commit.revision, commit.encoded, commit.event, false)
+            (revision, body, empty, sharedEvent) = (commit.revision, commit.encoded, false, commit.event)
         }
 
         init(_ response: UbiquityChangesResponse) {
             revision = response.revision
             body = UbiquityService.json(200, response).body
-            event = ServerSentEvent.frame(revision: response.revision, data: body)
             empty = response.entries.isEmpty && !response.complete
         }
     }
