@@ -1,8 +1,11 @@
-/// JSON's one-letter escapes (RFC 8259 §7): the byte each stands for.
+/// JSON strings' escapes (RFC 8259 §7): the byte each one-letter escape
+/// stands for, and a string written with its escapes.
 ///
 /// ```swift
 /// JSONEscape.byte(for: UInt8(ascii: "n"))   // 0x0A
 /// JSONEscape.byte(for: UInt8(ascii: "u"))   // nil: \u is followed by four hex digits
+/// var out: [UInt8] = []
+/// JSONEscape.appendQuoted("a/\"b\"", to: &out, escapingSlash: false)   // "a/\"b\""
 /// ```
 package enum JSONEscape {
     /// The byte `\` followed by `letter` stands for; nil for `u` and for anything that is no escape.
@@ -16,5 +19,33 @@ package enum JSONEscape {
         case UInt8(ascii: "t"): 0x09
         default: nil
         }
+    }
+
+    /// Appends `text` as a JSON string: quote, backslash and control characters
+    /// escaped (`\n`, `\u001f`), `/` as `\/` when `escapingSlash` (what
+    /// macOS's `plutil` writes), everything else as UTF-8.
+    package static func appendQuoted(_ text: String, to out: inout [UInt8], escapingSlash: Bool) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            for c in bytes {
+                switch c {
+                case 0x22: out.append(ascii: "\\\"")
+                case 0x5C: out.append(ascii: "\\\\")
+                case 0x2F where escapingSlash: out.append(ascii: "\\/")
+                case 0x0A: out.append(ascii: "\\n")
+                case 0x0D: out.append(ascii: "\\r")
+                case 0x09: out.append(ascii: "\\t")
+                case 0x08: out.append(ascii: "\\b")
+                case 0x0C: out.append(ascii: "\\f")
+                case 0..<0x20:
+                    out.append(ascii: "\\u00")
+                    out.append(ASCII.hexDigits[Int(c >> 4)])
+                    out.append(ASCII.hexDigits[Int(c & 0xF)])
+                default: out.append(c)
+                }
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -60,27 +60,6 @@ struct JSONWriter {
     }
 
     private mutating func string(_ s: String) {
-        out.append(UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { b in
-            for c in b {
-                switch c {
-                case 0x22: out.append(ascii: "\\\"")
-                case 0x5C: out.append(ascii: "\\\\")
-                case 0x2F: out.append(ascii: "\\/")
-                case 0x0A: out.append(ascii: "\\n")
-                case 0x0D: out.append(ascii: "\\r")
-                case 0x09: out.append(ascii: "\\t")
-                case 0x08: out.append(ascii: "\\b")
-                case 0x0C: out.append(ascii: "\\f")
-                case 0..<0x20:
-                    out.append(ascii: "\\u00")
-                    out.append(ASCII.hexDigits[Int(c >> 4)])
-                    out.append(ASCII.hexDigits[Int(c & 0xF)])
-                default: out.append(c)
-                }
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        JSONEscape.appendQuoted(s, to: &out, escapingSlash: true)
     }
 }
