@@ -18,18 +18,16 @@ import UbiquityServer
 // only one taken: two round trips and a flush instead of five.
 extension PostgresBackend {
     /// One group commit on one connection; commits the group cannot apply are tried alone.
-    static func run(_ jobs: [Job], client: PostgresClient, logger: Logger) async {
+    /// The sweeper cancels a group that has not read the database within ``deadline``.
+    static func run(_ run: Run, client: PostgresClient, logger: Logger) async {
         // A fixed order of stores: two servers' groups lock rows in the same order (no deadlock).
-        let ordered = jobs.enumerated().sorted { a, b in
+        let ordered = run.jobs.enumerated().sorted { a, b in
             (a.element.account, a.element.store, a.offset) < (b.element.account, b.element.store, b.offset)
         }.map(\.element)
-        // A writer that has read nothing before its commits' deadline gives up
-        // with them (the pool may be waiting out a backoff): the lease is cancelled.
-        let began = Flag()
-        let work = Task {
+        do {
             try await client.withConnection { db in
                 let state = try await read(ordered, on: db, logger: logger)
-                began.set()
+                guard run.begin() else { throw CancellationError() }
                 // From here on the writer answers every claimed commit itself.
                 let claimed = ordered.filter { $0.ticket.claim() }
                 do {
@@ -40,14 +38,6 @@ extension PostgresBackend {
                     for job in claimed { job.finish(.failure(unavailable(error))) }
                 }
             }
-        }
-        let watchdog = Task {
-            try? await Task.sleep(for: deadline)
-            if !began.isSet { work.cancel() }
-        }
-        defer { watchdog.cancel() }
-        do {
-            try await work.value
         } catch {
             // No connection, or the first read failed: commits not yet answered fail now (none was applied).
             for job in ordered { job.ticket.abandon(.failure(unavailable(error))) }

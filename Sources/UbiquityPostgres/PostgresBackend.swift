@@ -40,29 +40,35 @@ package final class PostgresBackend: UbiquityBackend {
     var client: PostgresClient { pool.withLock { $0.client } }
     let location: PostgresLocation
     let logger: Logger
-    /// Commits waiting, and how many writers are at work (at most ``writers``).
+    /// Commits waiting, and the writers at work (at most ``writers``).
     let work = Lock(Work())
     struct Work {
         var jobs: [Job] = []
-        var busy = 0
+        /// The writers at work. They are answered and let go when the pool is
+        /// replaced (their connections died with the database, and a query on
+        /// a dead connection was seen to wait until the pool closed).
+        var runs: [ObjectIdentifier: Run] = [:]
         /// Stores in a transaction of this server: their next commits wait and go together.
         var busyStores: Set<String> = []
         /// Whether the deadline sweeper is running (``sweep()``).
         var sweeping = false
-        /// When each writer at work began.
-        var started: [ContinuousClock.Instant] = []
     }
     let listenerTask = Lock<Task<Void, Never>?>(nil)
-    /// Writers at work, answered and let go when the pool is replaced (their
-    /// connections died with the database, and a query on a dead connection
-    /// was seen to wait until the pool closed).
-    let runs = Lock<[ObjectIdentifier: Run]>([:])
+
+    /// One writer's group: its commits, its task, and whether it has reached the database.
     final class Run: Sendable {
+        enum Phase { case connecting, working, abandoned }
         let jobs: [Job]
         let started: ContinuousClock.Instant
-        let released = Flag()
+        let phase = Lock(Phase.connecting)
         let task = Lock<Task<Void, Never>?>(nil)
         init(_ jobs: [Job], started: ContinuousClock.Instant) { (self.jobs, self.started) = (jobs, started) }
+
+        /// The group has read the database: from here on its writer answers every
+        /// commit it claims. False when the sweeper gave up on it first.
+        func begin() -> Bool { phase.withLock { p in guard p == .connecting else { return false }; p = .working; return true } }
+        /// Gives up on a group that has not reached the database (its task is cancelled); true when it had not.
+        func abandon() -> Bool { phase.withLock { p in guard p == .connecting else { return false }; p = .abandoned; return true } }
     }
 
     let closed = Lock(false)
@@ -94,15 +100,6 @@ package final class PostgresBackend: UbiquityBackend {
 
         /// Answers the commit's request (once).
         func finish(_ result: Result<CommitOutcome, any Error>) { ticket.answer(result) }
-    }
-
-    /// A flag set once, shared between tasks.
-    final class Flag: Sendable {
-        let value = Lock(false)
-        func set() { value.withLock { $0 = true } }
-        /// Sets the flag; true for the caller that set it first.
-        func setOnce() -> Bool { value.withLock { v -> Bool in defer { v = true }; return !v } }
-        var isSet: Bool { value.withLock { $0 } }
     }
 
     /// A commit's fate: a writer claims it inside its transaction, or its
@@ -172,7 +169,7 @@ package final class PostgresBackend: UbiquityBackend {
             return p
         }
         old.task.cancel()
-        for run in runs.withLock({ Array($0.values) }) {
+        for run in work.withLock({ Array($0.runs.values) }) {
             for job in run.jobs {
                 job.finish(.failure(BackendError(status: 503, "the connection to the database was lost; the commit may not have been applied")))
             }
@@ -183,14 +180,12 @@ package final class PostgresBackend: UbiquityBackend {
 
     /// A writer's commits are answered: its stores and its place are free again (once).
     func release(_ run: Run) {
-        guard run.released.setOnce() else { return }
-        _ = runs.withLock { $0.removeValue(forKey: ObjectIdentifier(run)) }
-        work.withLock { w in
-            w.busy -= 1
+        let mine = work.withLock { w -> Bool in
+            guard w.runs.removeValue(forKey: ObjectIdentifier(run)) != nil else { return false }
             for job in run.jobs { w.busyStores.remove(job.storeKey) }
-            if let i = w.started.firstIndex(of: run.started) { w.started.remove(at: i) }
+            return true
         }
-        dispatch()
+        if mine { dispatch() }
     }
 
     private init(pool: Pool, poolSize: Int, location: PostgresLocation, logger: Logger) {
@@ -209,9 +204,9 @@ package final class PostgresBackend: UbiquityBackend {
     func dispatch() {
         while true {
             let now = ContinuousClock.now
-            let jobs = work.withLock { w -> (jobs: [Job], started: ContinuousClock.Instant)? in
-                guard w.busy < Self.writers, !w.jobs.isEmpty else { return nil }
-                guard w.started.allSatisfy({ now - $0 >= Self.slowGroup }) else { return nil }
+            let run = work.withLock { w -> Run? in
+                guard w.runs.count < Self.writers, !w.jobs.isEmpty else { return nil }
+                guard w.runs.values.allSatisfy({ now - $0.started >= Self.slowGroup }) else { return nil }
                 let busyStores = w.busyStores
                 let share = Set(w.jobs.lazy.map(\.storeKey).filter { !busyStores.contains($0) })
                 guard !share.isEmpty else { return nil }
@@ -221,15 +216,13 @@ package final class PostgresBackend: UbiquityBackend {
                 }
                 w.busyStores.formUnion(share)
                 w.jobs = waiting
-                w.busy += 1
-                w.started.append(now)
-                return (taken, now)
+                let run = Run(taken, started: now)
+                w.runs[ObjectIdentifier(run)] = run
+                return run
             }
-            guard let (jobs, started) = jobs else { return }
-            let run = Run(jobs, started: started)
-            runs.withLock { $0[ObjectIdentifier(run)] = run }
+            guard let run else { return }
             let task = Task(executorPreference: Self.databaseExecutor) { [client, logger] in
-                await Self.run(jobs, client: client, logger: logger)
+                await Self.run(run, client: client, logger: logger)
                 self.release(run)
             }
             run.task.withLock { $0 = task }
@@ -239,7 +232,7 @@ package final class PostgresBackend: UbiquityBackend {
     package func close() async throws {
         guard closed.withLock({ c -> Bool in defer { c = true }; return !c }) else { return }
         // Commits under way finish first.
-        while work.withLock({ $0.busy > 0 || !$0.jobs.isEmpty }) { try? await Task.sleep(for: .milliseconds(10)) }
+        while work.withLock({ !$0.runs.isEmpty || !$0.jobs.isEmpty }) { try? await Task.sleep(for: .milliseconds(10)) }
         listenerTask.withLock { $0 }?.cancel()
         pool.withLock { $0 }.task.cancel()
     }
@@ -397,19 +390,20 @@ package final class PostgresBackend: UbiquityBackend {
     /// How often the sweeper looks for commits past their deadline.
     static let sweepInterval: Duration = .milliseconds(20)
 
-    /// Abandons the commits nobody applied within their deadline (answered
-    /// 503, never applied later), and starts a second writer beside a slow
-    /// one (``dispatch()``), every ``sweepInterval`` while commits are
-    /// waiting or under way; it stops when none are. One task for all the
-    /// commits: a timer per commit (a task sleeping out its 5 seconds) cost
-    /// the server a fifth of its CPU per write.
+    /// Every ``sweepInterval`` while commits are waiting or under way (it
+    /// stops when none are): abandons the commits nobody applied within their
+    /// deadline (answered 503, never applied later), cancels a group that has
+    /// not reached the database within ``deadline`` (the pool may be waiting
+    /// out a backoff), and starts a second writer beside a slow one
+    /// (``dispatch()``). One task for all of them: a timer per commit (a task
+    /// sleeping out its 5 seconds) cost the server a fifth of its CPU per write.
     func sweep() {
         Task {
             while true {
                 try? await Task.sleep(for: Self.sweepInterval)
                 let now = ContinuousClock.now
-                let overdue = work.withLock { w -> [Ticket]? in
-                    guard !w.jobs.isEmpty || w.busy > 0 else {
+                let found = work.withLock { w -> (overdue: [Ticket], runs: [Run])? in
+                    guard !w.jobs.isEmpty || !w.runs.isEmpty else {
                         w.sweeping = false
                         return nil
                     }
@@ -419,12 +413,14 @@ package final class PostgresBackend: UbiquityBackend {
                         overdue.append(job.ticket)
                         return true
                     }
-                    return overdue
+                    return (overdue, Array(w.runs.values))
                 }
-                guard var overdue else { return }
-                // Commits a writer took but has not claimed yet (its connection or BEGIN is slow).
-                for run in runs.withLock({ Array($0.values) }) {
+                guard let found else { return }
+                var overdue = found.overdue
+                for run in found.runs {
+                    // Commits a writer took but has not claimed yet (its connection or first read is slow).
                     overdue += run.jobs.lazy.map(\.ticket).filter { $0.deadline <= now }
+                    if now - run.started >= Self.deadline, run.abandon() { run.task.withLock { $0 }?.cancel() }
                 }
                 for ticket in overdue {
                     ticket.abandon(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(ticket.limit); the commit was not applied")))
