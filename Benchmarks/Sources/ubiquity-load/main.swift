@@ -225,7 +225,7 @@ if fill > 0 {
     _ = psql("ANALYZE")
 }
 
-/// The commits acknowledged so far (raw writers), and their latencies.
+/// The commits acknowledged so far, and their latencies.
 final class WriteTally: Sendable {
     let goal: Int
     let state = NIOLockedValueBox<(applied: Int, latencies: [Double])>((0, []))
@@ -338,23 +338,17 @@ final class RawWriter: ChannelInboundHandler, @unchecked Sendable {
 
 if mode == "commits" {
     // Writers spread over the instances, each its own key of one of the stores, until `commits` are acknowledged.
-    let transports = (0..<instances).map { i in
-        HTTPUbiquityTransport(account: UbiquityAccount(server: servers[i].url, token: token, name: "load", identifier: "load"),
-                              maximumConnections: writers)
-    }
-    // Warm up: every store exists, every connection is open.
+    // Warm up: every store exists.
     for s in 0..<storeCount {
         _ = try await transport.commit(store: "com.load.s\(s)", UbiquityCommitRequest(changes: [
             UbiquityWireChange(key: "warm", base: 0, value: UbiquityWireValue.encode(.integer(0)))]))
     }
-    let counter = NIOLockedValueBox(0)
-    let storeCount = storeCount, commits = commits
-    let latencies = NIOLockedValueBox<[Double]>([])
+    let storeCount = storeCount
+    let tally = WriteTally(goal: commits)
     let cpu0 = (servers: servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) },
                 database: postgres == nil ? 0 : cpuSeconds(named: "postgres"), load: ownCPUSeconds())
     let t0 = DispatchTime.now().uptimeNanoseconds
     if rawClient {
-        let tally = WriteTally(goal: commits)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: loadThreads)
         var finished: [EventLoopFuture<Void>] = []
         for w in 0..<writers {
@@ -369,39 +363,37 @@ if mode == "commits" {
             finished.append(done.futureResult)
         }
         for f in finished { try await f.get() }
-        counter.withLockedValue { $0 = tally.state.withLockedValue { $0.applied } }
-        latencies.withLockedValue { $0 = tally.state.withLockedValue { $0.latencies } }
     } else {
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for w in 0..<writers {
-            group.addTask {
-                let t = transports[w % transports.count]
-                let target = "com.load.s\(w % storeCount)"
-                var base: Int64 = 0
-                var n = 0
-                while counter.withLockedValue({ $0 }) < commits {
-                    n += 1
-                    let start = DispatchTime.now().uptimeNanoseconds
-                    let r = try await t.commit(store: target, UbiquityCommitRequest(changes: [
-                        UbiquityWireChange(key: "w\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(Int64(n)))))]))
-                    let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-                    if r.results.first?.status == .applied {
-                        counter.withLockedValue { $0 += 1 }
-                        latencies.withLockedValue { $0.append(ms) }
+        let transports = (0..<instances).map { i in
+            HTTPUbiquityTransport(account: UbiquityAccount(server: servers[i].url, token: token, name: "load", identifier: "load"),
+                                  maximumConnections: writers)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<writers {
+                group.addTask {
+                    let t = transports[w % transports.count]
+                    let target = "com.load.s\(w % storeCount)"
+                    var base: Int64 = 0
+                    var n = 0
+                    while tally.wantsMore {
+                        n += 1
+                        let start = DispatchTime.now().uptimeNanoseconds
+                        let r = try await t.commit(store: target, UbiquityCommitRequest(changes: [
+                            UbiquityWireChange(key: "w\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(Int64(n)))))]))
+                        if r.results.first?.status == .applied { tally.applied(after: DispatchTime.now().uptimeNanoseconds - start) }
+                        base = r.results.first?.entry.revision ?? base
                     }
-                    base = r.results.first?.entry.revision ?? base
                 }
             }
+            try await group.waitForAll()
         }
-        try await group.waitForAll()
-    }
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-    let done = counter.withLockedValue { $0 }
+    let (done, latencies) = tally.state.withLockedValue { ($0.applied, $0.latencies) }
     let cpu = (servers: servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) } - cpu0.servers,
                database: (postgres == nil ? 0 : cpuSeconds(named: "postgres")) - cpu0.database,
                load: ownCPUSeconds() - cpu0.load)
-    let sorted = latencies.withLockedValue { $0 }.sorted()
+    let sorted = latencies.sorted()
     print(String(format: "commits: %d acknowledged in %.3f s = %.0f writes/s (%d writers, %d store(s), %d instance(s), %@ client); latency p50 %.1f ms, p99 %.1f ms",
                  done, seconds, Double(done) / seconds, writers, storeCount, instances, rawClient ? "raw" : "library", percentile(sorted, 0.5), percentile(sorted, 0.99)))
     print(String(format: "CPU per acknowledged write: server(s) %.0f µs, PostgreSQL %.0f µs, this program %.0f µs (%.0f%%, %.0f%%, %.0f%% of a core)",
