@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "UbiquityPostgres",
             dependencies: [
-                "UbiquityServer", "OpenDefaultsUbiquity", "OpenDefaults", "PlatformIO",
+                "UbiquityServer", "OpenDefaultsUbiquity", "OpenDefaults", "PropertyList", "PlatformIO",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -106,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation", "UbiquityServer",
+            dependencies: ["OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation", "UbiquityServer", "LookalikeStrings",
                            .product(name: "SQLiteNIO", package: "sqlite-nio")]
         ),
         // Settings bundles: panes, specifiers, string tables, validation, registration.
@@ -131,16 +131,19 @@ let package = Package(
         ),
         // Test helper: prints a file's value as the conformance corpus' canonical JSON.
         .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),
+        // Test support: seeded property lists whose strings look alike but differ
+        // in their scalars (NFC/NFD, singletons, Hangul, combining-mark order).
+        .target(name: "LookalikeStrings", dependencies: ["PropertyList"], path: "Tests/LookalikeStrings"),
         .testTarget(
             name: "PropertyListTests",
-            dependencies: ["PropertyList"],
+            dependencies: ["PropertyList", "LookalikeStrings"],
             exclude: ["FuzzRegressions"]
         ),
         // Test helper: a separate process that reads and writes domains, for multi-process tests.
         .executableTarget(name: "defaults-test-helper", dependencies: ["OpenDefaults", "PropertyList"]),
         .testTarget(
             name: "DefaultsToolTests",
-            dependencies: ["PropertyList"]
+            dependencies: ["PropertyList", "LookalikeStrings"]
         ),
         // Test helper: the same UserDefaults code over Foundation's class and OpenUserDefaults.
         .executableTarget(name: "userdefaults-probe", dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]),
@@ -152,7 +155,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenDefaultsTests",
-            dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]
+            dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList", "LookalikeStrings"]
         ),
         .testTarget(
             name: "OpenDefaultsConfigurationTests",

@@ -72,7 +72,7 @@ extension NSArray: PropertyListBridgeable {
 extension NSDictionary: PropertyListBridgeable {
     /// The entries, each converted; keys must be strings.
     public func propertyListValue() throws(PropertyListError) -> PropertyList {
-        var out: [String: PropertyList] = [:]
+        var out: [LiteralString: PropertyList] = [:]
         out.reserveCapacity(count)
         for (k, v) in self {
             let key: String

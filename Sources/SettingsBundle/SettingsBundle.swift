@@ -33,7 +33,7 @@ public struct SettingsBundle: Sendable {
     /// Every `DefaultValue`, by key. When a key is declared more than once
     /// the last default in walk order wins, as a `register(defaults:)` loop
     /// over the panes would have it; the conflict is a problem.
-    public let defaultValues: [String: PropertyList]
+    public let defaultValues: [LiteralString: PropertyList]
     /// Keys declared without a `DefaultValue` anywhere, in walk order.
     public let keysWithoutDefault: [String]
     /// Everything wrong or noteworthy, in the order found.
@@ -107,7 +107,7 @@ public struct SettingsBundle: Sendable {
 
     /// Every key any pane declares, in walk order.
     public var keys: [String] {
-        var seen = Set<String>()
+        var seen = Set<LiteralString>()
         var out: [String] = []
         for file in paneOrder {
             for specifier in panes[file]!.specifiers {
@@ -120,7 +120,7 @@ public struct SettingsBundle: Sendable {
     /// The specifiers that declare `key`, with their pane's file.
     public func specifiers(forKey key: String) -> [(file: String, specifier: Specifier)] {
         paneOrder.flatMap { file in
-            panes[file]!.specifiers.filter { $0.key == key }.map { (file, $0) }
+            panes[file]!.specifiers.filter { $0.key.map { LiteralString.equal($0, key) } ?? false }.map { (file, $0) }
         }
     }
 }

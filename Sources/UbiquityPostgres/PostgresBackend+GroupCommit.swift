@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import OpenDefaultsUbiquity
+import PropertyList
 import PostgresNIO
 import UbiquityServer
 
@@ -47,7 +48,7 @@ extension PostgresBackend {
     /// What a group's decisions start from: the stores' heads and the current entries of the commits' keys.
     struct GroupState {
         var heads: [String: StoreHead] = [:]
-        var current: [String: [String: CurrentEntry]] = [:]
+        var current: [String: [LiteralString: CurrentEntry]] = [:]
     }
 
     /// The stores of `jobs` (sorted by store), each with the range of its jobs.
@@ -111,14 +112,14 @@ extension PostgresBackend {
         var after: StoreHead
         var outcomes: [CommitOutcome] = []
         /// The keys written, each with its last revision, value and size.
-        var written: [String: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
+        var written: [LiteralString: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
         /// Each writing commit's revision and number of keys (the commit log).
         var log: [(revision: Int64, keys: Int32)] = []
         var writes: Bool { !log.isEmpty }
         /// Whether the store keeps too many removals (pruned in the locked path).
         var needsPruning: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
 
-        init(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead, current: [String: CurrentEntry]) {
+        init(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead, current: [LiteralString: CurrentEntry]) {
             (self.account, self.store, self.jobs, self.before, self.after) = (account, store, range, head, head)
             var here = current
             for job in jobs[range] {
@@ -148,7 +149,7 @@ extension PostgresBackend {
             heads.a.append(d.account); heads.s.append(d.store); heads.x.append(d.before.revision); heads.r.append(d.after.revision)
             heads.c.append(Int32(d.after.count)); heads.t.append(Int32(d.after.total)); heads.tb.append(Int32(d.after.tombstones))
             for (key, w) in d.written {
-                entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key); entries.r.append(w.revision)
+                entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key.string); entries.r.append(w.revision)
                 entries.v.append(ByteBuffer(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
             }
             for l in d.log {

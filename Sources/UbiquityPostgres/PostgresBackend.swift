@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import OpenDefaults
 import OpenDefaultsUbiquity
+import PropertyList
 import PlatformIO
 import PostgresNIO
 import UbiquityServer

@@ -34,7 +34,7 @@ package enum WriteValue: Equatable {
     /// `-array-remove`: remove equal elements.
     case arrayRemove([PropertyList])
     /// `-dict-add`: merge entries.
-    case dictAdd([String: PropertyList])
+    case dictAdd([LiteralString: PropertyList])
 
     /// Parses the value arguments after the key (macOS's grammar).
     package static func parse(_ args: inout ArraySlice<String>) throws(WriteValueError) -> WriteValue {
@@ -53,7 +53,7 @@ package enum WriteValue: Equatable {
             }
         case "-dict", "-dict-add":
             args.removeFirst()
-            var entries: [String: PropertyList] = [:]
+            var entries: [LiteralString: PropertyList] = [:]
             while let keyArg = args.popFirst() {
                 var key = keyArg
                 if keyArg == "-string" {

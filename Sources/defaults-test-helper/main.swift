@@ -11,6 +11,9 @@
 //   burst DOMAIN COUNT               set k0…k<COUNT-1> to their index, as fast as possible, then sleep
 //   batch DOMAIN COUNT               set k0…k<COUNT-1> in one several-key set ("ready", "done"), then sleep
 //   acked DOMAIN PREFIX              forever: set PREFIX<i> = i, then print "i\n" once set returned
+//   set-plist DOMAIN FILE [SIG]      set each key of FILE's dictionary, one set per key; exit (flushed),
+//                                    or print "set\n" and die by signal SIG (the journal keeps them)
+//   dump DOMAIN FILE                 write the domain's entries to FILE as a binary property list
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -58,7 +61,7 @@ case "versions", "announce-versions":
     var version = Int(domain.value(forKey: "version")?.intValue ?? 0)
     while true {
         version += 1
-        var values: [String: PropertyList?] = ["version": PropertyList(version)]
+        var values: [LiteralString: PropertyList?] = ["version": PropertyList(version)]
         for k in 0..<keys { values["key\(k)"] = PropertyList(version) }
         domain.set(values)
         if announce { StandardStream.output.write("W \(version)\n") }
@@ -95,7 +98,7 @@ case "burst":
     while true { sleep(1) }
 case "batch":
     guard args.count == 3, let count = Int(args[2]) else { usage() }
-    var values: [String: PropertyList?] = [:]
+    var values: [LiteralString: PropertyList?] = [:]
     for i in 0..<count { values["k\(i)"] = PropertyList(i) }
     StandardStream.output.write("ready\n")
     domain.set(values)
@@ -108,6 +111,20 @@ case "acked":
         domain.set(PropertyList(i), forKey: "\(args[2])\(i)")
         StandardStream.output.write("\(i)\n")
         i += 1
+    }
+case "set-plist":
+    guard args.count == 3 || args.count == 4, let bytes = try? FileIO.read(args[2]),
+          case .dictionary(let entries)? = try? PropertyList(decoding: bytes) else { usage() }
+    for (key, value) in entries { domain.set(value, forKey: key.string) }
+    if args.count == 4, let sig = Int32(args[3]) {
+        StandardStream.output.write("set\n")
+        raise(sig)
+    }
+case "dump":
+    guard args.count == 3, let bytes = try? PropertyList.dictionary(domain.entries).encoded(as: .binary) else { usage() }
+    do { try FileIO.write(bytes, to: args[2]) } catch {
+        StandardStream.error.print("\(error)")
+        exit(1)
     }
 case "get":
     guard args.count == 3 else { usage() }

@@ -55,7 +55,7 @@ struct Tool {
     }
 
     /// The value at a key (or key path) of a domain's entries.
-    func lookup(_ entries: [String: PropertyList], _ key: String) -> PropertyList? {
+    func lookup(_ entries: [LiteralString: PropertyList], _ key: String) -> PropertyList? {
         PropertyList.dictionary(entries)[keyPath: keyPath(key)]
     }
 
@@ -86,7 +86,7 @@ struct Tool {
     // MARK: read
 
     func readAll() -> Never {
-        var all: [String: PropertyList] = [:]
+        var all: [LiteralString: PropertyList] = [:]
         for name in store.persistentDomainNames(scope: scope) {
             let entries = store.domain(name, scope: scope).entries
             if entries.isEmpty { continue }
@@ -164,7 +164,7 @@ struct Tool {
                 }
                 new = .array(array)
             case .dictAdd(let additions):
-                var dict: [String: PropertyList] = [:]
+                var dict: [LiteralString: PropertyList] = [:]
                 if let current {
                     guard case .dictionary(let existing) = current else {
                         throw ToolFailure("\nValue for key \(key) is not a dictionary; cannot append.  Leaving defaults unchanged.")
@@ -197,7 +197,7 @@ struct Tool {
 
     /// Runs a read-modify-write edit of the domain atomically (under its
     /// lock, see `PersistentDomain.update`), then reloads what others wrote.
-    func edit(_ d: DomainArgument, _ target: PersistentDomain, _ body: (inout [String: PropertyList]) throws -> Void) {
+    func edit(_ d: DomainArgument, _ target: PersistentDomain, _ body: (inout [LiteralString: PropertyList]) throws -> Void) {
         do {
             try target.update(body)
         } catch let failure as ToolFailure {
@@ -302,7 +302,7 @@ struct Tool {
             switch v {
             case .string(let s): return s.lowercased().contains(needle)
             case .array(let a): return a.contains(where: contains)
-            case .dictionary(let d): return d.contains { $0.key.lowercased().contains(needle) || contains($0.value) }
+            case .dictionary(let d): return d.contains { $0.key.string.lowercased().contains(needle) || contains($0.value) }
             default: return false
             }
         }
@@ -312,7 +312,7 @@ struct Tool {
             let shown = name == PreferencesLayout.globalDomainName ? "Apple Global Domain" : name
             let matches = shown.lowercased().contains(needle)
                 ? entries
-                : entries.filter { $0.key.lowercased().contains(needle) || contains($0.value) }
+                : entries.filter { $0.key.string.lowercased().contains(needle) || contains($0.value) }
             guard !matches.isEmpty else { continue }
             found = true
             let body = String(decoding: render(.dictionary(matches)), as: UTF8.self)
@@ -322,7 +322,7 @@ struct Tool {
     }
 
     func listKeys(_ d: DomainArgument) {
-        for key in domain(d).entries.keys.sorted() { StandardStream.output.print(key) }
+        for key in domain(d).entries.keys.sorted() { StandardStream.output.print(key.string) }
     }
 
     // MARK: watch
@@ -333,7 +333,7 @@ struct Tool {
         let target = domain(d)
         let token = store.observe { change in
             guard change.domain == target.name, change.scope == target.scope else { return }
-            for name in change.changes.keys.sorted() where key == nil || key == name {
+            for name in change.changes.keys.sorted() where key.map({ LiteralString($0) == name }) ?? true {
                 let new = change.changes[name]!.new
                 let text = new.map { String(decoding: render($0), as: UTF8.self) } ?? "(deleted)\n"
                 StandardStream.output.write("\(name) = " + text)

@@ -49,7 +49,7 @@ func canonical(_ v: PropertyList, into out: inout String) {
         out += "{\"dict\": {"
         for (k, key) in d.keys.sorted().enumerated() {
             if k > 0 { out += ", " }
-            out += quote(key) + ": "
+            out += quote(key.string) + ": "
             canonical(d[key]!, into: &out)
         }
         out += "}}"

@@ -32,7 +32,7 @@ enum HumanReadable {
         case .dictionary(let d):
             out += "{\n"
             for key in d.keys.sorted() {
-                out += pad + "  \"" + key + "\" => "
+                out += pad + "  \"" + key.string + "\" => "
                 write(d[key]!, level: level + 1, into: &out)
                 out += "\n"
             }

@@ -77,7 +77,7 @@ func raw(_ v: PropertyList) -> String {
     case .data(let d): Base64Text.encode(d)
     case .uid(let u): "\(u)"
     case .array(let a): "\(a.count)"
-    case .dictionary(let d): d.keys.sorted().joined(separator: "\n")
+    case .dictionary(let d): d.keys.sorted().map(\.string).joined(separator: "\n")
     }
 }
 

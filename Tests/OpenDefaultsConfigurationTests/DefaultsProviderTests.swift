@@ -56,12 +56,12 @@ struct DefaultsProviderTests {
             "stringy": ["array": ["Hello", "Swift"]], "inty": ["array": [16, 32]], "doubly": ["array": [.real(0.9), .real(1.8)]],
             "booly": ["array": [false, true, true]], "byteChunky": ["array": [.data(Data(magic)), .data(Data(magic2)), .data(Data(magic))]],
         ]), forKey: "other")
-        let flat: [String: PropertyList] = [
+        let flat: [LiteralString: PropertyList] = [
             "string": "Hello", "int": 42, "double": .real(3.14), "bool": true, "bytes": .data(Data(magic)),
             "stringy.array": ["Hello", "World"], "inty.array": [42, 24], "doubly.array": [.real(3.14), .real(2.72)],
             "booly.array": [true, false], "byteChunky.array": [.data(Data(magic)), .data(Data(magic2))],
         ]
-        for (k, v) in flat { d.setPropertyList(v, forKey: k) }
+        for (k, v) in flat { d.setPropertyList(v, forKey: k.string) }
         try await ProviderCompatTest(provider: DefaultsProvider(defaults: d)).runTest()
     }
 

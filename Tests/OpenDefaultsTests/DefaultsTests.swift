@@ -81,7 +81,7 @@ struct SearchListTests {
         #expect(Languages.tag("fr_FR.UTF-8@euro") == "fr-FR")
         #expect(Languages.tag("C") == "en")
         let lang = d.stringArray(forKey: "AppleLanguages")![0]
-        d.setVolatileDomain(["Greeting": "bonjour"] as [String: PropertyList], forName: lang)
+        d.setVolatileDomain(["Greeting": "bonjour"] as [String: Any], forName: lang)
         #expect(d.string(forKey: "Greeting") == "bonjour")
     }
 

@@ -126,7 +126,7 @@ struct FullDiskTests {
         let (store, errors) = store(in: fs)
         let domain = store.domain("com.example.grow")
         let chunk = String(repeating: "x", count: 10_000)
-        var values: [String: PropertyList?] = [:]
+        var values: [LiteralString: PropertyList?] = [:]
         for i in 0..<30 { values["k\(i)"] = .string(chunk) }  // 300 KB in one batch
         domain.set(values)
         #expect(domain.value(forKey: "k29") == .string(chunk))

@@ -34,7 +34,7 @@ struct MultiProcessTests {
         let sandbox = try Sandbox()
         let domain = "com.example.killed"
         let keys = 40_000
-        var initial: [String: PropertyList] = ["version": 0]
+        var initial: [LiteralString: PropertyList] = ["version": 0]
         for k in 0..<keys { initial["key\(k)"] = 0 }
         try PropertyList.dictionary(initial).data(as: .binary).write(to: URL(fileURLWithPath: sandbox.path(domain)))
         let kills = ProcessInfo.processInfo.environment["CI"] == "true" ? 1000 : 100

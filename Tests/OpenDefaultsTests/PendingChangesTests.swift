@@ -13,7 +13,7 @@ struct PendingChangesTests {
         #expect(pending.record("a", nil, sequence: 3) == .some(1))
         #expect(pending.record("c", "x", sequence: 4) == nil)
         #expect(pending.record("a", 5, sequence: 5) == .some(nil))
-        var values: [String: PropertyList] = ["a": 0, "d": 9]
+        var values: [LiteralString: PropertyList] = ["a": 0, "d": 9]
         pending.apply(to: &values)
         #expect(values == ["a": 5, "b": 2, "c": "x", "d": 9])
         #expect(pending.lastSequence == 5)
@@ -27,7 +27,7 @@ struct PendingChangesTests {
         _ = pending.record("gone", nil, sequence: 1)
         #expect(pending.value(forKey: "gone") == .some(nil))
         #expect(pending.value(forKey: "untouched") == nil)
-        var values: [String: PropertyList] = ["gone": 1, "untouched": 2]
+        var values: [LiteralString: PropertyList] = ["gone": 1, "untouched": 2]
         pending.apply(to: &values)
         #expect(values == ["untouched": 2])
     }

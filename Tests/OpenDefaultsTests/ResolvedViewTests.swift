@@ -10,7 +10,7 @@ struct ResolvedViewTests {
         var generator = SystemRandomNumberGenerator()
         for round in 0..<20 {
             var view = ResolvedView()
-            var model: [String: PropertyList] = [:]
+            var model: [LiteralString: PropertyList] = [:]
             let universe = (0..<(round % 2 == 0 ? 40 : 3000)).map { "key\($0)" } + ["", "ü", "a long key that is not a small string at all"]
             for step in 0..<4000 {
                 let key = universe.randomElement(using: &generator)!

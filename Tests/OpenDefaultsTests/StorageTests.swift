@@ -109,7 +109,7 @@ struct StorageTests {
             try d.synchronize()
             #expect(try sandbox.fileValue("com.example.race") == .dictionary(d.entries), "round \(round)")
             #expect(d.entryCount.load(ordering: .acquiring) == d.entries.count, "the count kept beside the entries")
-            for (key, value) in d.entries { #expect(d.value(forKey: key) == value) }
+            for (key, value) in d.entries { #expect(d.value(forKey: key.string) == value) }
         }
     }
 

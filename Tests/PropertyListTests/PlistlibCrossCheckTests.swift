@@ -54,7 +54,7 @@ struct PlistlibCrossCheckTests {
         case .date(let d): return ["t": d.timeIntervalSinceReferenceDate]
         case .uid(let u): return ["u": u]
         case .array(let a): return ["a": a.map(canon)]
-        case .dictionary(let d): return ["o": d.mapValues(canon)]
+        case .dictionary(let d): return ["o": d.keyedByString(canon)]
         }
     }
 

@@ -10,8 +10,8 @@ struct RecurringDictionaryTests {
     /// `count` records with the same keys and different values, some nested.
     static func records(_ count: Int) -> PropertyList {
         .array((0..<count).map { i -> PropertyList in
-            let nested: [String: PropertyList] = ["level": PropertyList(i % 3), "label": .string("n\(i)")]
-            var record: [String: PropertyList] = ["id": PropertyList(i), "name": .string("record \(i)")]
+            let nested: [LiteralString: PropertyList] = ["level": PropertyList(i % 3), "label": .string("n\(i)")]
+            var record: [LiteralString: PropertyList] = ["id": PropertyList(i), "name": .string("record \(i)")]
             record["enabled"] = .boolean(i % 2 == 0)
             record["a much longer key than fits in a small string"] = .real(Double(i) / 3)
             record["nested"] = .dictionary(nested)
@@ -52,7 +52,7 @@ struct RecurringDictionaryTests {
         for _ in 0..<40 {
             let value = PropertyList.array((0..<Int.random(in: 1...30, using: &gen.rng)).map { _ in
                 let keys = keySets.randomElement(using: &gen.rng)!
-                return .dictionary(Dictionary(uniqueKeysWithValues: keys.map { ($0, gen.value(depth: 3)) }))
+                return .dictionary(Dictionary(uniqueKeysWithValues: keys.map { (LiteralString($0), gen.value(depth: 3)) }))
             })
             #expect(try PropertyList(decoding: value.encoded(as: format), format: format) == value)
         }
@@ -66,7 +66,7 @@ struct RecurringDictionaryTests {
         func record(_ depth: Int) -> PropertyList {
             let keys = keySets.randomElement(using: &gen.rng)!
             return .dictionary(Dictionary(uniqueKeysWithValues: keys.map { key in
-                (key, depth < 3 && Bool.random(using: &gen.rng) ? record(depth + 1) : gen.leaf())
+                (LiteralString(key), depth < 3 && Bool.random(using: &gen.rng) ? record(depth + 1) : gen.leaf())
             }))
         }
         for _ in 0..<60 {

@@ -6,13 +6,13 @@ import Testing
 @Suite("Reading one key")
 struct SingleKeyLookupTests {
     @Test func findsEachKeyOfABinaryDictionaryAsAFullDecodeWould() throws {
-        var entries: [String: PropertyList] = [:]
+        var entries: [LiteralString: PropertyList] = [:]
         for i in 0..<500 { entries["key\(i)"] = i % 3 == 0 ? .string("v\(i)") : .array([.integer(.init(Int64(i))), ["nested": true]]) }
         entries["naïve ünïcode"] = "utf16 key"
         entries["shared"] = "v3"  // deduplicated with key3's value by the writer
         let bytes = try PropertyList.dictionary(entries).encoded(as: .binary)
         for (key, value) in entries {
-            #expect(try PropertyList.value(forKey: key, decoding: bytes) == value, "\(key)")
+            #expect(try PropertyList.value(forKey: key.string, decoding: bytes) == value, "\(key)")
         }
         #expect(try PropertyList.value(forKey: "absent", decoding: bytes) == nil)
         #expect(try PropertyList.value(forKey: "key1x", decoding: bytes) == nil)
@@ -65,14 +65,14 @@ struct SingleKeyLookupTests {
     }
 
     @Test func ourFilesMarkTheirSortedKeysAndAreSearchedByHalves() throws {
-        var entries: [String: PropertyList] = [:]
+        var entries: [LiteralString: PropertyList] = [:]
         for i in 0..<5_000 { entries["key\(i)"] = PropertyList(i) }
         entries["ünïcödé"] = "u"
         entries["日本"] = "j"
         entries[""] = "empty"
         let bytes = try PropertyList.dictionary(entries).encoded(as: .binary)
-        #expect(Array(bytes[(bytes.count - 32)..<(bytes.count - 29)]) == [0x4F, 0x44, 0x01])
-        for (key, value) in entries { #expect(try PropertyList.value(forKey: key, decoding: bytes) == value, "\(key)") }
+        #expect(Array(bytes[(bytes.count - 32)..<(bytes.count - 29)]) == [0x4F, 0x44, 0x02])
+        for (key, value) in entries { #expect(try PropertyList.value(forKey: key.string, decoding: bytes) == value, "\(key)") }
         for absent in ["key5000", "key", "zzz", "ünï", "Key1"] { #expect(try PropertyList.value(forKey: absent, decoding: bytes) == nil) }
         // Other writers' files (no mark) are scanned as before, whatever their key order.
         var foreign = bytes

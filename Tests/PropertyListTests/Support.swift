@@ -119,7 +119,7 @@ struct RandomValues {
             return .array((0..<Int.random(in: 0...6, using: &rng)).map { _ in value(depth: depth + 1) })
         }
         if depth < 4, roll < 4 {
-            var d: [String: PropertyList] = [:]
+            var d: [LiteralString: PropertyList] = [:]
             for _ in 0..<Int.random(in: 0...6, using: &rng) { d[string()] = value(depth: depth + 1) }
             return .dictionary(d)
         }
@@ -128,7 +128,7 @@ struct RandomValues {
 
     /// A dictionary at the top, as every format but JSON and binary requires of real files.
     mutating func document() -> PropertyList {
-        var d: [String: PropertyList] = [:]
+        var d: [LiteralString: PropertyList] = [:]
         for _ in 0..<Int.random(in: 0...8, using: &rng) { d[string()] = value(depth: 1) }
         return .dictionary(d)
     }

@@ -13,7 +13,7 @@ struct CorpusTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let id: String
         let bundlePath: String
-        let expected: [String: PropertyList]
+        let expected: [LiteralString: PropertyList]
         let notes: String
         var testDescription: String { id }
     }
@@ -76,7 +76,7 @@ struct CorpusTests {
     @Test("every malformation in the corpus is reported", arguments: cases)
     func problems(_ c: Case) throws {
         let bundle = try SettingsBundle(path: c.bundlePath)
-        for key in c.expected["conflicts"]!.dictionaryValue!.keys {
+        for key in c.expected["conflicts"]!.dictionaryValue!.keys.map(\.string) {
             #expect(bundle.problems.contains { $0.key == key && $0.message.contains("different defaults") }, "conflict \(key)")
         }
         // "Root.plist[26] start_menu: DefaultValue 'Main Menu' not among Values"
@@ -96,7 +96,7 @@ struct CorpusTests {
             }
         }
         // Types outside Apple's schema are kept and reported.
-        let types = c.expected["specifier_types"]!.dictionaryValue!.keys
+        let types = c.expected["specifier_types"]!.dictionaryValue!.keys.map(\.string)
         for type in types where type.hasPrefix("IASK") {
             #expect(bundle.problems.contains { $0.severity == .note && $0.message.hasPrefix(type) }, "\(type)")
             #expect(bundle.panes.values.contains { $0.specifiers.contains { $0.type == type } })
@@ -107,12 +107,12 @@ struct CorpusTests {
     func variants(_ c: Case) throws {
         let variants = c.expected["variants"]!.dictionaryValue!
         for (file, report) in variants {
-            let bundle = try SettingsBundle(path: c.bundlePath, root: file)
+            let bundle = try SettingsBundle(path: c.bundlePath, root: file.string)
             let expected = report.dictionaryValue!["defaults"]!.dictionaryValue!.compactMapValues(typedValue)
             #expect(bundle.defaultValues == expected, "\(file)")
         }
         let main = try SettingsBundle(path: c.bundlePath)
-        #expect(Set(main.rootVariants) == Set(variants.keys))
+        #expect(Set(main.rootVariants) == Set(variants.keys.map(\.string)))
     }
 
     @Test("every string table is read", arguments: cases)

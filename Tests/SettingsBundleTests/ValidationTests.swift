@@ -8,15 +8,15 @@ import Testing
 /// the specifier index and the key, and nothing crashes.
 @Suite("Validation")
 struct ValidationTests {
-    func pane(_ specifiers: [PropertyList], extra: [String: PropertyList] = [:]) -> PropertyList {
-        var d: [String: PropertyList] = ["PreferenceSpecifiers": .array(specifiers)]
+    func pane(_ specifiers: [PropertyList], extra: [LiteralString: PropertyList] = [:]) -> PropertyList {
+        var d: [LiteralString: PropertyList] = ["PreferenceSpecifiers": .array(specifiers)]
         for (k, v) in extra { d[k] = v }
         return .dictionary(d)
     }
 
-    func bundle(_ files: [String: PropertyList]) throws -> (TemporaryDirectory, SettingsBundle) {
+    func bundle(_ files: [LiteralString: PropertyList]) throws -> (TemporaryDirectory, SettingsBundle) {
         let dir = try TemporaryDirectory()
-        for (name, value) in files { try dir.write(name, value) }
+        for (name, value) in files { try dir.write(name.string, value) }
         return (dir, try SettingsBundle(path: dir.path))
     }
 

@@ -15,7 +15,7 @@ let store = Sandbox.store(in: sandbox)
 /// A domain with `count` keys, written by OpenDefaults (binary plist, the same file Foundation reads).
 func populate(_ name: String, count: Int) {
     let d = store.domain(name)
-    var values: [String: PropertyList?] = [:]
+    var values: [LiteralString: PropertyList?] = [:]
     for i in 0..<count { values["key\(i)"] = PropertyList(i) }
     d.set(values)
     try! d.synchronize()

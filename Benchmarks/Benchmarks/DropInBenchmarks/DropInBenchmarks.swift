@@ -20,7 +20,7 @@ let store = Sandbox.store(in: sandbox)
 let benchmarks: @Sendable () -> Void = {
     let fast = Benchmark.Configuration(metrics: [.wallClock], timeUnits: .nanoseconds, scalingFactor: .kilo, maxDuration: .seconds(3))
     let defaults = Defaults(domainName: "com.bench.dropin", store: store, arguments: ["bench"])
-    var values: [String: PropertyList] = [:]
+    var values: [LiteralString: PropertyList] = [:]
     for i in 0..<1000 { values["key\(i)"] = PropertyList(i) }
     defaults.setPersistentDomainValues(values, forName: "com.bench.dropin")
     _ = defaults.synchronize()

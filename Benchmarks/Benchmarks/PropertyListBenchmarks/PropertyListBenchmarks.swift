@@ -12,7 +12,7 @@ func makeDocument() -> PropertyList {
     var rng = SplitMix(seed: 1)
     let words = ["alpha", "beta", "gamma", "δέλτα", "epsilon", "ζήτα", "名前", "données", "key", "value", "😀 emoji", "com.example.app"]
     func record(_ i: Int) -> PropertyList {
-        var d: [String: PropertyList] = [:]
+        var d: [LiteralString: PropertyList] = [:]
         d["id"] = PropertyList(i)
         d["name"] = .string(words[Int(rng.next() % 12)] + " \(i)")
         d["score"] = .real(Double(rng.next() % 1_000_000) / 1000)
@@ -24,7 +24,7 @@ func makeDocument() -> PropertyList {
         d["nested"] = ["level": PropertyList(i % 7), "label": .string("item-\(i % 97)"), "ratio": .real(Double(i) / 7)]
         return .dictionary(d)
     }
-    var groups: [String: PropertyList] = [:]
+    var groups: [LiteralString: PropertyList] = [:]
     for g in 0..<25 {
         groups["group-\(g)"] = .array((0..<500).map { record(g * 500 + $0) })
     }

@@ -21,12 +21,12 @@ public final class DefaultsController: Sendable {
     public let defaults: Defaults
 
     struct State {
-        var initialValues: [String: PropertyList]
+        var initialValues: [LiteralString: PropertyList]
         var appliesImmediately = true
         /// Unapplied edits: a value, or nil for a removal.
-        var pending: [String: PropertyList?] = [:]
-        var observers: [String: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
-        var defaultsTokens: [String: ObservationToken] = [:]
+        var pending: [LiteralString: PropertyList?] = [:]
+        var observers: [LiteralString: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
+        var defaultsTokens: [LiteralString: ObservationToken] = [:]
         var nextObserver: UInt64 = 1
         /// Editors that began editing and have not ended (AppKit's `NSEditorRegistration`).
         var editors: [ObjectIdentifier: any DefaultsEditor] = [:]
@@ -53,14 +53,14 @@ public final class DefaultsController: Sendable {
     }
 
     /// Creates a controller over `defaults` with `initialValues`.
-    public init(defaults: Defaults, initialValues: [String: PropertyList] = [:]) {
+    public init(defaults: Defaults, initialValues: [LiteralString: PropertyList] = [:]) {
         self.defaults = defaults
         self.state = Lock(State(initialValues: initialValues))
     }
 
     /// Values for keys that no domain of ``defaults`` has; the values
     /// ``revertToInitialValues(forKeys:)`` restores.
-    public var initialValues: [String: PropertyList] {
+    public var initialValues: [LiteralString: PropertyList] {
         get { state.withLock { $0.initialValues } }
         set { state.withLock { $0.initialValues = newValue } }
     }
@@ -76,7 +76,7 @@ public final class DefaultsController: Sendable {
     public var hasUnappliedChanges: Bool { state.withLock { !$0.pending.isEmpty } }
 
     /// The keys with unsaved edits.
-    public var unappliedKeys: [String] { state.withLock { $0.pending.keys.sorted() } }
+    public var unappliedKeys: [String] { state.withLock { $0.pending.keys.sorted().map(\.string) } }
 
     /// The values as the interface shows them: an unsaved edit, else the
     /// defaults' value, else the initial value.
@@ -128,11 +128,11 @@ public final class DefaultsController: Sendable {
     ///   in the defaults' memory and will be retried, as with `set`).
     @discardableResult
     public func save() -> Bool {
-        let edits = state.withLock { s -> [String: PropertyList?] in
+        let edits = state.withLock { s -> [LiteralString: PropertyList?] in
             defer { s.pending = [:] }
             return s.pending
         }
-        for key in edits.keys.sorted() { defaults.setPropertyList(edits[key]!, forKey: key) }
+        for key in edits.keys.sorted() { defaults.setPropertyList(edits[key]!, forKey: key.string) }
         return defaults.synchronize()
     }
 
@@ -149,7 +149,7 @@ public final class DefaultsController: Sendable {
     /// ``appliesImmediately``. A key without an initial value is removed.
     public func revertToInitialValues(forKeys keys: [String]? = nil) {
         let initial = initialValues
-        for key in keys ?? initial.keys.sorted() { setValue(initial[key], forKey: key) }
+        for key in keys ?? initial.keys.sorted().map(\.string) { setValue(initial[key], forKey: key) }
     }
 
     // MARK: - Editors

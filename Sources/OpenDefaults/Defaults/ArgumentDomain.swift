@@ -15,8 +15,8 @@ package enum ArgumentDomain {
     package static let name = "NSArgumentDomain"
 
     /// The pairs in `arguments` (the first element, the program, is skipped).
-    package static func parse(_ arguments: [String]) -> [String: PropertyList] {
-        var out: [String: PropertyList] = [:]
+    package static func parse(_ arguments: [String]) -> [LiteralString: PropertyList] {
+        var out: [LiteralString: PropertyList] = [:]
         var i = 1
         while i < arguments.count {
             let arg = arguments[i]

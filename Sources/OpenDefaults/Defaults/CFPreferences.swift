@@ -223,10 +223,10 @@ public enum CFPreferences {
     /// ```swift
     /// CFPreferences.copyMultiple(["A", "B"], applicationID: "com.example.app", user: .current, host: .any)
     /// ```
-    public static func copyMultiple(_ keys: [String]?, applicationID: String, user: PreferenceScope.User, host: PreferenceScope.Host) -> [String: PropertyList] {
+    public static func copyMultiple(_ keys: [String]?, applicationID: String, user: PreferenceScope.User, host: PreferenceScope.Host) -> [LiteralString: PropertyList] {
         guard let entries = domain(applicationID, user, host)?.entries else { return [:] }
         guard let keys else { return entries }
-        var out: [String: PropertyList] = [:]
+        var out: [LiteralString: PropertyList] = [:]
         for k in keys { if let v = entries[k] { out[k] = v } }
         return out
     }
@@ -238,8 +238,8 @@ public enum CFPreferences {
     /// ```swift
     /// CFPreferences.setMultiple(["A": 1], removing: ["B"], applicationID: "com.example.app", user: .current, host: .any)
     /// ```
-    public static func setMultiple(_ keysToSet: [String: PropertyList], removing keysToRemove: [String], applicationID: String, user: PreferenceScope.User, host: PreferenceScope.Host) {
-        var changes: [String: PropertyList?] = [:]
+    public static func setMultiple(_ keysToSet: [LiteralString: PropertyList], removing keysToRemove: [String], applicationID: String, user: PreferenceScope.User, host: PreferenceScope.Host) {
+        var changes: [LiteralString: PropertyList?] = [:]
         for (k, v) in keysToSet { changes[k] = v }
         for k in keysToRemove { changes[k] = PropertyList?.none }
         domain(applicationID, user, host)?.set(changes)
@@ -252,7 +252,7 @@ public enum CFPreferences {
     /// CFPreferences.copyKeyList(applicationID: "com.example.app", user: .current, host: .any)
     /// ```
     public static func copyKeyList(applicationID: String, user: PreferenceScope.User, host: PreferenceScope.Host) -> [String] {
-        domain(applicationID, user, host)?.entries.keys.sorted() ?? []
+        domain(applicationID, user, host)?.entries.keys.sorted().map(\.string) ?? []
     }
 
     /// `CFPreferencesCopyApplicationList`: the domains that have a file in

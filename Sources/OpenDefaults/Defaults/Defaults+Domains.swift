@@ -54,7 +54,7 @@ extension Defaults {
     /// ```swift
     /// defaults.setVolatileDomainValues(["Mode": "demo"], forName: "Demo")
     /// ```
-    public func setVolatileDomainValues(_ domain: [String: PropertyList], forName name: String) {
+    public func setVolatileDomainValues(_ domain: [LiteralString: PropertyList], forName name: String) {
         if name == RegistrationDomain.name {
             RegistrationDomain.replace(domain)
             searchList.rebuildAndNotify()
@@ -67,11 +67,11 @@ extension Defaults {
 
     /// The volatile domain `name` (including `NSArgumentDomain` and `NSRegistrationDomain`).
     public func volatileDomain(forName name: String) -> [String: Any] {
-        volatileDomainValues(forName: name).mapValues(\.bridgedValue)
+        volatileDomainValues(forName: name).keyedByString(\.bridgedValue)
     }
 
     /// The volatile domain `name` as typed values.
-    public func volatileDomainValues(forName name: String) -> [String: PropertyList] {
+    public func volatileDomainValues(forName name: String) -> [LiteralString: PropertyList] {
         switch name {
         case ArgumentDomain.name: arguments
         case RegistrationDomain.name: RegistrationDomain.values.withLock { $0 }
@@ -96,11 +96,11 @@ extension Defaults {
     /// The persistent domain `name` (current user, any host), or nil when it
     /// has no entries.
     public func persistentDomain(forName name: String) -> [String: Any]? {
-        persistentDomainValues(forName: name)?.mapValues(\.bridgedValue)
+        persistentDomainValues(forName: name)?.keyedByString(\.bridgedValue)
     }
 
     /// The persistent domain `name` as typed values, or nil when it has no entries.
-    public func persistentDomainValues(forName name: String) -> [String: PropertyList]? {
+    public func persistentDomainValues(forName name: String) -> [LiteralString: PropertyList]? {
         guard PreferencesLayout.isValidDomainName(name) else { return nil }
         let entries = store.domain(name, scope: .currentUser).entries
         return entries.isEmpty ? nil : entries
@@ -125,7 +125,7 @@ extension Defaults {
     /// ```swift
     /// defaults.setPersistentDomainValues(["Volume": 5], forName: "com.example.player")
     /// ```
-    public func setPersistentDomainValues(_ domain: [String: PropertyList], forName name: String) {
+    public func setPersistentDomainValues(_ domain: [LiteralString: PropertyList], forName name: String) {
         guard PreferencesLayout.isValidDomainName(name) else { return }
         store.domain(name, scope: .currentUser).replaceAll(with: domain)
         refreshIfInSearchList(name, keys: Set(domain.keys).union(searchList.state.withLock { Array($0.resolved.keys) }))
@@ -145,7 +145,7 @@ extension Defaults {
         store.persistentDomainNames(scope: .currentUser)
     }
 
-    private func refreshIfInSearchList(_ name: String, keys: some Sequence<String>) {
+    private func refreshIfInSearchList(_ name: String, keys: some Sequence<LiteralString>) {
         if name == domainName || name == PreferencesLayout.globalDomainName || suites.contains(name) {
             searchList.refresh(keys)
         }

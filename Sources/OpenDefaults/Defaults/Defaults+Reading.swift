@@ -89,7 +89,7 @@ extension Defaults {
     /// The dictionary, or nil when the value is not a dictionary.
     public func dictionary(forKey key: String) -> [String: Any]? {
         guard case .dictionary(let d)? = propertyList(forKey: key) else { return nil }
-        return d.mapValues(\.bridgedValue)
+        return d.keyedByString(\.bridgedValue)
     }
 
     /// The data, or nil when the value is not data.
@@ -145,7 +145,7 @@ extension Defaults {
     /// `dictionaryRepresentation()`: the union of the whole search list,
     /// earlier domains winning, as Swift's plain types.
     public func dictionaryRepresentation() -> [String: Any] {
-        values().mapValues(\.bridgedValue)
+        values().keyedByString(\.bridgedValue)
     }
 
     /// The effective values as they are now, frozen: a copy-on-write copy of
@@ -156,7 +156,7 @@ extension Defaults {
     }
 
     /// The union of the whole search list as typed values (no conversion cost).
-    public func values() -> [String: PropertyList] {
+    public func values() -> [LiteralString: PropertyList] {
         searchList.checkRegistration()
         return searchList.state.withLock { $0.resolved.dictionary() }
     }

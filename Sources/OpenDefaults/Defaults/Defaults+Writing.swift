@@ -95,7 +95,7 @@ extension Defaults {
     }
 
     /// Merges typed values into the registration domain.
-    public func register(_ defaults: [String: PropertyList]) {
+    public func register(_ defaults: [LiteralString: PropertyList]) {
         RegistrationDomain.register(defaults)
         searchList.checkRegistration()
     }

@@ -44,7 +44,7 @@ public final class Defaults: Sendable {
     package let notificationWindowDirty = Atomic<Bool>(false)
 
     /// `NSArgumentDomain`: the `-Key value` pairs of the command line.
-    var arguments: [String: PropertyList] { searchList.arguments }
+    var arguments: [LiteralString: PropertyList] { searchList.arguments }
 
     // MARK: - Creating
 

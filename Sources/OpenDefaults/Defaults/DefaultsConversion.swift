@@ -16,8 +16,8 @@ enum DefaultsConversion {
     }
 
     /// A whole domain: every value converts, or the first that does not is thrown.
-    static func domain(_ values: [String: Any], name: String, path: String) throws(StorageError) -> [String: PropertyList] {
-        var typed: [String: PropertyList] = [:]
+    static func domain(_ values: [String: Any], name: String, path: String) throws(StorageError) -> [LiteralString: PropertyList] {
+        var typed: [LiteralString: PropertyList] = [:]
         typed.reserveCapacity(values.count)
         for (key, value) in values {
             typed[key] = try propertyList(value, key: key, domain: name, path: path)

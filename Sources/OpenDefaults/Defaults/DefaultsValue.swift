@@ -123,15 +123,23 @@ extension Array: DefaultsValue where Element: DefaultsValue {
 
 extension Dictionary: DefaultsValue where Key == String, Value: DefaultsValue {
     public init?(propertyList: PropertyList) {
-        guard case .dictionary(let d) = propertyList else { return nil }
+        // A `String`-keyed dictionary cannot hold two canonically equivalent
+        // keys: such a value is not of this type (nil), never merged.
+        guard case .dictionary(let d) = propertyList, !d.hasEquivalentKeys else { return nil }
         var out: [String: Value] = [:]
         for (k, e) in d {
             guard let v = Value(propertyList: e) else { return nil }
-            out[k] = v
+            out[k.string] = v
         }
         self = out
     }
-    public var propertyList: PropertyList { get throws { .dictionary(try mapValues { try $0.propertyList }) } }
+    public var propertyList: PropertyList {
+        get throws {
+            var out = [LiteralString: PropertyList](minimumCapacity: count)
+            for (k, v) in self { out[LiteralString(k)] = try v.propertyList }
+            return .dictionary(out)
+        }
+    }
 }
 
 extension DefaultsValue where Self: RawRepresentable, RawValue: DefaultsValue {

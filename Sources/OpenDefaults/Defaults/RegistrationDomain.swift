@@ -7,16 +7,16 @@ import Synchronization
 /// never saved.
 enum RegistrationDomain {
     static let name = "NSRegistrationDomain"
-    static let values = Lock<[String: PropertyList]>([:])
+    static let values = Lock<[LiteralString: PropertyList]>([:])
     /// Incremented by every change, so that instances refresh their view.
     static let version = Atomic<UInt64>(0)
 
-    static func register(_ entries: [String: PropertyList]) {
+    static func register(_ entries: [LiteralString: PropertyList]) {
         values.withLock { $0.merge(entries) { _, new in new } }
         version.add(1, ordering: .releasing)
     }
 
-    static func replace(_ entries: [String: PropertyList]) {
+    static func replace(_ entries: [LiteralString: PropertyList]) {
         values.withLock { $0 = entries }
         version.add(1, ordering: .releasing)
     }

@@ -12,13 +12,13 @@ import PropertyList
 package struct ResolvedView: @unchecked Sendable {
     private var table = ProbeTable<PropertyList>()
     /// The view as a dictionary, built on demand; nil after a change.
-    private var snapshot: [String: PropertyList]? = nil
+    private var snapshot: [LiteralString: PropertyList]? = nil
 
     init() {}
 
-    init(_ dictionary: [String: PropertyList]) {
+    init(_ dictionary: [LiteralString: PropertyList]) {
         table.reserve(dictionary.count)
-        for (key, value) in dictionary { table.set(key, hash: KeyHash.hash(key), value) }
+        for (key, value) in dictionary { table.set(key.string, hash: KeyHash.hash(key.string), value) }
         snapshot = dictionary
     }
 
@@ -45,12 +45,12 @@ package struct ResolvedView: @unchecked Sendable {
     }
 
     /// Every key.
-    package var keys: [String] { table.entries.map(\.key) }
+    package var keys: [LiteralString] { table.entries.map { LiteralString($0.key) } }
 
     /// The view as a dictionary (built once per change).
-    package mutating func dictionary() -> [String: PropertyList] {
+    package mutating func dictionary() -> [LiteralString: PropertyList] {
         if let snapshot { return snapshot }
-        var built: [String: PropertyList] = [:]
+        var built: [LiteralString: PropertyList] = [:]
         built.reserveCapacity(table.count)
         for entry in table.entries { built[entry.key] = entry.value }
         snapshot = built

@@ -23,7 +23,7 @@ final class SearchList: DomainDependent {
     }
 
     struct State {
-        var volatileDomains: [String: [String: PropertyList]] = [:]
+        var volatileDomains: [String: [LiteralString: PropertyList]] = [:]
         var sources: [Source] = []
         /// The persistent domains among the sources (this search list is attached to each).
         var persistentDomains: [PersistentDomain] = []
@@ -32,7 +32,7 @@ final class SearchList: DomainDependent {
         /// The effective value of every key: the union of the search list.
         var resolved = ResolvedView()
         var registrationVersion: UInt64 = .max
-        var keyObservers: [String: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
+        var keyObservers: [LiteralString: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
         var anyObservers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 1
     }
@@ -41,7 +41,7 @@ final class SearchList: DomainDependent {
     let domainName: String
     let store: DomainStore
     /// `NSArgumentDomain`.
-    let arguments: [String: PropertyList]
+    let arguments: [LiteralString: PropertyList]
     /// The preferred languages, one volatile domain each.
     let languages: [String]
     let state: Lock<State>
@@ -52,7 +52,7 @@ final class SearchList: DomainDependent {
         weak var defaults: Defaults?
     }
 
-    init(domainName: String, store: DomainStore, arguments: [String: PropertyList], languages: [String]) {
+    init(domainName: String, store: DomainStore, arguments: [LiteralString: PropertyList], languages: [String]) {
         self.domainName = domainName
         self.store = store
         self.arguments = arguments
@@ -129,7 +129,7 @@ final class SearchList: DomainDependent {
     // MARK: Resolving
 
     /// The union of the search list, earlier sources winning.
-    private func resolveAll(_ s: State, registration: [String: PropertyList]) -> [String: PropertyList] {
+    private func resolveAll(_ s: State, registration: [LiteralString: PropertyList]) -> [LiteralString: PropertyList] {
         var merged = registration
         for source in s.sources.reversed() {
             switch source {
@@ -206,17 +206,18 @@ final class SearchList: DomainDependent {
     }
 
     /// Recomputes `keys` and tells observers what changed.
-    func refresh(_ keys: some Sequence<String>) {
+    func refresh(_ keys: some Sequence<LiteralString>) {
         var anyChanged = false
         var pending: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
         let any: [@Sendable () -> Void] = state.withLock { s in
-            for key in keys {
+            for literal in keys {
+                let key = literal.string
                 let old = s.resolved[key]
                 let new = resolve(key, s)
                 guard old != new else { continue }
                 s.resolved[key] = new
                 anyChanged = true
-                if let observers = s.keyObservers[key] {
+                if let observers = s.keyObservers[literal] {
                     for o in observers.values { pending.append((o, old, new)) }
                 }
             }
@@ -228,12 +229,12 @@ final class SearchList: DomainDependent {
     }
 
     /// Tells observers about keys whose resolved value already changed.
-    func refreshObservers(changedKeys: some Collection<String>, before: [String: PropertyList]) {
+    func refreshObservers(changedKeys: some Collection<LiteralString>, before: [LiteralString: PropertyList]) {
         guard !changedKeys.isEmpty else { return }
         var calls: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
         let any: [@Sendable () -> Void] = state.withLock { s in
             for key in changedKeys {
-                for o in s.keyObservers[key]?.values ?? [:].values { calls.append((o, before[key], s.resolved[key])) }
+                for o in s.keyObservers[key]?.values ?? [:].values { calls.append((o, before[key], s.resolved[key.string])) }
             }
             return Array(s.anyObservers.values)
         }

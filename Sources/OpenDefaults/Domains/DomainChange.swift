@@ -28,13 +28,13 @@ public struct DomainChange: Sendable {
     /// The domain's scope.
     public var scope: PreferenceScope
     /// The changed keys.
-    public var changes: [String: Values]
+    public var changes: [LiteralString: Values]
     /// Who made it.
     public var origin: Origin
     /// The domain object that changed.
     @_spi(Engine) public var source: PersistentDomain?
 
-    package init(domain: String, scope: PreferenceScope, changes: [String: Values], origin: Origin, source: PersistentDomain? = nil) {
+    package init(domain: String, scope: PreferenceScope, changes: [LiteralString: Values], origin: Origin, source: PersistentDomain? = nil) {
         self.domain = domain
         self.scope = scope
         self.changes = changes
@@ -43,8 +43,8 @@ public struct DomainChange: Sendable {
     }
 
     /// The differences between two versions of a domain.
-    static func diff(_ old: [String: PropertyList], _ new: [String: PropertyList]) -> [String: Values] {
-        var out: [String: Values] = [:]
+    static func diff(_ old: [LiteralString: PropertyList], _ new: [LiteralString: PropertyList]) -> [LiteralString: Values] {
+        var out: [LiteralString: Values] = [:]
         for (k, v) in new where old[k] != v { out[k] = Values(old: old[k], new: v) }
         for (k, v) in old where new[k] == nil { out[k] = Values(old: v, new: nil) }
         return out

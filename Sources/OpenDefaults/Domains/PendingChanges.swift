@@ -62,12 +62,12 @@ struct PendingChanges: Sendable {
     }
 
     /// Applies the changes to `values`.
-    func apply(to values: inout [String: PropertyList]) {
+    func apply(to values: inout [LiteralString: PropertyList]) {
         for entry in table.entries { values[entry.key] = entry.value.value }
     }
 
     /// `base` with the changes applied (`base` itself when there are none).
-    func applied(to base: [String: PropertyList]) -> [String: PropertyList] {
+    func applied(to base: [LiteralString: PropertyList]) -> [LiteralString: PropertyList] {
         if isEmpty { return base }
         var values = base
         apply(to: &values)
@@ -76,9 +76,9 @@ struct PendingChanges: Sendable {
 
     /// The changes found on disk that reads see: those of keys without a
     /// pending change (such a key reads as this process set it).
-    func hiding(_ diskChanges: [String: DomainChange.Values]) -> [String: DomainChange.Values] {
+    func hiding(_ diskChanges: [LiteralString: DomainChange.Values]) -> [LiteralString: DomainChange.Values] {
         if isEmpty { return diskChanges }
-        return diskChanges.filter { value(forKey: $0.key) == nil }
+        return diskChanges.filter { value(forKey: $0.key.string) == nil }
     }
 
     /// Forgets the changes up to and including `sequence` (they are written);

@@ -38,7 +38,7 @@ import Synchronization
         /// The file's entries as last read or written (or what replaced the
         /// domain). Never changed in place: a flush holds it while writing,
         /// and a write must not have to copy it.
-        var base: [String: PropertyList] = [:]
+        var base: [LiteralString: PropertyList] = [:]
         /// This process's changes not yet written (nil removes). What reads
         /// see is `base` with these on top.
         var pending = PendingChanges()
@@ -69,7 +69,7 @@ import Synchronization
         }
 
         /// Every entry reads see (a copy of `base` when changes are pending).
-        var values: [String: PropertyList] { pending.applied(to: base) }
+        var values: [LiteralString: PropertyList] { pending.applied(to: base) }
 
         /// Recounts the entries after `base` or `pending` changed wholesale.
         mutating func recount() {
@@ -125,7 +125,7 @@ import Synchronization
     }
 
     /// All entries, from memory (merged outside the lock).
-    public var entries: [String: PropertyList] {
+    public var entries: [LiteralString: PropertyList] {
         let (base, pending) = state.withLock { ($0.base, $0.pending) }
         return pending.applied(to: base)
     }
@@ -168,26 +168,27 @@ import Synchronization
         guard let dependents else { return }
         for d in dependents { d.domainChanged(self, key: key, hash: hash, value: value, version: version) }
         if store.hasHandlers {
-            store.deliver(DomainChange(domain: name, scope: scope, changes: [key: .init(old: old, new: value)], origin: .thisProcess, source: self))
+            store.deliver(DomainChange(domain: name, scope: scope, changes: [LiteralString(key): .init(old: old, new: value)], origin: .thisProcess, source: self))
         }
     }
 
     /// Sets several keys at once (nil values remove).
-    public func set(_ values: [String: PropertyList?]) {
+    public func set(_ values: [LiteralString: PropertyList?]) {
         var journalFailed = false
         defer { if journalFailed { reportJournalFailure() } }
-        let changes: [String: DomainChange.Values] = state.withLock { s in
-            var changes: [String: DomainChange.Values] = [:]
+        let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
+            var changes: [LiteralString: DomainChange.Values] = [:]
             // One batch in the journal: a process that dies part-way through
             // leaves none of it to replay (a several-key set is all or nothing).
             var left = values.count
-            for (key, value) in values {
+            for (literal, value) in values {
+                let key = literal.string
                 s.sequence += 1
                 left -= 1
-                let old = s.pending.record(key, value, sequence: s.sequence) ?? s.base[key]
+                let old = s.pending.record(key, value, sequence: s.sequence) ?? s.base[literal]
                 if journal(&s, key, value, continues: left > 0) { journalFailed = true }
                 if old != value {
-                    changes[key] = .init(old: old, new: value)
+                    changes[literal] = .init(old: old, new: value)
                     if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
                 }
             }
@@ -201,10 +202,10 @@ import Synchronization
     }
 
     /// Replaces the whole domain (nil or empty removes its file).
-    public func replaceAll(with entries: [String: PropertyList]?) {
+    public func replaceAll(with entries: [LiteralString: PropertyList]?) {
         var journalFailed = false
         defer { if journalFailed { reportJournalFailure() } }
-        let changes: [String: DomainChange.Values] = state.withLock { s in
+        let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
             let new = entries ?? [:]
             let changes = DomainChange.diff(s.values, new)
             s.sequence += 1
@@ -351,7 +352,7 @@ import Synchronization
     ///     entries["Log"] = .array(log)
     /// }
     /// ```
-    public func update<Result>(_ body: (inout [String: PropertyList]) throws -> Result) throws -> Result {
+    public func update<Result>(_ body: (inout [LiteralString: PropertyList]) throws -> Result) throws -> Result {
         var result: Result? = nil
         var thrown: (any Error)? = nil
         let (change, own) = try withoutActuallyEscaping(body) { body throws(StorageError) in
@@ -371,7 +372,7 @@ import Synchronization
     /// Writes pending changes (and `transform`'s edit, when given) on top of
     /// the file. Returns what the file held that this process had not seen,
     /// and what `transform` changed (both delivered after the lock).
-    private func flushLocked(transform: ((inout [String: PropertyList]) -> Bool)?, recover: Bool = false) throws(StorageError) -> (DomainChange?, DomainChange?) {
+    private func flushLocked(transform: ((inout [LiteralString: PropertyList]) -> Bool)?, recover: Bool = false) throws(StorageError) -> (DomainChange?, DomainChange?) {
         // What to write: a snapshot of the entries and the pending changes,
         // taken together (sharing storage: nothing is copied under the lock).
         // The journal's end and the sequence now: every record before that
@@ -392,18 +393,18 @@ import Synchronization
         }
         // Under the lock: the file's current entries (re-read if another process
         // wrote it), this process's changes on top, written whole.
-        var edited: [String: DomainChange.Values] = [:]
+        var edited: [LiteralString: DomainChange.Values] = [:]
         var aborted = false
         // The journals of processes that died before their flush: replayed
         // here, under the domain's lock, and removed once written.
         var orphans = JournalRecovery()
         defer { for problem in orphans.problems { store.report(problem) } }
-        let outcome: Result<(written: [String: PropertyList], FileSignature?, PropertyListFormat, diskChanges: [String: DomainChange.Values]?), StorageError> = lock.withLock {
-            var base: [String: PropertyList]
+        let outcome: Result<(written: [LiteralString: PropertyList], FileSignature?, PropertyListFormat, diskChanges: [LiteralString: DomainChange.Values]?), StorageError> = lock.withLock {
+            var base: [LiteralString: PropertyList]
             var format = format
             // What another process changed (keys this flush writes aside),
             // found here rather than under the state lock; nil when not re-read.
-            var diskChanges: [String: DomainChange.Values]? = nil
+            var diskChanges: [LiteralString: DomainChange.Values]? = nil
             if file.journaled, JournalRecovery.mayHaveJournals(forDomainFile: path) {
                 orphans = JournalRecovery.collect(forDomain: name, file: path, own: ownJournal)
             }
@@ -490,11 +491,11 @@ import Synchronization
             // stay pending on top. When the file was not re-read, what reads
             // see is unchanged. A replacement of the whole domain made while
             // writing is kept as it is, to be written next.
-            let changes: [String: DomainChange.Values] = state.withLock { s in
+            let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
                 let flushedUpTo = max(pending.lastSequence, replaced ?? 0)
                 if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
                 if let journalMark { s.journal?.markApplied(through: journalMark.sequence, keepingFrom: journalMark.end) }
-                var changes: [String: DomainChange.Values] = [:]
+                var changes: [LiteralString: DomainChange.Values] = [:]
                 if s.replaced == nil {
                     s.base = written
                     s.pending.removeThrough(flushedUpTo)
@@ -549,7 +550,7 @@ import Synchronization
     /// Reads the file if it changed and makes it the entries; under the
     /// flushing lock. What changed is worked out only when it is `reporting`
     /// (not for the first load).
-    private func reloadLocked(reporting: Bool) -> ([String: DomainChange.Values], StorageError?) {
+    private func reloadLocked(reporting: Bool) -> ([LiteralString: DomainChange.Values], StorageError?) {
         let (known, oldBase) = state.withLock { ($0.signature, $0.base) }
         switch FileSignature.lookup(path) {
         case .success(let current?) where current == known: return ([:], nil)
@@ -557,7 +558,7 @@ import Synchronization
         default: break
         }
         var reported: StorageError? = nil
-        var disk: [String: PropertyList] = [:]
+        var disk: [LiteralString: PropertyList] = [:]
         var format: PropertyListFormat? = nil
         var signature: FileSignature? = nil
         switch file.read() {
@@ -581,9 +582,9 @@ import Synchronization
         // replacements of the whole domain change the entries, so they are
         // still `oldBase` below unless the domain was replaced.
         let diskChanges = reporting ? DomainChange.diff(oldBase, disk) : [:]
-        let changes: [String: DomainChange.Values] = state.withLock { s in
+        let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
             // A replaced domain keeps what replaced it until it is written.
-            var changes: [String: DomainChange.Values] = [:]
+            var changes: [LiteralString: DomainChange.Values] = [:]
             if s.replaced == nil {
                 s.base = disk
                 s.recount()

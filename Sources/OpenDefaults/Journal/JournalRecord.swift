@@ -38,7 +38,7 @@ enum JournalRecord {
         var key: String
         var value: PropertyList?
         /// For `replaceAll`: the new entries (nil removes the domain).
-        var entries: [String: PropertyList]?
+        var entries: [LiteralString: PropertyList]?
     }
 
     /// Points the header's `start` at `offset`, after every store before it.
@@ -239,7 +239,7 @@ enum JournalRecord {
     }
 
     /// Applies records to a domain's entries, in order.
-    static func apply(_ records: [Decoded], to entries: inout [String: PropertyList]) {
+    static func apply(_ records: [Decoded], to entries: inout [LiteralString: PropertyList]) {
         for r in records {
             switch r.operation {
             case .set: entries[r.key] = r.value

@@ -91,7 +91,7 @@ struct JournalRecovery {
     }
 
     /// Applies every orphan's records, oldest journal first.
-    func apply(to entries: inout [String: PropertyList]) {
+    func apply(to entries: inout [LiteralString: PropertyList]) {
         for orphan in orphans { JournalRecord.apply(orphan.records, to: &entries) }
     }
 

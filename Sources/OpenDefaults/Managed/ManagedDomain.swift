@@ -24,7 +24,7 @@ package final class ManagedDomain: Sendable {
     /// The files consulted, in increasing precedence.
     package let paths: [String]
     private struct State {
-        var values: [String: PropertyList] = [:]
+        var values: [LiteralString: PropertyList] = [:]
         /// Told of every change (defaults objects' search lists).
         var dependents = DependentList()
         /// What was last reported untrusted or unreadable, so that a watcher
@@ -51,11 +51,11 @@ package final class ManagedDomain: Sendable {
     package func value(forKey key: String) -> PropertyList? { state.withLock { $0.values[key] } }
 
     /// Every forced key and value.
-    package var entries: [String: PropertyList] { state.withLock { $0.values } }
+    package var entries: [LiteralString: PropertyList] { state.withLock { $0.values } }
 
     /// Re-reads the managed files and tells dependents what changed.
     package func reload() {
-        var merged: [String: PropertyList] = [:]
+        var merged: [LiteralString: PropertyList] = [:]
         var problems: [String: StorageError] = [:]
         for path in paths {
             switch SystemFileTrust.check(path) {

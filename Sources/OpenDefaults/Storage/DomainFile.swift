@@ -33,7 +33,7 @@ struct DomainFile: Sendable {
         /// A file that cannot be parsed, or whose root is not a dictionary.
         case corrupt(PropertyListError)
         /// The domain's entries, the file's format and its signature.
-        case loaded([String: PropertyList], PropertyListFormat, FileSignature)
+        case loaded([LiteralString: PropertyList], PropertyListFormat, FileSignature)
     }
 
     /// Reads and parses the file. A read that fails (permissions, an I/O
@@ -74,7 +74,7 @@ struct DomainFile: Sendable {
     /// Writes the entries in `format` (binary when the format cannot hold
     /// them), creating the directory when needed: a new file gets ``mode``,
     /// a replaced one keeps its mode and owner. Returns the new signature.
-    func write(_ entries: [String: PropertyList], format: PropertyListFormat) throws(StorageError) -> FileSignature? {
+    func write(_ entries: [LiteralString: PropertyList], format: PropertyListFormat) throws(StorageError) -> FileSignature? {
         if let refusal { throw refusal }
         let value = PropertyList.dictionary(entries)
         let bytes = (try? value.encoded(as: format)) ?? (try! value.encoded(as: .binary))

@@ -1,3 +1,5 @@
+import PropertyList
+
 /// An open-addressing table of string keys hashed with ``KeyHash``.
 ///
 /// Linear probing with backward-shift deletion; at most half full.
@@ -22,7 +24,7 @@ struct ProbeTable<Value> {
     func get(_ key: String, hash: UInt64) -> Value? {
         var i = Int(truncatingIfNeeded: hash) & mask
         while let entry = slots[i] {
-            if entry.hash == hash, entry.key == key { return entry.value }
+            if entry.hash == hash, LiteralString.equal(entry.key, key) { return entry.value }
             i = (i + 1) & mask
         }
         return nil
@@ -36,7 +38,7 @@ struct ProbeTable<Value> {
     mutating func set(_ key: String, hash: UInt64, _ value: Value) -> Value? {
         var i = Int(truncatingIfNeeded: hash) & mask
         while let entry = slots[i] {
-            if entry.hash == hash, entry.key == key {
+            if entry.hash == hash, LiteralString.equal(entry.key, key) {
                 let old = entry.value
                 slots[i]!.value = value
                 return old
@@ -54,7 +56,7 @@ struct ProbeTable<Value> {
     mutating func remove(_ key: String, hash: UInt64) -> Value? {
         var i = Int(truncatingIfNeeded: hash) & mask
         while let entry = slots[i] {
-            if entry.hash == hash, entry.key == key { break }
+            if entry.hash == hash, LiteralString.equal(entry.key, key) { break }
             i = (i + 1) & mask
         }
         guard let removed = slots[i] else { return nil }

@@ -55,7 +55,7 @@ public struct UbiquityAccount: Sendable, Hashable {
     /// - Throws: ``UbiquityError/storage(_:)`` when the file cannot be written.
     public func save(in store: DomainStore = .shared) throws(UbiquityError) {
         guard Self.isSafeIdentifier(identifier) else { throw .storage("the server's account identifier \"\(identifier)\" is not a safe folder name") }
-        var entries: [String: PropertyList] = [
+        var entries: [LiteralString: PropertyList] = [
             "server": .string(server), "token": .string(token), "name": .string(name), "identifier": .string(identifier),
         ]
         if let certificateAuthorities { entries["certificateAuthorities"] = .string(certificateAuthorities) }

@@ -21,11 +21,11 @@ package final class LocalReplica: Sendable {
 
     struct Book {
         /// Each present key's size (binary property list bytes).
-        var sizes: [String: Int] = [:]
+        var sizes: [LiteralString: Int] = [:]
         var total = 0
         var sequence: Int64 = 0
         /// The pending writes (key → sequence), as `dirty:` entries hold them on disk.
-        var pending: [String: Int64] = [:]
+        var pending: [LiteralString: Int64] = [:]
 
         mutating func clearPending(_ key: String, in meta: PersistentDomain) {
             if pending.removeValue(forKey: key) != nil { meta.set(nil, forKey: LocalReplica.dirtyPrefix + key) }
@@ -42,10 +42,10 @@ package final class LocalReplica: Sendable {
             b.sizes[key] = size
             b.total += size
         }
-        for (key, value) in meta.entries where key.hasPrefix(Self.dirtyPrefix) {
+        for (key, value) in meta.entries where key.string.utf8.starts(with: Self.dirtyPrefix.utf8) {
             if case .integer(let s) = value, let seq = s.int64Value {
                 b.sequence = max(b.sequence, seq)
-                b.pending[String(key.dropFirst(Self.dirtyPrefix.count))] = seq
+                b.pending[String(key.string.dropFirst(Self.dirtyPrefix.count))] = seq
             }
         }
         book = Lock(b)
@@ -62,7 +62,7 @@ package final class LocalReplica: Sendable {
     @inline(__always)
     package func value(forKey key: String) -> PropertyList? { values.value(forKey: key) }
 
-    package var entries: [String: PropertyList] { values.entries }
+    package var entries: [LiteralString: PropertyList] { values.entries }
 
     package var cursor: Int64 {
         if case .integer(let c)? = meta.value(forKey: "cursor"), let v = c.int64Value { return v }
@@ -120,7 +120,7 @@ package final class LocalReplica: Sendable {
             var out: [Pending] = []
             out.reserveCapacity(b.pending.count)
             for (key, seq) in b.pending {
-                out.append(Pending(key: key, base: revision(of: key), value: values.value(forKey: key), sequence: seq))
+                out.append(Pending(key: key.string, base: revision(of: key.string), value: values.value(forKey: key.string), sequence: seq))
             }
             return out.sorted { $0.sequence < $1.sequence }
         }
@@ -153,7 +153,7 @@ package final class LocalReplica: Sendable {
     /// Applies a commit's results for the writes `sent`. Returns the keys the
     /// server's values replaced: lost conflicts, and refused writes.
     package func apply(commit response: UbiquityCommitResponse, sent: [Pending]) -> (conflicts: [String], refused: [String]) {
-        let bySequence = Dictionary(sent.map { ($0.key, $0.sequence) }, uniquingKeysWith: { a, _ in a })
+        let bySequence = Dictionary(sent.map { (LiteralString($0.key), $0.sequence) }, uniquingKeysWith: { a, _ in a })
         var conflicts: [String] = []
         var refused: [String] = []
         book.withLock { b in
@@ -190,7 +190,7 @@ package final class LocalReplica: Sendable {
     package func apply(changes response: UbiquityChangesResponse, initial: Bool) -> [String] {
         var changed: [String] = []
         book.withLock { b in
-            var listed = Set<String>()
+            var listed = Set<LiteralString>()
             for e in response.entries {
                 listed.insert(e.key)
                 let known = revision(of: e.key)
@@ -213,7 +213,8 @@ package final class LocalReplica: Sendable {
             }
             if response.complete {
                 // Keys the server no longer lists are gone, unless written here since.
-                for key in Array(b.sizes.keys) where !listed.contains(key) && b.pending[key] == nil {
+                for literal in Array(b.sizes.keys) where !listed.contains(literal) && b.pending[literal] == nil {
+                    let key = literal.string
                     if take(&b, key: key, revision: revision(of: key), value: nil, clearing: nil) { changed.append(key) }
                 }
             }
@@ -224,7 +225,7 @@ package final class LocalReplica: Sendable {
     }
 
     /// Every key with a value.
-    package var keys: [String] { book.withLock { Array($0.sizes.keys) } }
+    package var keys: [String] { book.withLock { $0.sizes.keys.map(\.string) } }
 
     /// Writes both files durably.
     package func synchronize() throws(UbiquityError) {

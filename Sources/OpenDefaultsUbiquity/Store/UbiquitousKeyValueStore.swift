@@ -261,7 +261,7 @@ public final class UbiquitousKeyValueStore: Sendable {
 
     /// The dictionary of `key` as Foundation types, or nil.
     public func dictionary(forKey key: String) -> [String: Any]? {
-        if case .dictionary(let d)? = propertyList(forKey: key) { return d.mapValues(\.bridgedValue) }
+        if case .dictionary(let d)? = propertyList(forKey: key) { return d.keyedByString(\.bridgedValue) }
         return nil
     }
 
@@ -305,10 +305,10 @@ public final class UbiquitousKeyValueStore: Sendable {
     }
 
     /// Every key and value, as Foundation types.
-    public var dictionaryRepresentation: [String: Any] { replica.entries.mapValues(\.bridgedValue) }
+    public var dictionaryRepresentation: [String: Any] { replica.entries.keyedByString(\.bridgedValue) }
 
     /// Every key and value.
-    public var propertyLists: [String: PropertyList] { replica.entries }
+    public var propertyLists: [LiteralString: PropertyList] { replica.entries }
 
     // MARK: Writing
 

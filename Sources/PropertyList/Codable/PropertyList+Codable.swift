@@ -28,7 +28,7 @@ extension PropertyList: Codable {
             for e in a { try c.encode(e) }
         case .dictionary(let d):
             var c = encoder.container(keyedBy: Key.self)
-            for (k, v) in d { try c.encode(v, forKey: Key(k)) }
+            for (k, v) in d { try c.encode(v, forKey: Key(k.string)) }
         case .uid(let u):
             var c = encoder.container(keyedBy: Key.self)
             try c.encode(u, forKey: Key("CF$UID"))
@@ -49,7 +49,7 @@ extension PropertyList: Codable {
 
     public init(from decoder: any Decoder) throws {
         if let keyed = try? decoder.container(keyedBy: Key.self) {
-            var d: [String: PropertyList] = [:]
+            var d: [LiteralString: PropertyList] = [:]
             for k in keyed.allKeys { d[k.stringValue] = try keyed.decode(PropertyList.self, forKey: k) }
             self = .dictionary(d)
             return

@@ -67,7 +67,7 @@ struct ValueDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .dictionary(let d) = value else { throw mismatch([String: PropertyList].self) }
+        guard case .dictionary(let d) = value else { throw mismatch([LiteralString: PropertyList].self) }
         return KeyedDecodingContainer(Keyed<Key>(decoder: self, entries: d))
     }
 
@@ -113,9 +113,9 @@ struct ValueDecoder: Decoder {
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let decoder: ValueDecoder
-        let entries: [String: PropertyList]
+        let entries: [LiteralString: PropertyList]
         var codingPath: [any CodingKey] { decoder.codingPath }
-        var allKeys: [Key] { entries.keys.compactMap { Key(stringValue: $0) } }
+        var allKeys: [Key] { entries.keys.compactMap { Key(stringValue: $0.string) } }
 
         func contains(_ key: Key) -> Bool { entries[key.stringValue] != nil }
 

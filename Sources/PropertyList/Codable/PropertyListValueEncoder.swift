@@ -40,7 +40,7 @@ public struct PropertyListValueEncoder: Sendable {
 /// mutate them in place.
 final class EncodingNode {
     var scalar: PropertyList?
-    var keyed: [String: EncodingNode]?
+    var keyed: [LiteralString: EncodingNode]?
     var unkeyed: [EncodingNode]?
 
     func setScalar(_ v: PropertyList) {

@@ -9,14 +9,14 @@
 final class DictionaryShape {
     /// The shape's keys with a placeholder value each; every slot is
     /// overwritten before a copy is handed out.
-    let template: [String: PropertyList]
+    let template: [LiteralString: PropertyList]
     /// Per key, in the document's order, its place in ``template``.
-    let slots: [Dictionary<String, PropertyList>.Index]
+    let slots: [Dictionary<LiteralString, PropertyList>.Index]
 
     /// A shape for `keys`, or nil when a key repeats (readers then build
     /// such dictionaries key by key, keeping the last value of a key).
-    init?(keys: [String]) {
-        var template = [String: PropertyList](minimumCapacity: keys.count)
+    init?(keys: [LiteralString]) {
+        var template = [LiteralString: PropertyList](minimumCapacity: keys.count)
         for key in keys { template[key] = .boolean(false) }
         guard template.count == keys.count else { return nil }
         self.slots = keys.map { template.index(forKey: $0)! }
@@ -24,7 +24,7 @@ final class DictionaryShape {
     }
 
     /// Whether `keys` are this shape's keys in the same order.
-    func matches(_ keys: some Collection<String>) -> Bool {
+    func matches(_ keys: some Collection<LiteralString>) -> Bool {
         guard keys.count == slots.count else { return false }
         var k = 0
         for key in keys {

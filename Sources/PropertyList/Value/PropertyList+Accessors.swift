@@ -62,7 +62,7 @@ extension PropertyList {
     }
 
     /// The entries, when this is a dictionary.
-    @inlinable public var dictionaryValue: [String: PropertyList]? {
+    @inlinable public var dictionaryValue: [LiteralString: PropertyList]? {
         if case .dictionary(let v) = self { return v }
         return nil
     }

@@ -62,7 +62,7 @@ extension PropertyList {
             for (k, e) in v.enumerated() { out.append(try bridge(e, path: child(String(k)))) }
             return .array(out)
         case let v as [String: Any]:
-            var out: [String: PropertyList] = [:]
+            var out: [LiteralString: PropertyList] = [:]
             out.reserveCapacity(v.count)
             for (k, e) in v { out[k] = try bridge(e, path: child(k)) }
             return .dictionary(out)
@@ -92,7 +92,7 @@ extension PropertyList {
         case .data(let d): return d
         case .uid(let u): return ["CF$UID": Int(u)] as [String: Any]
         case .array(let a): return a.map(\.bridgedValue)
-        case .dictionary(let d): return d.mapValues(\.bridgedValue)
+        case .dictionary(let d): return d.keyedByString(\.bridgedValue)
         }
     }
 }

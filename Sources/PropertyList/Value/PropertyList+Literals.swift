@@ -34,7 +34,7 @@ extension PropertyList: ExpressibleByDictionaryLiteral {
     ///
     /// A key given twice keeps its last value.
     @inlinable public init(dictionaryLiteral elements: (String, PropertyList)...) {
-        self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self = .dictionary(Dictionary(elements.lazy.map { (LiteralString($0.0), $0.1) }, uniquingKeysWith: { _, last in last }))
     }
 }
 

@@ -20,7 +20,8 @@ import Foundation
 /// assert(back == settings)
 /// ```
 public enum PropertyList: Sendable {
-    /// A Unicode string.
+    /// A Unicode string. Two strings are equal only when their scalars are
+    /// the same, one for one (``LiteralString``), as in CFString.
     case string(String)
     /// An integer: any signed 64-bit value, or an unsigned one above `Int64.max`.
     case integer(Integer)
@@ -34,8 +35,9 @@ public enum PropertyList: Sendable {
     case data(Data)
     /// An ordered list of values.
     case array([PropertyList])
-    /// A dictionary with string keys.
-    case dictionary([String: PropertyList])
+    /// A dictionary with string keys, told apart by their exact scalars:
+    /// `"caf\u{E9}"` and `"cafe\u{301}"` are two keys (``LiteralString``).
+    case dictionary([LiteralString: PropertyList])
     /// A keyed-archive object reference (`CF$UID`).
     case uid(UInt64)
 }
@@ -68,13 +70,14 @@ extension PropertyList {
 }
 
 extension PropertyList: Equatable {
-    /// Values are equal when they have the same kind and contents.
+    /// Values are equal when they have the same kind and contents; strings
+    /// are equal when their scalars are (``LiteralString/equal(_:_:)``).
     ///
     /// Two NaN reals are equal, so that a value read back from a file equals
     /// the one written.
     public static func == (lhs: PropertyList, rhs: PropertyList) -> Bool {
         switch (lhs, rhs) {
-        case let (.string(a), .string(b)): a == b
+        case let (.string(a), .string(b)): LiteralString.equal(a, b)
         case let (.integer(a), .integer(b)): a == b
         case let (.real(a), .real(b)): a == b || (a.isNaN && b.isNaN)
         case let (.boolean(a), .boolean(b)): a == b
@@ -92,7 +95,7 @@ extension PropertyList: Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(kind)
         switch self {
-        case .string(let v): hasher.combine(v)
+        case .string(let v): LiteralString.hash(v, into: &hasher)
         case .integer(let v): hasher.combine(v)
         case .real(let v): hasher.combine(v.isNaN ? Double.nan.bitPattern : (v == 0 ? 0 : v.bitPattern))
         case .boolean(let v): hasher.combine(v)

@@ -8,10 +8,10 @@ public struct Localization: Sendable, Hashable {
     /// The folder's language name without `.lproj`: `en`, `pt-BR`, `German`, `Base`.
     public let language: String
     /// Each table's entries, by table name (the file name without `.strings`).
-    public let tables: [String: [String: String]]
+    public let tables: [String: [LiteralString: String]]
 
     /// Creates a localization from its tables.
-    public init(language: String, tables: [String: [String: String]]) {
+    public init(language: String, tables: [String: [LiteralString: String]]) {
         self.language = language
         self.tables = tables
     }

@@ -13,7 +13,7 @@ struct BundleLoader {
     var panes: [String: Pane] = [:]
     var order: [String] = []
     var visited: Set<String> = []
-    var defaults: [String: PropertyList] = [:]
+    var defaults: [LiteralString: PropertyList] = [:]
     /// Every declaration with a default, per key, for conflict reports.
     var declarations: [String: [(file: String, index: Int, value: PropertyList)]] = [:]
     var declarationOrder: [String] = []
@@ -69,7 +69,7 @@ struct BundleLoader {
     // MARK: - Panes
 
     /// Reads one pane and, depth first, the child panes it references.
-    mutating func walk(_ file: String, stack: [String], preloaded: [String: PropertyList]? = nil) {
+    mutating func walk(_ file: String, stack: [String], preloaded: [LiteralString: PropertyList]? = nil) {
         let parent = stack.last ?? file
         if stack.contains(file) {
             problems.append(SettingsProblem(.error, file: parent,
@@ -82,7 +82,7 @@ struct BundleLoader {
                 "child panes nested deeper than \(Self.maximumDepth) levels; \(file) and below are not read"))
             return
         }
-        let dictionary: [String: PropertyList]
+        let dictionary: [LiteralString: PropertyList]
         if let preloaded {
             dictionary = preloaded
         } else {
@@ -109,7 +109,7 @@ struct BundleLoader {
     }
 
     /// Reads a child pane's dictionary, or records why it cannot be read.
-    mutating func readPane(_ file: String, referencedFrom parent: String) -> [String: PropertyList]? {
+    mutating func readPane(_ file: String, referencedFrom parent: String) -> [LiteralString: PropertyList]? {
         let path = bundlePath + "/" + file
         let bytes: [UInt8]
         do { bytes = try Self.readFile(path) } catch {
@@ -169,7 +169,7 @@ struct BundleLoader {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: bundlePath)) ?? []
         for folder in entries.sorted() where folder.hasSuffix(".lproj") {
             let language = String(folder.dropLast(6))
-            var tables: [String: [String: String]] = [:]
+            var tables: [String: [LiteralString: String]] = [:]
             let files = (try? FileManager.default.contentsOfDirectory(atPath: bundlePath + "/" + folder)) ?? []
             for name in files.sorted() where name.hasSuffix(".strings") {
                 let relative = folder + "/" + name
@@ -181,7 +181,7 @@ struct BundleLoader {
 
     /// Reads one strings table strictly, so that a table CoreFoundation would
     /// silently truncate is reported; what could be read is still used.
-    mutating func readTable(_ relative: String) -> [String: String]? {
+    mutating func readTable(_ relative: String) -> [LiteralString: String]? {
         let path = bundlePath + "/" + relative
         let bytes: [UInt8]
         do { bytes = try Self.readFile(path) } catch {
@@ -201,7 +201,7 @@ struct BundleLoader {
                 "strings table is \(value.typeName), expected a dictionary of strings"))
             return nil
         }
-        var table: [String: String] = [:]
+        var table: [LiteralString: String] = [:]
         for (key, text) in entries {
             if let s = text.stringValue { table[key] = s }
         }

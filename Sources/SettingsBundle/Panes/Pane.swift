@@ -24,10 +24,10 @@ public struct Pane: Sendable, Hashable {
     /// The index in `PreferenceSpecifiers` of each entry of ``specifiers``.
     public let specifierIndices: [Int]
     /// The pane's whole dictionary, exactly as read.
-    public let properties: [String: PropertyList]
+    public let properties: [LiteralString: PropertyList]
 
     /// Reads a pane from its dictionary, recording what does not fit the schema in `problems`.
-    init(file: String, dictionary: [String: PropertyList], problems: inout [SettingsProblem]) {
+    init(file: String, dictionary: [LiteralString: PropertyList], problems: inout [SettingsProblem]) {
         self.file = file
         self.properties = dictionary
         self.title = dictionary["Title"]?.stringValue

@@ -17,12 +17,12 @@ import PropertyList
 /// ```
 public struct Specifier: Sendable, Hashable {
     /// The specifier's dictionary, exactly as read.
-    public let properties: [String: PropertyList]
+    public let properties: [LiteralString: PropertyList]
     /// What the specifier is, from its `Type`.
     public let kind: SpecifierKind
 
     /// Creates a specifier from its dictionary.
-    public init(properties: [String: PropertyList]) {
+    public init(properties: [LiteralString: PropertyList]) {
         self.properties = properties
         self.kind = SpecifierKind(type: properties["Type"]?.stringValue)
     }

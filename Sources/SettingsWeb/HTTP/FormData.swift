@@ -1,3 +1,5 @@
+import PropertyList
+
 /// An `application/x-www-form-urlencoded` body or query string, decoded.
 ///
 /// ```swift
@@ -9,10 +11,10 @@ package struct FormData: Sendable {
     package let fields: [(name: String, value: String)]
 
     /// The first value of `name`.
-    package subscript(name: String) -> String? { fields.first { $0.name == name }?.value }
+    package subscript(name: String) -> String? { fields.first { LiteralString.equal($0.name, name) }?.value }
 
     /// Whether a field `name` was sent.
-    package func contains(_ name: String) -> Bool { fields.contains { $0.name == name } }
+    package func contains(_ name: String) -> Bool { fields.contains { LiteralString.equal($0.name, name) } }
 
     /// Creates form data from fields.
     package init(fields: [(name: String, value: String)]) { self.fields = fields }

@@ -1,5 +1,6 @@
 import NIOCore
 import OpenDefaultsUbiquity
+import PropertyList
 
 /// A store's row as a backend reads it under the store's lock.
 package struct StoreHead: Sendable, Hashable {
@@ -48,7 +49,7 @@ package struct CommitDecision: Sendable {
     package var next: StoreHead
 
     /// Decides `changes` on top of `head`, given the current entries of their keys.
-    package init(changes: [CheckedChange], head: StoreHead, current: [String: CurrentEntry]) {
+    package init(changes: [CheckedChange], head: StoreHead, current: [LiteralString: CurrentEntry]) {
         var count = head.count, total = head.total, tombstones = head.tombstones
         var applied: [CheckedChange] = []
         var statuses: [UbiquityWireResult.Status] = []
@@ -92,7 +93,7 @@ package struct CommitDecision: Sendable {
 
     /// The answer to the client. `head` is the store's head before the commit;
     /// keys not applied answer with their current entry.
-    package func outcome(for changes: [CheckedChange], head: StoreHead, current: [String: CurrentEntry]) -> CommitOutcome {
+    package func outcome(for changes: [CheckedChange], head: StoreHead, current: [LiteralString: CurrentEntry]) -> CommitOutcome {
         func entry(_ key: String) -> UbiquityWireEntry {
             let c = current[key]
             return UbiquityWireEntry(key: key, revision: c?.revision ?? 0, value: c?.value.map { Base64.encode($0.readableBytesView) })
@@ -106,7 +107,7 @@ package struct CommitDecision: Sendable {
             return CommitOutcome(response: UbiquityCommitResponse(revision: head.revision, refusal: nil, results: results), applied: [])
         }
         let written = self.written
-        var byKey: [String: UbiquityWireEntry] = [:]
+        var byKey: [LiteralString: UbiquityWireEntry] = [:]
         for w in written { byKey[w.key] = w }
         var results: [UbiquityWireResult] = []
         for (change, status) in zip(changes, statuses) {

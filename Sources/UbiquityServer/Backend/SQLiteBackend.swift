@@ -312,7 +312,7 @@ package final class SQLiteBackend: UbiquityBackend {
     /// Applies one commit on top of `head`; the new head when something was written.
     static func apply(_ job: Job, head: StoreHead, on db: SQLiteConnection) async throws -> (CommitOutcome, StoreHead?) {
         let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
-        var current: [String: CurrentEntry] = [:]
+        var current: [LiteralString: CurrentEntry] = [:]
         let placeholders = Array(repeating: "?", count: job.changes.count).joined(separator: ", ")
         let rows = try await db.query(
             "SELECT key, revision, size, value FROM entries WHERE account = ? AND store = ? AND key IN (\(placeholders))",

@@ -161,7 +161,7 @@ package final class UbiquityService: Sendable {
         guard commit.changes.count <= Self.maximumChanges else {
             return Self.error(400, "a commit holds at most \(Self.maximumChanges) changes; this one has \(commit.changes.count)")
         }
-        var seen = Set<String>()
+        var seen = Set<LiteralString>()
         var checked: [CheckedChange] = []
         for change in commit.changes {
             guard seen.insert(change.key).inserted else { return Self.error(400, "the key \"\(change.key)\" appears twice in the commit") }

@@ -63,8 +63,11 @@ struct BinaryReader {
     private static let cacheShift: UInt64 = 2
 
     /// The first bytes of the trailer (unused by the format) in files whose
-    /// top dictionary has sorted keys, each once: OpenDefaults' own writer.
-    static let sortedKeysMark: [UInt8] = [0x4F, 0x44, 0x01]  // "OD", version 1
+    /// top dictionary has its keys in CFString's literal order
+    /// (``LiteralString``), each once: OpenDefaults' own writer. Version 1
+    /// sorted by Swift's `String` order (canonical equivalence); such files
+    /// are searched by a scan.
+    static let sortedKeysMark: [UInt8] = [0x4F, 0x44, 0x02]  // "OD", version 2
 
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
         var reader = try BinaryReader(bytes, checkingEveryOffset: true)
@@ -94,9 +97,9 @@ struct BinaryReader {
         }
         let wanted = Array(key.utf8)
         let wantedIsASCII = wanted.allSatisfy { $0 < 0x80 }
-        /// How the key of entry `k` orders against `key` (-1, 0, 1): ASCII
-        /// keys compared in place, others decoded and compared as Swift
-        /// compares (and our writer sorts) strings.
+        /// How the key of entry `k` orders against `key` (-1, 0, 1) in
+        /// literal order (``LiteralString``, as our writer sorts): ASCII keys
+        /// compared in place, others decoded.
         func order(ofEntry k: Int) throws(PropertyListError) -> Int {
             let keyRef = try reader.reference(at: p + k * reader.refSize)
             let o = try reader.checkedOffset(keyRef)
@@ -113,13 +116,13 @@ struct BinaryReader {
             guard case .string(let s) = try reader.object(keyRef, depth: 1) else {
                 throw Self.fail(o, "expected a string as dictionary key, found another kind of object")
             }
-            return s == key ? 0 : (s < key ? -1 : 1)
+            return LiteralString.compare(s, key)
         }
         func value(ofEntry k: Int) throws(PropertyListError) -> PropertyList {
             try reader.object(try reader.reference(at: p + (n + k) * reader.refSize), depth: 1)
         }
         if reader.b.count >= 32, reader.b[reader.b.count - 32..<reader.b.count - 32 + Self.sortedKeysMark.count].elementsEqual(Self.sortedKeysMark) {
-            // Keys sorted as Swift sorts strings, each once: binary search.
+            // Keys in literal order, each once: binary search.
             var lo = 0, hi = n - 1
             while lo <= hi {
                 let mid = (lo + hi) / 2
@@ -249,7 +252,7 @@ struct BinaryReader {
     /// met before has the same keys: from the second such dictionary on, its
     /// keys are laid out once in a ``DictionaryShape`` and every later one is
     /// a copy of it with its values set, hashing no key.
-    private mutating func dictionary(_ n: Int, at p: Int, depth: Int) throws(PropertyListError) -> [String: PropertyList] {
+    private mutating func dictionary(_ n: Int, at p: Int, depth: Int) throws(PropertyListError) -> [LiteralString: PropertyList] {
         guard n > 0 else { return [:] }
         let place = RecurringKeys<(references: Int, count: Int)>.place(UInt64(try reference(at: p)) &+ UInt64(n) << 40)
         var recurring = false
@@ -264,17 +267,18 @@ struct BinaryReader {
         case .metOnce: recurring = true
         case .new: break
         }
-        var entries = [String: PropertyList](minimumCapacity: n)
-        var keys: [String] = []
+        var entries = [LiteralString: PropertyList](minimumCapacity: n)
+        var keys: [LiteralString] = []
         if recurring { keys.reserveCapacity(n) }
         for k in 0..<n {
             let keyRef = try reference(at: p + k * refSize)
             guard case .string(let key) = try object(keyRef, depth: depth + 1) else {
                 throw Self.fail(offset(of: keyRef), "expected a string as dictionary key, found another kind of object")
             }
-            if recurring { keys.append(key) }
+            let literal = LiteralString(key)
+            if recurring { keys.append(literal) }
             let valueRef = try reference(at: p + (n + k) * refSize)
-            entries[key] = try object(valueRef, depth: depth + 1)
+            entries[literal] = try object(valueRef, depth: depth + 1)
         }
         recurringKeys.note((p, n), at: place, shape: recurring ? DictionaryShape(keys: keys) : nil)
         return entries

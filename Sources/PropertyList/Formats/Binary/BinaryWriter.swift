@@ -28,7 +28,7 @@ struct BinaryWriter {
 
     private var objects: [Object] = []
     private var refs: [Int] = []
-    private var strings: [String: Int] = [:]
+    private var strings: [LiteralString: Int] = [:]
     private var integers: [PropertyList.Integer: Int] = [:]
     private var reals: [UInt64: Int] = [:]
     private var dates: [UInt64: Int] = [:]
@@ -83,16 +83,16 @@ struct BinaryWriter {
             let id = add(.dictionary(start: start, count: n))
             refs.append(contentsOf: repeatElement(0, count: 2 * n))
             let keys = d.keys.sorted()
-            for (k, key) in keys.enumerated() { refs[start + k] = stringID(key) }
+            for (k, key) in keys.enumerated() { refs[start + k] = stringID(key.string) }
             for (k, key) in keys.enumerated() { refs[start + n + k] = flatten(d[key]!) }
             return id
         }
     }
 
     private mutating func stringID(_ s: String) -> Int {
-        if let id = strings[s] { return id }
+        if let id = strings[LiteralString(s)] { return id }
         let id = add(.string(s))
-        strings[s] = id
+        strings[LiteralString(s)] = id
         return id
     }
 

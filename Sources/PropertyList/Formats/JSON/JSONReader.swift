@@ -44,7 +44,7 @@ struct JSONReader {
         switch bytes[i] {
         case UInt8(ascii: "{"):
             i += 1
-            var entries: [String: PropertyList] = [:]
+            var entries: [LiteralString: PropertyList] = [:]
             skipSpace()
             if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .dictionary(entries) }
             while true {

@@ -50,9 +50,9 @@ struct JSONWriter {
             for (k, key) in d.keys.sorted().enumerated() {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 newline(level + 1)
-                string(key)
+                string(key.string)
                 out.append(ascii: pretty ? " : " : ":")
-                try value(d[key]!, level: level + 1, path: path.isEmpty ? key : "\(path).\(key)")
+                try value(d[key]!, level: level + 1, path: path.isEmpty ? key.string : "\(path).\(key)")
             }
             if !d.isEmpty { newline(level) }
             out.append(UInt8(ascii: "}"))

@@ -76,7 +76,7 @@ struct DescriptionWriter {
             out.append(ascii: "{\n")
             for key in d.keys.sorted() {
                 indent(level + 1)
-                quoted(key)
+                quoted(key.string)
                 out.append(ascii: " = ")
                 value(d[key]!, level: level + 1)
                 out.append(ascii: ";\n")

@@ -157,7 +157,7 @@ struct OpenStepReader {
     /// Entries `key = value;` (or `key;`) up to a character that cannot start a key.
     private mutating func dictionaryContent(depth: Int) throws(PropertyListError) -> PropertyList {
         guard depth <= Self.maxDepth else { throw fail("nesting is deeper than \(Self.maxDepth) levels") }
-        var entries: [String: PropertyList] = [:]
+        var entries: [LiteralString: PropertyList] = [:]
         while try skipSpace() {
             let c = bytes[i]
             let key: String

@@ -68,9 +68,9 @@ struct OpenStepWriter {
             out.append(ascii: "{\n")
             for key in d.keys.sorted() {
                 out.append(spaces: 4 * (level + 1))
-                string(key)
+                string(key.string)
                 out.append(ascii: " = ")
-                try value(d[key]!, level: level + 1, path: path.isEmpty ? key : "\(path).\(key)")
+                try value(d[key]!, level: level + 1, path: path.isEmpty ? key.string : "\(path).\(key)")
                 out.append(ascii: ";\n")
             }
             out.append(spaces: 4 * level)

@@ -21,7 +21,7 @@ struct XMLReader {
     /// Elements and entries of the collections being read, innermost last:
     /// each collection is built once, at its final size.
     private var elementStack: [PropertyList] = []
-    private var entryStack: [(String, PropertyList)] = []
+    private var entryStack: [(LiteralString, PropertyList)] = []
     /// Dictionaries met before, by a fingerprint of their keys' text (see
     /// ``dictionary(selfClosing:start:)``). A fingerprint only finds a
     /// candidate: the keys themselves are compared before a shape is used.
@@ -318,7 +318,7 @@ struct XMLReader {
                 throw fail("expected a value after <key>\(key.prefix(40))</key>")
             }
             let value = try object()
-            entryStack.append((key, value))
+            entryStack.append((LiteralString(key), value))
         }
         let count = entryStack.count - base
         // A dictionary holding only CF$UID and an integer is a keyed-archive UID.
@@ -347,7 +347,7 @@ struct XMLReader {
         let keys = recurring ? entryStack[base...].map { $0.0 } : []
         // Moved off the stack from the end, so nothing is copied; a repeated
         // key keeps the value met last, as when they are inserted in order.
-        var entries = [String: PropertyList](minimumCapacity: count)
+        var entries = [LiteralString: PropertyList](minimumCapacity: count)
         while entryStack.count > base {
             let (key, value) = entryStack.removeLast()
             entries.insertIfAbsent(value, forKey: key)

@@ -74,7 +74,7 @@ struct XMLWriter {
             for key in d.keys.sorted() {
                 out.append(tabs: indent + 1)
                 out.append(ascii: "<key>")
-                escaped(key)
+                escaped(key.string)
                 out.append(ascii: "</key>\n")
                 value(d[key]!, indent: indent + 1)
             }
