@@ -58,9 +58,38 @@ enum NotificationPosting {
         }
     }
 
+    /// How many ``postingOnce(for:as:_:)`` calls are running (a fast check
+    /// on every change), and for which defaults objects.
+    private static let editsRunning = Atomic<Int>(0)
+    private static let editing = Lock<[ObjectIdentifier: Int]>([:])
+
+    /// Runs `body` (a persistent-domain edit) and then posts the notification
+    /// exactly once with `wrapper` as its object, as corelibs' `UserDefaults`
+    /// does for `setPersistentDomain` and `removePersistentDomain`: the
+    /// changes `body` makes to `defaults`' own values post nothing of their
+    /// own, and an edit of a domain outside the search list still posts.
+    static func postingOnce(for defaults: Defaults, as wrapper: OpenUserDefaults, _ body: () -> Void) {
+        let id = ObjectIdentifier(defaults)
+        editsRunning.add(1, ordering: .sequentiallyConsistent)
+        editing.withLock { $0[id, default: 0] += 1 }
+        body()
+        editing.withLock { e in
+            e[id]! -= 1
+            if e[id] == 0 { e[id] = nil }
+        }
+        editsRunning.subtract(1, ordering: .sequentiallyConsistent)
+        NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: wrapper)
+    }
+
     /// A change: posts at once and opens a 20 ms window, or, inside a window,
-    /// marks it dirty (the window's end posts once more).
+    /// marks it dirty (the window's end posts once more). A change made by a
+    /// ``postingOnce(for:as:_:)`` edit is left to the edit's own post.
     private static func changed(_ defaults: Defaults) {
+        if editsRunning.load(ordering: .sequentiallyConsistent) > 0,
+           editing.withLock({ $0[ObjectIdentifier(defaults)] != nil })
+        {
+            return
+        }
         if defaults.notificationWindowOpen.exchange(true, ordering: .acquiringAndReleasing) {
             defaults.notificationWindowDirty.store(true, ordering: .releasing)
             return

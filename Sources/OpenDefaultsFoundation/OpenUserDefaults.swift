@@ -124,8 +124,15 @@ open class OpenUserDefaults: UserDefaults {
     }
     open override func removeVolatileDomain(forName domainName: String) { defaults.removeVolatileDomain(forName: domainName) }
     open override func persistentDomain(forName domainName: String) -> [String: Any]? { defaults.persistentDomain(forName: domainName) }
+    /// Replaces the persistent domain `domainName` and posts
+    /// `didChangeNotification` once, with this object, whatever the domain
+    /// (as swift-corelibs-foundation does).
     open override func setPersistentDomain(_ domain: [String: Any], forName domainName: String) {
-        defaults.setPersistentDomain(domain, forName: domainName)
+        NotificationPosting.postingOnce(for: defaults, as: self) { defaults.setPersistentDomain(domain, forName: domainName) }
     }
-    open override func removePersistentDomain(forName domainName: String) { defaults.removePersistentDomain(forName: domainName) }
+    /// Removes the persistent domain `domainName` and posts
+    /// `didChangeNotification` once, with this object, whatever the domain.
+    open override func removePersistentDomain(forName domainName: String) {
+        NotificationPosting.postingOnce(for: defaults, as: self) { defaults.removePersistentDomain(forName: domainName) }
+    }
 }

@@ -31,9 +31,12 @@ func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async
     }
 }
 
-/// Prints a value as `defaults read` does.
+/// Prints a value as `defaults read` prints a top-level value, with text as
+/// UTF-8 (not macOS's octal escapes) and control characters escaped: values
+/// come from a server and other machines.
 func show(_ value: PropertyList) {
-    StandardStream.output.write(value.description(options: .init(escapeNonASCII: true, fullData: false)) + "\n")
+    let text = value.description(options: .init(escapeNonASCII: false, fullData: false))
+    StandardStream.output.write(TerminalText.safe(text, keepingNewlines: true) + "\n")
 }
 
 struct StoreOption: ParsableArguments {
@@ -102,7 +105,7 @@ struct Login: AsyncParsableCommand {
         }
         let account = UbiquityAccount(server: server, token: token, name: info.name, identifier: info.id, certificateAuthorities: caPath)
         do { try account.save() } catch { throw fail("\(error)") }
-        StandardStream.output.write("Logged in to \(server) as \(info.name)\n")
+        StandardStream.output.write("Logged in to \(TerminalText.safe(server)) as \(TerminalText.safe(info.name))\n")
     }
 }
 
@@ -206,7 +209,7 @@ struct Watch: AsyncParsableCommand {
         let changes = store.externalChanges()
         store.startWatching()
         for await change in changes {
-            StandardStream.output.write(change.description + "\n")
+            StandardStream.output.write(TerminalText.safe(change.description) + "\n")
         }
     }
 }

@@ -410,6 +410,39 @@ struct OpenUserDefaultsTests {
         #expect(posts.count < 1_000, "\(posts.count) posts for 5,000 sets")
     }
 
+    @Test("setPersistentDomain and removePersistentDomain post didChangeNotification once per call, with the receiver, for any domain")
+    func persistentDomainEditsPostOnce() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let wrapper = OpenUserDefaults(defaults: Defaults(domainName: "com.example.edits", store: store, arguments: []))
+        let posts = Lock<Int>(0)
+        let wanted = ObjectIdentifier(wrapper)
+        let observer = NotificationCenter.default.addObserver(forName: UserDefaults.didChangeNotification, object: nil, queue: nil) { n in
+            if let o = n.object as AnyObject?, ObjectIdentifier(o) == wanted { posts.withLock { $0 += 1 } }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        /// Runs `edit`, waits past the coalescing window, and counts the posts it made.
+        func count(_ edit: () -> Void) -> Int {
+            Thread.sleep(forTimeInterval: 0.05)
+            posts.withLock { $0 = 0 }
+            edit()
+            let first = posts.withLock { $0 }
+            Thread.sleep(forTimeInterval: 0.1)
+            #expect(first == 1, "posted \(first) times before returning")
+            return posts.withLock { $0 }
+        }
+        // A domain outside the search list: corelibs posts; so do we.
+        #expect(count { wrapper.setPersistentDomain(["a": 1], forName: "com.example.elsewhere") } == 1)
+        #expect(count { wrapper.removePersistentDomain(forName: "com.example.elsewhere") } == 1)
+        // Its own domain (in the search list): one post, not one more from the change itself.
+        #expect(count { wrapper.setPersistentDomain(["a": 1, "b": 2], forName: "com.example.edits") } == 1)
+        #expect(wrapper.integer(forKey: "b") == 2)
+        #expect(count { wrapper.removePersistentDomain(forName: "com.example.edits") } == 1)
+        #expect(wrapper.object(forKey: "b") == nil)
+        // Ordinary sets still post through the coalescing window.
+        #expect(count { wrapper.set(3, forKey: "c") } == 1)
+    }
+
     @Test("another process's write posts didChangeNotification with the OpenUserDefaults object")
     func notification() throws {
         let sandbox = try Sandbox()

@@ -10,7 +10,8 @@ import Foundation
 /// Dictionaries as `{ key = value; }` with keys sorted, arrays as `( a, b )`,
 /// four spaces per level with a nested collection's own indentation placed
 /// after `key = `; strings bare when they are only ASCII letters and digits,
-/// otherwise quoted with `\"`, `\\` and `\Uxxxx` escapes; integers bare;
+/// otherwise quoted with `\"`, `\\` and `\Uxxxx` escapes; integers bare
+/// (negative ones quoted inside collections, bare at the top level);
 /// reals and dates quoted inside collections; booleans as `1`/`0`; data as
 /// `{length = N, bytes = 0x…}` (abbreviated past 24 bytes).
 ///
@@ -46,7 +47,9 @@ struct DescriptionWriter {
         switch v {
         case .string(let s): quoted(s)
         case .integer(let n):
-            if n.isNegative { quoted(n.description) } else { out.append(string: n.description) }
+            // Negative integers are quoted inside collections (the '-' is not
+            // a bare-word character there); a top-level value prints bare.
+            if n.isNegative, !topLevel { quoted(n.description) } else { out.append(string: n.description) }
         case .real(let d):
             let text = RealFormatting.description(d)
             if topLevel { out.append(string: text) } else { quoted(text) }

@@ -1,0 +1,75 @@
+import Foundation
+import LookalikeStrings
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PropertyList
+import Testing
+
+/// The key-value store keeps keys and values that look alike but differ in
+/// their scalars, on both machines and on the server, as Apple's does.
+@Suite("ubiquity: lookalike keys between machines", .serialized)
+struct LiteralKeySyncTests {
+    static let store = "com.example.lookalike"
+
+    /// Old-style text has no integers: the `set` grammar reads them as strings.
+    static func integersAsStrings(_ v: PropertyList) -> PropertyList {
+        switch v {
+        case .integer(let n): .string("\(n)")
+        case .array(let a): .array(a.map(integersAsStrings))
+        case .dictionary(let d): .dictionary(d.mapValues(integersAsStrings))
+        default: v
+        }
+    }
+
+    @Test("keys set on A with the ubiquity tool arrive on B with every key's and value's scalars", arguments: Backend.available)
+    func acrossMachines(backend: Backend) async throws {
+        let server = try SyncServer(backend)
+        let token = try server.addAccount("alice")
+        let a = try Machine("a")
+        try a.login(server, token: token)
+        var gen = Lookalikes()
+        var written: [LiteralString: PropertyList] = [:]
+        for (key, value) in gen.dictionary(keyLimit: 40) {
+            let plain = Self.integersAsStrings(value)
+            let text = String(decoding: try plain.encoded(as: .openStep), as: UTF8.self)
+            let r = try a.run(["set", "--store", Self.store, key.string] + (plain.kind == .string ? ["-string", plain.stringValue!] : [text]))
+            #expect(r.status == 0, "seed \(gen.seed): set \(Lookalikes.describe(.string(key.string))): \(r.stderr)")
+            written[key] = plain
+        }
+        // Two lookalike keys in one commit, from the API on a third machine.
+        let folder = try TemporaryFolder("api")
+        let c = apiStore(Self.store, server: server, token: token, folder: folder)
+        c.set("tone", forKey: "\u{340}")
+        c.set("grave", forKey: "\u{300}")
+        written["\u{340}"] = "tone"
+        written["\u{300}"] = "grave"
+        #expect(c.synchronize())
+        // B is a fresh machine: its initial sync brings everything.
+        let bFolder = try TemporaryFolder("b")
+        let b = apiStore(Self.store, server: server, token: token, folder: bFolder)
+        #expect(await settle(10) { b.propertyLists.count >= written.count }, "seed \(gen.seed): B has \(b.propertyLists.count) of \(written.count)")
+        #expect(Lookalikes.sameScalars(.dictionary(b.propertyLists), .dictionary(written)),
+                "seed \(gen.seed): B holds \(Lookalikes.describe(.dictionary(b.propertyLists)))")
+        // A's tool lists both grave accents as two keys.
+        #expect(await settle(10) { (try? a.run("get", "--store", Self.store, "\u{340}").stdout) == "tone\n" })
+        let grave = try a.run("get", "--store", Self.store, "\u{300}")
+        #expect(grave.stdout == "grave\n")
+        #expect(try server.check().status == 0)
+    }
+
+    @Test("ubiquity get prints text as UTF-8, as defaults read prints a value, and escapes control characters", arguments: [Backend.sqlite])
+    func printsUTF8(backend: Backend) throws {
+        let server = try SyncServer(backend)
+        let token = try server.addAccount("alice")
+        let a = try Machine("a")
+        try a.login(server, token: token)
+        #expect(try a.run("set", "--store", Self.store, "greeting", "-string", "hello wörld").status == 0)
+        let r = try a.run("get", "--store", Self.store, "greeting")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Array(r.stdout.unicodeScalars) == Array("hello wörld\n".unicodeScalars))
+        #expect(try a.run("set", "--store", Self.store, "list", "-array", "wörld", "-int", "-3").status == 0)
+        #expect(try a.run("get", "--store", Self.store, "list").stdout == "(\n    \"wörld\",\n    \"-3\"\n)\n")
+        #expect(try a.run("set", "--store", Self.store, "evil", "-string", "a\u{1B}[2Jb\nc").status == 0)
+        #expect(try a.run("get", "--store", Self.store, "evil").stdout == "a\\u{1B}[2Jb\nc\n")
+    }
+}
