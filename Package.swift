@@ -107,7 +107,8 @@ let package = Package(
         .testTarget(
             name: "UbiquityTests",
             dependencies: ["OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation", "UbiquityServer", "LookalikeStrings",
-                           .product(name: "SQLiteNIO", package: "sqlite-nio")]
+                           .product(name: "SQLiteNIO", package: "sqlite-nio")],
+            exclude: ["Scripts"]
         ),
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),

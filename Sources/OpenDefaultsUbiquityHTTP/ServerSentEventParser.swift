@@ -17,9 +17,13 @@ struct ServerSentEventParser {
     /// The longest line kept while waiting for its end (a changes answer is
     /// at most a few megabytes of JSON); a longer one is an error, not memory.
     static let maximumLine = 16 << 20
+    /// The most data one event may gather over its `data:` lines; a server
+    /// that never sends the blank line ending an event cannot grow it further.
+    static let maximumEvent = 16 << 20
 
     enum ParseError: Error, Equatable {
         case lineTooLong(Int)
+        case eventTooLarge(Int)
     }
 
     var line: [UInt8] = []
@@ -40,7 +44,7 @@ struct ServerSentEventParser {
             switch byte {
             case 0x0A, 0x0D:
                 afterCR = byte == 0x0D
-                if let event = endLine() { events.append(event) }
+                if let event = try endLine() { events.append(event) }
             default:
                 guard line.count < Self.maximumLine else { throw .lineTooLong(line.count) }
                 line.append(byte)
@@ -50,7 +54,7 @@ struct ServerSentEventParser {
     }
 
     /// Handles the finished line; an event when it was blank and data came before it.
-    mutating func endLine() -> Event? {
+    mutating func endLine() throws(ParseError) -> Event? {
         defer { line.removeAll(keepingCapacity: true) }
         if line.isEmpty {
             defer { data.removeAll(keepingCapacity: true); hasData = false; name = "" }
@@ -64,6 +68,7 @@ struct ServerSentEventParser {
         if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
         switch field {
         case "data":
+            guard data.count + value.count + 1 <= Self.maximumEvent else { throw .eventTooLarge(data.count + value.count + 1) }
             if hasData { data.append(0x0A) }
             data += value
             hasData = true

@@ -29,6 +29,24 @@ extension FileIO {
     @discardableResult
     package static func removeEmptyDirectory(_ path: String) -> Bool { rmdir(path) == 0 }
 
+    /// Makes the regular file at `path` readable and writable by its owner
+    /// alone (0600), creating it empty when absent; a link or anything but
+    /// a regular file is refused (never followed). For files that hold
+    /// secrets (a database of tokens, a login) whatever the folder's mode.
+    package static func restrictToOwner(_ path: String, creating: Bool) throws(FileError) {
+        let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (creating ? O_CREAT : 0)
+        let fd = open(path, flags, mode_t(0o600))
+        guard fd >= 0 else {
+            if !creating, errno == ENOENT { return }
+            throw FileError(path: path)
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw FileError(path: path) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw FileError(path: path, reason: "not a regular file") }
+        guard st.st_mode & 0o7777 == 0o600 || fchmod(fd, 0o600) == 0 else { throw FileError(path: path) }
+    }
+
     /// Creates one folder (its parent must exist) with `permissions`.
     package static func makeDirectory(_ path: String, permissions: UInt32 = 0o700) throws(FileError) {
         guard mkdir(path, mode_t(permissions)) == 0 else { throw FileError(path: path) }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Host names as servers check them (the Settings app and the sync server
 /// alike): the name of a `Host` header, and whether an address is loopback.
 package enum HostNames {
@@ -26,11 +34,58 @@ package enum HostNames {
         return String(name)
     }
 
-    /// Whether a listening address is loopback (`localhost`, `127.*`, `::1`).
+    /// Whether `host` is loopback, decided on its addresses: `localhost`,
+    /// an address literal in 127.0.0.0/8 or `::1` (IPv4-mapped too), or a
+    /// name every address of which is one of those. A name that does not
+    /// resolve is not loopback. (A prefix test would take
+    /// `127.example.invalid`, which DNS may send anywhere.)
     package static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased()
-        return h == "localhost" || h == "::1" || h == "[::1]" || h.hasPrefix("127.")
+        var h = host.lowercased()
+        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        if h == "localhost" || h == "localhost." { return true }
+        if let literal = loopbackLiteral(h) { return literal }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>? = nil
+        guard getaddrinfo(h, nil, &hints, &result) == 0, let first = result else { return false }
+        defer { freeaddrinfo(first) }
+        var node: UnsafeMutablePointer<addrinfo>? = first
+        while let n = node {
+            guard let address = n.pointee.ai_addr, isLoopback(address) else { return false }
+            node = n.pointee.ai_next
+        }
+        return true
     }
+
+    /// Whether an address literal is loopback; nil when `host` is not a literal.
+    static func loopbackLiteral(_ host: String) -> Bool? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 { return isLoopback(v6) }
+        return nil
+    }
+
+    private static func isLoopback(_ address: UnsafeMutablePointer<sockaddr>) -> Bool {
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) >> 24 == 127 }
+        case AF_INET6:
+            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { isLoopback($0.pointee.sin6_addr) }
+        default:
+            return false
+        }
+    }
+
+    private static func isLoopback(_ a: in6_addr) -> Bool {
+        let b = withUnsafeBytes(of: a) { Array($0) }
+        if b[0..<15].allSatisfy({ $0 == 0 }), b[15] == 1 { return true }                 // ::1
+        if b[0..<10].allSatisfy({ $0 == 0 }), b[10] == 0xFF, b[11] == 0xFF { return b[12] == 127 }  // ::ffff:127.x
+        return false
+    }
+
+    /// ``isLoopback(_:)``, for a client deciding whether plain HTTP is safe.
+    package static func resolvesToLoopbackOnly(_ host: String) -> Bool { isLoopback(host) }
 }
 
 extension Character {

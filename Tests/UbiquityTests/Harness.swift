@@ -35,7 +35,7 @@ struct Outcome {
 
 /// Runs `ubiquity` with `args` in `environment`.
 @discardableResult
-func ubiquity(_ args: [String], environment: [String: String]) throws -> Outcome {
+func ubiquity(_ args: [String], environment: [String: String], input: String? = nil) throws -> Outcome {
     let p = Process()
     p.executableURL = products.appendingPathComponent("ubiquity")
     p.arguments = args
@@ -43,8 +43,13 @@ func ubiquity(_ args: [String], environment: [String: String]) throws -> Outcome
     let out = Pipe(), err = Pipe()
     p.standardOutput = out
     p.standardError = err
-    p.standardInput = FileHandle.nullDevice
+    let inp = Pipe()
+    p.standardInput = input == nil ? FileHandle.nullDevice : inp
     try p.run()
+    if let input {
+        inp.fileHandleForWriting.write(Data(input.utf8))
+        try? inp.fileHandleForWriting.close()
+    }
     let group = DispatchGroup()
     nonisolated(unsafe) var o = Data(), e = Data()
     DispatchQueue.global().async(group: group) { o = out.fileHandleForReading.readDataToEndOfFile() }
@@ -220,7 +225,7 @@ final class Machine: @unchecked Sendable {
     func run(_ args: [String]) throws -> Outcome { try ubiquity(args, environment: environment) }
 
     func login(_ server: SyncServer, token: String) throws {
-        let r = try run("login", server.url, token)
+        let r = try ubiquity(["login", server.url], environment: environment, input: token + "\n")
         #expect(r.status == 0, "login: \(r.stderr)")
     }
 

@@ -1,4 +1,5 @@
 @_spi(Engine) import OpenDefaults
+import PlatformIO
 import PropertyList
 
 /// The account this machine syncs with: a sync server's address and a token
@@ -62,6 +63,9 @@ public struct UbiquityAccount: Sendable, Hashable {
         let d = Self.domain(in: store)
         d.replaceAll(with: entries)
         do { try d.synchronize() } catch { throw .storage("\(error)") }
+        // It holds the token: 0600 even when an earlier file had another mode
+        // (a rewritten file otherwise keeps its mode).
+        do { try FileIO.restrictToOwner(d.path, creating: false) } catch { throw .storage("\(error)") }
     }
 
     /// Logs out: removes the login (local copies stay, per account).

@@ -24,6 +24,10 @@ public enum UbiquityError: Error, Sendable, Hashable, CustomStringConvertible {
     case unauthorized(String)
     /// A local file could not be read or written.
     case storage(String)
+    /// The server's answer broke the protocol or the store's limits (a
+    /// malformed value, a value that expands beyond the limits, more keys or
+    /// bytes than a store holds); nothing of it was applied.
+    case badServerAnswer(String)
 
     public var description: String {
         switch self {
@@ -39,6 +43,7 @@ public enum UbiquityError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unreachable(let why): "the sync server could not be reached: \(why)"
         case .unauthorized(let why): "the sync server refused the account: \(why)"
         case .storage(let why): why
+        case .badServerAnswer(let why): "the sync server's answer was refused, nothing of it applied: \(why)"
         }
     }
 }

@@ -22,6 +22,13 @@ public enum UbiquityLimits {
     public static let maximumValueBytes = 1_048_576
     /// At most 64 bytes of UTF-8 in a key (and at least one).
     public static let maximumKeyBytes = 64
+    /// How far a value received (by the server, or by a client from the
+    /// server) may expand through shared references before it is refused,
+    /// checked while it is decoded, before anything is expanded: a value
+    /// whose binary form is within ``maximumValueBytes`` has fewer
+    /// references than bytes, so the object bound never refuses one; string
+    /// and data bytes are counted once per reference.
+    public static let maximumExpansion = PropertyList.ExpansionLimit(objects: maximumValueBytes, bytes: 2 * maximumValueBytes)
 
     /// The size a value counts for: its binary property list's length.
     ///
@@ -40,7 +47,15 @@ public enum UbiquityLimits {
         if bytes > maximumKeyBytes {
             throw .invalidKey(key, reason: "the key is \(bytes) bytes of UTF-8; at most \(maximumKeyBytes) are allowed")
         }
+        if let c = key.unicodeScalars.first(where: { isControl($0) }) {
+            throw .invalidKey(key, reason: "the key holds the control character U+\(String(c.value, radix: 16, uppercase: true).leftPadded(4)); keys are text without control characters")
+        }
     }
+
+    /// C0 controls (NUL among them) and DEL: refused in keys and store
+    /// identifiers, which databases, files and terminals do not all keep.
+    @inlinable
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || scalar.value == 0x7F }
 }
 
 extension PropertyList {
@@ -48,4 +63,9 @@ extension PropertyList {
     func encoded(as format: PropertyListFormat) -> [UInt8] {
         (try? encoded(as: format, options: .init())) ?? []
     }
+
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -186,16 +186,61 @@ package final class LocalReplica: Sendable {
         return (conflicts.sorted(), refused.sorted())
     }
 
+    /// Checks a download against the protocol and the store's limits, as
+    /// the server checks a commit: every key valid, every value a binary
+    /// property list within the value limit that does not expand beyond
+    /// ``UbiquityLimits/maximumExpansion``, and the store after the download
+    /// within its keys and bytes. Returns each entry's decoded value.
+    func checked(_ response: UbiquityChangesResponse, sizes: [LiteralString: Int]) throws(UbiquityError) -> [(value: PropertyList?, size: Int)] {
+        guard response.entries.count <= 4 * UbiquityLimits.maximumKeys else {
+            throw .badServerAnswer("it lists \(response.entries.count) keys; a store holds at most \(UbiquityLimits.maximumKeys)")
+        }
+        var projected = sizes
+        var decoded: [(value: PropertyList?, size: Int)] = []
+        decoded.reserveCapacity(response.entries.count)
+        var listed = Set<LiteralString>()
+        for e in response.entries {
+            do { try UbiquityLimits.check(key: e.key) } catch { throw .badServerAnswer("\(error)") }
+            listed.insert(e.key)
+            guard let text = e.value else {
+                decoded.append((nil, 0))
+                projected[e.key] = nil
+                continue
+            }
+            switch UbiquityWireValue.decodeChecked(text) {
+            case .failure(let refusal): throw .badServerAnswer("the value of \"\(e.key)\": \(refusal)")
+            case .success(let (value, size)):
+                guard size <= UbiquityLimits.maximumValueBytes else {
+                    throw .badServerAnswer("the value of \"\(e.key)\" is \(size) bytes; at most \(UbiquityLimits.maximumValueBytes) are allowed")
+                }
+                decoded.append((value, size))
+                projected[e.key] = size
+            }
+        }
+        if response.complete { projected = projected.filter { listed.contains($0.key) } }
+        guard projected.count <= UbiquityLimits.maximumKeys else {
+            throw .badServerAnswer("the store would hold \(projected.count) keys; at most \(UbiquityLimits.maximumKeys) are allowed")
+        }
+        let total = projected.values.reduce(0, +)
+        guard total <= UbiquityLimits.maximumTotalBytes else {
+            throw .badServerAnswer("the store's values would be \(total) bytes; at most \(UbiquityLimits.maximumTotalBytes) are allowed")
+        }
+        return decoded
+    }
+
     /// Applies a download. Returns the keys whose local values changed.
-    package func apply(changes response: UbiquityChangesResponse, initial: Bool) -> [String] {
+    /// - Throws: ``UbiquityError/badServerAnswer(_:)`` when the answer breaks
+    ///   the protocol or the limits; nothing is applied then.
+    package func apply(changes response: UbiquityChangesResponse, initial: Bool) throws(UbiquityError) -> [String] {
         var changed: [String] = []
-        book.withLock { b in
+        try book.withLock { (b: inout Book) throws(UbiquityError) in
+            let decoded = try checked(response, sizes: b.sizes)
             var listed = Set<LiteralString>()
-            for e in response.entries {
+            for (index, e) in response.entries.enumerated() {
                 listed.insert(e.key)
                 let known = revision(of: e.key)
                 if e.revision <= known && !initial { continue }
-                let serverValue = e.value.flatMap { UbiquityWireValue.decode($0)?.value }
+                let serverValue = decoded[index].value
                 if b.pending[e.key] != nil {
                     if serverValue == nil {
                         // The server does not hold the key: the local write goes up on the removal's revision.

@@ -131,12 +131,12 @@ package final class SyncEngine: Sendable {
             throw error
         }
         noteReachable(true)
-        apply(response, initial: initial)
+        try apply(response, initial: initial)
     }
 
     /// Applies a server's answer and reports the keys it changed.
-    func apply(_ response: UbiquityChangesResponse, initial: Bool) {
-        let changed = replica.apply(changes: response, initial: initial)
+    func apply(_ response: UbiquityChangesResponse, initial: Bool) throws(UbiquityError) {
+        let changed = try replica.apply(changes: response, initial: initial)
         if !changed.isEmpty {
             emit(UbiquityExternalChange(reason: initial ? .initialSyncChange : .serverChange, changedKeys: changed))
         }
@@ -151,7 +151,7 @@ package final class SyncEngine: Sendable {
             for try await response in transport.events(store: storeIdentifier, after: replica.cursor) {
                 noteReachable(true)
                 answers += 1
-                apply(response, initial: false)
+                try apply(response, initial: false)
             }
         } catch {
             noteReachable(false)

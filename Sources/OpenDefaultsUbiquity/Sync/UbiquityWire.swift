@@ -135,10 +135,43 @@ public enum UbiquityWireValue {
         Data(value.encoded(as: .binary)).base64EncodedString()
     }
 
-    /// The value and its size in bytes, or nil when the text is not base64 of a binary property list.
+    /// The value and its size in bytes, or nil when the text is not base64
+    /// of a binary property list within the store's limits.
     public static func decode(_ text: String) -> (value: PropertyList, size: Int)? {
-        guard let bytes = Data(base64Encoded: text), bytes.count <= UbiquityLimits.maximumValueBytes * 2 else { return nil }
-        guard let value = try? PropertyList(decoding: [UInt8](bytes), format: .binary) else { return nil }
-        return (value, UbiquityLimits.size(of: value))
+        try? decodeChecked(text).get()
+    }
+
+    /// Why a wire value was refused.
+    public enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Not base64, or not a binary property list.
+        case malformed(String)
+        /// Larger than a value may be, or expanding through shared
+        /// references beyond ``UbiquityLimits/maximumExpansion``.
+        case tooLarge(String)
+
+        public var description: String {
+            switch self {
+            case .malformed(let why), .tooLarge(let why): why
+            }
+        }
+    }
+
+    /// The value and its size, or why it is refused. The expansion bound is
+    /// applied while decoding, so a small value that would expand to
+    /// gigabytes fails in bounded memory and time.
+    public static func decodeChecked(_ text: String) -> Result<(value: PropertyList, size: Int), Refusal> {
+        guard text.utf8.count <= (UbiquityLimits.maximumValueBytes * 2 / 3 + 4) * 4 else {
+            return .failure(.tooLarge("the value's text is \(text.utf8.count) bytes, more than a \(UbiquityLimits.maximumValueBytes)-byte value takes"))
+        }
+        guard let bytes = Data(base64Encoded: text) else { return .failure(.malformed("the value is not base64")) }
+        let value: PropertyList
+        do {
+            value = try PropertyList(decoding: [UInt8](bytes), format: .binary,
+                                     options: .init(maximumExpansion: UbiquityLimits.maximumExpansion))
+        } catch {
+            if error.reason.contains("shared references") { return .failure(.tooLarge(error.reason)) }
+            return .failure(.malformed("the value is not a binary property list: \(error.reason)"))
+        }
+        return .success((value, UbiquityLimits.size(of: value)))
     }
 }

@@ -32,9 +32,34 @@ extension PropertyList {
         /// silently drops the rest; that is the default here too, so that
         /// values match Apple's. `plutil -lint` sets this to report such files.
         public var rejectsTruncatedStringsFiles: Bool
+        /// A tighter bound on how far a binary property list may expand
+        /// through shared references (objects, and string and data bytes,
+        /// counted once per reference), for a caller whose own limits are
+        /// small — a key-value store's 1 MB value. Nil keeps the library's
+        /// bound (32× the file, floors 2^20 objects / 64 MiB).
+        public var maximumExpansion: ExpansionLimit?
         /// Creates options.
-        public init(rejectsTruncatedStringsFiles: Bool = false) {
+        public init(rejectsTruncatedStringsFiles: Bool = false, maximumExpansion: ExpansionLimit? = nil) {
             self.rejectsTruncatedStringsFiles = rejectsTruncatedStringsFiles
+            self.maximumExpansion = maximumExpansion
+        }
+    }
+
+    /// How far a binary property list may expand through shared references.
+    ///
+    /// ```swift
+    /// let options = PropertyList.DecodingOptions(maximumExpansion: .init(objects: 1 << 20, bytes: 2 << 20))
+    /// let value = try PropertyList(decoding: bytes, format: .binary, options: options)
+    /// ```
+    public struct ExpansionLimit: Sendable, Hashable {
+        /// The most objects, counted once per reference.
+        public var objects: Int
+        /// The most string and data bytes, counted once per reference.
+        public var bytes: Int
+        /// A limit of `objects` objects and `bytes` bytes.
+        public init(objects: Int, bytes: Int) {
+            self.objects = objects
+            self.bytes = bytes
         }
     }
 
@@ -60,7 +85,7 @@ extension PropertyList {
         let strict = options.rejectsTruncatedStringsFiles
         let format = format ?? PropertyListFormat.detect(raw)
         switch format {
-        case .binary: return (try BinaryReader.read(raw), .binary)
+        case .binary: return (try BinaryReader.read(raw, maximumExpansion: options.maximumExpansion), .binary)
         case .xml: return (try XMLReader.read(raw), .xml)
         case .json: return (try JSONReader.read(raw), .json)
         case .openStep:

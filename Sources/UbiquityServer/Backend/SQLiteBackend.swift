@@ -56,6 +56,15 @@ package final class SQLiteBackend: UbiquityBackend {
             // Held until the process ends.
         }
         let path = directory + "/ubiquity.sqlite"
+        // The database holds token hashes and every account's values: 0600
+        // whatever the folder's mode (SQLite gives its WAL and shared-memory
+        // files the database's mode; those already there are restricted too).
+        do {
+            try FileIO.restrictToOwner(path, creating: true)
+            for suffix in ["-wal", "-shm", "-journal"] { try FileIO.restrictToOwner(path + suffix, creating: false) }
+        } catch {
+            throw BackendError(status: 500, "cannot make \(path) private to its owner: \(error)")
+        }
         let logger = Logger(label: "ubiquity.sqlite")
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         var readers: [SQLiteConnection] = []

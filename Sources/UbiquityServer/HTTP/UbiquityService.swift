@@ -163,15 +163,29 @@ package final class UbiquityService: Sendable {
         }
         var seen = Set<LiteralString>()
         var checked: [CheckedChange] = []
+        // The values' sizes so far: a commit whose values alone exceed a
+        // store's total is refused before the rest is decoded.
+        var total = 0
         for change in commit.changes {
             guard seen.insert(change.key).inserted else { return Self.error(400, "the key \"\(change.key)\" appears twice in the commit") }
             guard change.base >= 0 else { return Self.error(400, "the base revision of \"\(change.key)\" is negative") }
+            if let c = change.key.unicodeScalars.first(where: UbiquityLimits.isControl) {
+                return Self.error(400, "the key \"\(change.key)\" holds the control character U+\(String(c.value, radix: 16, uppercase: true)); keys are text without control characters")
+            }
             var bytes: [UInt8]? = nil
             if let text = change.value {
-                guard let decoded = UbiquityWireValue.decode(text) else {
-                    return Self.error(400, "the value of \"\(change.key)\" is not base64 of a binary property list")
+                switch UbiquityWireValue.decodeChecked(text) {
+                case .failure(.malformed(let why)):
+                    return Self.error(400, "the value of \"\(change.key)\" is not base64 of a binary property list: \(why)")
+                case .failure(.tooLarge(let why)):
+                    return Self.error(413, "the value of \"\(change.key)\" is refused: \(why)")
+                case .success(let decoded):
+                    total += decoded.size
+                    guard total <= UbiquityLimits.maximumTotalBytes + UbiquityLimits.maximumValueBytes else {
+                        return Self.error(413, "the commit's values total more than \(UbiquityLimits.maximumTotalBytes) bytes, more than a store holds")
+                    }
+                    bytes = decoded.value.encodedBinary
                 }
-                bytes = decoded.value.encodedBinary
             }
             checked.append(CheckedChange(key: change.key, base: change.base, bytes: bytes))
         }

@@ -39,7 +39,9 @@ struct BinaryReader {
         var bytes = 0
     }
     private var expanded = Weight()
-    private let expansionLimit: Weight
+    private var expansionLimit: Weight
+    /// Whether ``expansionLimit`` is the caller's (``PropertyList/ExpansionLimit``).
+    private var expansionIsCallers = false
     /// The expanded weight of each cached object, beside `cache`.
     private var cacheWeights: [Weight] = []
 
@@ -69,8 +71,13 @@ struct BinaryReader {
     /// are searched by a scan.
     static let sortedKeysMark: [UInt8] = [0x4F, 0x44, 0x02]  // "OD", version 2
 
-    static func read(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
+    static func read(_ bytes: UnsafeRawBufferPointer, maximumExpansion: PropertyList.ExpansionLimit? = nil) throws(PropertyListError) -> PropertyList {
         var reader = try BinaryReader(bytes, checkingEveryOffset: true)
+        if let maximumExpansion {
+            reader.expansionLimit = Weight(objects: min(reader.expansionLimit.objects, maximumExpansion.objects),
+                                           bytes: min(reader.expansionLimit.bytes, maximumExpansion.bytes))
+            reader.expansionIsCallers = true
+        }
         return try reader.object(reader.topIndex, depth: 0)
     }
 
@@ -209,6 +216,10 @@ struct BinaryReader {
         expanded.objects &+= w.objects
         expanded.bytes &+= w.bytes
         if expanded.objects > expansionLimit.objects || expanded.bytes > expansionLimit.bytes {
+            if expansionIsCallers {
+                throw Self.fail(offset, "the value expands to more than \(expansionLimit.objects) objects or \(expansionLimit.bytes) bytes "
+                    + "of strings and data through shared references (the caller's limit); it is refused before it is expanded")
+            }
             throw Self.fail(offset, "the document expands to more than \(expansionLimit.objects) objects or \(expansionLimit.bytes) bytes "
                 + "of strings and data through shared references (at most \(Self.expansionFactor)× its own \(objectCount) objects and \(b.count) bytes); "
                 + "it is refused as a decompression bomb")
