@@ -113,6 +113,17 @@ public struct Lookalikes {
         }
     }
 
+    /// `value` with integers as their text: old-style text (and the
+    /// `defaults write` grammar reading it) has no integers.
+    public static func integersAsStrings(_ value: PropertyList) -> PropertyList {
+        switch value {
+        case .integer(let n): .string("\(n)")
+        case .array(let a): .array(a.map(integersAsStrings))
+        case .dictionary(let d): .dictionary(d.mapValues(integersAsStrings))
+        default: value
+        }
+    }
+
     /// The scalars of every key, written out, for failure messages.
     public static func describe(_ value: PropertyList) -> String {
         switch value {

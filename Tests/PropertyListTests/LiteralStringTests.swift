@@ -53,21 +53,12 @@ struct LiteralStringTests {
         for round in 0..<200 {
             var value = PropertyList.dictionary(gen.dictionary())
             // Old-style text has no integers: they read back as strings.
-            if a == .openStep || b == .openStep { value = Self.integersAsStrings(value) }
+            if a == .openStep || b == .openStep { value = Lookalikes.integersAsStrings(value) }
             let first = try PropertyList(decoding: value.encoded(as: a), format: a)
             let second = try PropertyList(decoding: first.encoded(as: b), format: b)
             let back = try PropertyList(decoding: second.encoded(as: a), format: a)
             #expect(Lookalikes.sameScalars(back, value),
                     "seed \(gen.seed) (OPENDEFAULTS_SEED), round \(round): \(a) → \(b) gave \(Lookalikes.describe(back)) for \(Lookalikes.describe(value))")
-        }
-    }
-
-    static func integersAsStrings(_ v: PropertyList) -> PropertyList {
-        switch v {
-        case .integer(let n): .string("\(n)")
-        case .array(let a): .array(a.map(integersAsStrings))
-        case .dictionary(let d): .dictionary(d.mapValues(integersAsStrings))
-        default: v
         }
     }
 
