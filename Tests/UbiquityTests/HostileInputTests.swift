@@ -158,6 +158,39 @@ struct HostileInputTests {
         #expect(FileManager.default.fileExists(atPath: folder.path + "/ubiquity.sqlite"))
     }
 
+    @Test("a database whose pages are damaged is refused at start with a clear message, and left as it was")
+    func damagedDatabase() throws {
+        let folder = try TemporaryFolder("data")
+        let m = try Machine("m")
+        #expect(try m.run("account", "add", "alice", "--data", folder.path).status == 0)
+        let db = folder.path + "/ubiquity.sqlite"
+        // Pages of data, all in the main file, then bytes flipped inside one of them.
+        let fill = Process()
+        fill.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        fill.arguments = ["python3", "-c", """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.execute("CREATE TABLE filler (n INTEGER PRIMARY KEY, b BLOB)")
+            c.executemany("INSERT INTO filler VALUES (?, ?)", [(i, bytes(300)) for i in range(600)])
+            c.commit()
+            c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            size = c.execute("PRAGMA page_size").fetchone()[0]
+            pages = c.execute("PRAGMA page_count").fetchone()[0]
+            c.close()
+            with open(sys.argv[1], "r+b") as f:
+                f.seek(size * (pages - 5))
+                f.write(b"\\xff" * 64)
+            """, db]
+        try fill.run()
+        fill.waitUntilExit()
+        #expect(fill.terminationStatus == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let serve = try m.run("serve", "--port", "0", "--data", folder.path)
+        #expect(serve.status != 0)
+        #expect(serve.stderr.contains("is damaged") && serve.stderr.contains("it is not served"), "\(serve.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before, "the damaged file was changed")
+    }
+
     @Test("a commit whose value expands through shared references is refused at once in bounded memory", arguments: Backend.available)
     func serverRefusesExpandingValue(backend: Backend) throws {
         let server = try SyncServer(backend)

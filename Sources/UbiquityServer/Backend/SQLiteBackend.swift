@@ -72,6 +72,13 @@ package final class SQLiteBackend: UbiquityBackend {
             for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON"] {
                 _ = try await writer.query(pragma, [])
             }
+            // A database whose pages are damaged would be served silently
+            // (answers missing keys): checked before anything is served.
+            let problems = try await writer.query("PRAGMA quick_check(20)", []).compactMap { $0.column("quick_check")?.string }
+            if problems != ["ok"] {
+                throw BackendError(status: 500, "the database \(path) is damaged (SQLite's quick_check: "
+                    + problems.prefix(3).joined(separator: "; ") + "); it is not served: restore it from a backup")
+            }
             try await migrate(writer)
             for _ in 0..<2 {
                 let r = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
@@ -81,6 +88,10 @@ package final class SQLiteBackend: UbiquityBackend {
         } catch {
             // A database that cannot be used (a newer schema, a broken file) leaves no connection open.
             for connection in [writer] + readers { try? await connection.close() }
+            let text = "\(error)"
+            if text.contains("corrupt") || text.contains("malformed") || text.contains("not a database") {
+                throw BackendError(status: 500, "the database \(path) is damaged (SQLite: \(text)); it is not served: restore it from a backup")
+            }
             throw error
         }
         return SQLiteBackend(path: path, writer: writer, readers: readers)
