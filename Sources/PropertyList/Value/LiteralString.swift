@@ -51,6 +51,14 @@ extension LiteralString: Equatable {
     /// ```
     @inlinable
     public static func equal(_ a: String, _ b: String) -> Bool {
+        // The same representation (one storage object, or the same small
+        // string's bytes held inline) is the same scalars: a read of a key
+        // that is stored as written skips the byte comparison.
+        if MemoryLayout<String>.size == 16,
+           unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+        {
+            return true
+        }
         let x = a.utf8.count
         guard x == b.utf8.count else { return false }
         // Native strings (all of them on Linux) are contiguous UTF-8.
@@ -71,7 +79,7 @@ extension LiteralString: Equatable {
 }
 
 extension LiteralString: Hashable {
-    /// Hashes the string's UTF-8 bytes (no normalization).
+    /// Hashes the string's UTF-8 bytes (no normalization) and a terminator.
     @inlinable
     public func hash(into hasher: inout Hasher) {
         LiteralString.hash(string, into: &hasher)
@@ -82,13 +90,15 @@ extension LiteralString: Hashable {
     @inlinable
     public static func hash(_ string: String, into hasher: inout Hasher) {
         let utf8 = string.utf8
-        hasher.combine(utf8.count)
         let hashed: Void? = utf8.withContiguousStorageIfAvailable { p in
             hasher.combine(bytes: UnsafeRawBufferPointer(p))
         }
         if hashed == nil {
             for byte in utf8 { hasher.combine(byte) }
         }
+        // A terminator (0xFF never occurs in UTF-8), as String's own hash
+        // has: "ab" + "c" and "a" + "bc" in one hasher differ.
+        hasher.combine(0xFF as UInt8)
     }
 }
 
