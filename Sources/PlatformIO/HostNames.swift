@@ -83,9 +83,6 @@ package enum HostNames {
         if b[0..<10].allSatisfy({ $0 == 0 }), b[10] == 0xFF, b[11] == 0xFF { return b[12] == 127 }  // ::ffff:127.x
         return false
     }
-
-    /// ``isLoopback(_:)``, for a client deciding whether plain HTTP is safe.
-    package static func resolvesToLoopbackOnly(_ host: String) -> Bool { isLoopback(host) }
 }
 
 extension Character {

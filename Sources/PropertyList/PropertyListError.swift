@@ -29,6 +29,11 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
     public var location: Location
     /// What was found and what was expected.
     public var reason: String
+    /// The input expands through shared references beyond the bound in
+    /// force (the library's, or the caller's
+    /// ``PropertyList/PropertyList/ExpansionLimit``): it is too large rather
+    /// than malformed.
+    public var exceedsExpansionLimit = false
 
     /// Creates an error.
     public init(format: PropertyListFormat?, location: Location, reason: String) {

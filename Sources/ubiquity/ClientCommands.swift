@@ -107,21 +107,20 @@ struct Login: AsyncParsableCommand {
         }
         if server.hasPrefix("http://"), !insecure {
             let host = Self.host(of: server)
-            guard HostNames.resolvesToLoopbackOnly(host) else {
+            guard HostNames.isLoopback(host) else {
                 throw ValidationError("http://\(TerminalText.safe(host)) is not loopback: the token would cross the network in the clear; use https:// (or --insecure)")
             }
         }
         if token != nil, token != "-", tokenFile != nil { throw ValidationError("give the token once: as an argument or with --token-file") }
     }
 
-    /// The host of an http(s) URL (brackets kept off IPv6 literals).
+    /// The host of an http(s) URL: its authority without user information,
+    /// read as a `Host` header is (port removed, brackets kept on IPv6).
     static func host(of url: String) -> String {
-        var rest = Substring(url.drop(while: { $0 != "/" }).dropFirst(2))
-        rest = rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") { return String(rest[rest.index(after: rest.startIndex)..<close]) }
-        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
-        return String(rest)
+        var authority = Substring(url.drop(while: { $0 != "/" }).dropFirst(2))
+        authority = authority.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        return HostNames.name(ofHostHeader: String(authority)) ?? String(authority)
     }
 
     /// The token from the argument, the file or standard input.

@@ -209,7 +209,8 @@ package final class LocalReplica: Sendable {
             }
             switch UbiquityWireValue.decodeChecked(text) {
             case .failure(let refusal): throw .badServerAnswer("the value of \"\(e.key)\": \(refusal)")
-            case .success(let (value, size)):
+            case .success(let value):
+                let size = UbiquityLimits.size(of: value)
                 guard size <= UbiquityLimits.maximumValueBytes else {
                     throw .badServerAnswer("the value of \"\(e.key)\" is \(size) bytes; at most \(UbiquityLimits.maximumValueBytes) are allowed")
                 }

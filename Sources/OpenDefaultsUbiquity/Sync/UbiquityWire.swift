@@ -138,7 +138,8 @@ public enum UbiquityWireValue {
     /// The value and its size in bytes, or nil when the text is not base64
     /// of a binary property list within the store's limits.
     public static func decode(_ text: String) -> (value: PropertyList, size: Int)? {
-        try? decodeChecked(text).get()
+        guard let value = try? decodeChecked(text).get() else { return nil }
+        return (value, UbiquityLimits.size(of: value))
     }
 
     /// Why a wire value was refused.
@@ -156,11 +157,13 @@ public enum UbiquityWireValue {
         }
     }
 
-    /// The value and its size, or why it is refused. The expansion bound is
-    /// applied while decoding, so a small value that would expand to
-    /// gigabytes fails in bounded memory and time.
-    public static func decodeChecked(_ text: String) -> Result<(value: PropertyList, size: Int), Refusal> {
-        guard text.utf8.count <= (UbiquityLimits.maximumValueBytes * 2 / 3 + 4) * 4 else {
+    /// The value, or why it is refused. The expansion bound is applied while
+    /// decoding, so a small value that would expand to gigabytes fails in
+    /// bounded memory and time. (Its size is left to the caller, which may
+    /// encode it anyway: the server stores the encoding.)
+    public static func decodeChecked(_ text: String) -> Result<PropertyList, Refusal> {
+        // Base64 of at most twice a value's limit (the value's own check comes after).
+        guard text.utf8.count <= (2 * UbiquityLimits.maximumValueBytes + 2) / 3 * 4 else {
             return .failure(.tooLarge("the value's text is \(text.utf8.count) bytes, more than a \(UbiquityLimits.maximumValueBytes)-byte value takes"))
         }
         guard let bytes = Data(base64Encoded: text) else { return .failure(.malformed("the value is not base64")) }
@@ -169,9 +172,9 @@ public enum UbiquityWireValue {
             value = try PropertyList(decoding: [UInt8](bytes), format: .binary,
                                      options: .init(maximumExpansion: UbiquityLimits.maximumExpansion))
         } catch {
-            if error.reason.contains("shared references") { return .failure(.tooLarge(error.reason)) }
+            if error.exceedsExpansionLimit { return .failure(.tooLarge(error.reason)) }
             return .failure(.malformed("the value is not a binary property list: \(error.reason)"))
         }
-        return .success((value, UbiquityLimits.size(of: value)))
+        return .success(value)
     }
 }

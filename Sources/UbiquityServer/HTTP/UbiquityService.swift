@@ -179,12 +179,14 @@ package final class UbiquityService: Sendable {
                     return Self.error(400, "the value of \"\(change.key)\" is not base64 of a binary property list: \(why)")
                 case .failure(.tooLarge(let why)):
                     return Self.error(413, "the value of \"\(change.key)\" is refused: \(why)")
-                case .success(let decoded):
-                    total += decoded.size
+                case .success(let value):
+                    // Encoded once: the stored bytes, whose length is the size the limits count.
+                    let encoded = value.encodedBinary
+                    total += encoded.count
                     guard total <= UbiquityLimits.maximumTotalBytes + UbiquityLimits.maximumValueBytes else {
                         return Self.error(413, "the commit's values total more than \(UbiquityLimits.maximumTotalBytes) bytes, more than a store holds")
                     }
-                    bytes = decoded.value.encodedBinary
+                    bytes = encoded
                 }
             }
             checked.append(CheckedChange(key: change.key, base: change.base, bytes: bytes))

@@ -216,13 +216,17 @@ struct BinaryReader {
         expanded.objects &+= w.objects
         expanded.bytes &+= w.bytes
         if expanded.objects > expansionLimit.objects || expanded.bytes > expansionLimit.bytes {
+            var error: PropertyListError
             if expansionIsCallers {
-                throw Self.fail(offset, "the value expands to more than \(expansionLimit.objects) objects or \(expansionLimit.bytes) bytes "
+                error = Self.fail(offset, "the value expands to more than \(expansionLimit.objects) objects or \(expansionLimit.bytes) bytes "
                     + "of strings and data through shared references (the caller's limit); it is refused before it is expanded")
-            }
-            throw Self.fail(offset, "the document expands to more than \(expansionLimit.objects) objects or \(expansionLimit.bytes) bytes "
+            } else {
+                error = Self.fail(offset, "the document expands to more than \(expansionLimit.objects) objects or \(expansionLimit.bytes) bytes "
                 + "of strings and data through shared references (at most \(Self.expansionFactor)× its own \(objectCount) objects and \(b.count) bytes); "
                 + "it is refused as a decompression bomb")
+            }
+            error.exceedsExpansionLimit = true
+            throw error
         }
     }
 
