@@ -1,4 +1,5 @@
 import Foundation
+import OpenDefaults
 import OpenDefaultsUbiquity
 @testable import OpenDefaultsUbiquityHTTP
 import PropertyList
@@ -241,6 +242,31 @@ struct HostileInputTests {
             return
         }
         #expect(size > ServerSentEventParser.maximumEvent && size <= ServerSentEventParser.maximumEvent + (1 << 20) + 1)
+    }
+}
+
+/// Issue 25 item 8: each local store's files have names no other store's can take.
+@Suite("ubiquity: local stores never share a file")
+struct LocalStoreFileTests {
+    @Test("stores X and X.sync keep their own values and state, in this process and the next")
+    func lookalikeStoreNames() throws {
+        let folder = try TemporaryFolder("names")
+        // Logged in to a server that is never reached: every write stays pending (state entries).
+        let account = UbiquityAccount(server: "http://127.0.0.1:9", token: "t", name: "a", identifier: "acct")
+        func open(_ id: String) -> UbiquitousKeyValueStore {
+            UbiquitousKeyValueStore(storeIdentifier: id, configuration: .init(
+                dataDirectory: folder.path, account: account, watches: false, domainStore: DomainStore(layout: .current)))
+        }
+        let x = open("com.example.x"), xSync = open("com.example.x.sync")
+        try x.setOrThrow(.string("one"), forKey: "k")
+        try xSync.setOrThrow(.string("two"), forKey: "m")
+        #expect(x.synchronize() && xSync.synchronize())
+        #expect(Set(x.propertyLists.keys) == ["k"], "\(x.propertyLists.keys.sorted())")
+        #expect(Set(xSync.propertyLists.keys) == ["m"], "\(xSync.propertyLists.keys.sorted())")
+        // Read again by fresh stores (as by the next process): nothing of one is in the other.
+        let x2 = open("com.example.x"), xSync2 = open("com.example.x.sync")
+        #expect(x2.propertyLists == ["k": .string("one")])
+        #expect(xSync2.propertyLists == ["m": .string("two")])
     }
 }
 

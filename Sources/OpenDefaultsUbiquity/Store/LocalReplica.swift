@@ -8,10 +8,14 @@ import Synchronization
 /// persistent domains (journaled, durable, shared coherently by processes):
 ///
 /// - `<folder>/<store>.plist`: the values, key → value;
-/// - `<folder>/<store>.sync.plist`: the sync state: `cursor` (the server
+/// - `<folder>/<store>+sync.plist`: the sync state: `cursor` (the server
 ///   revision every change up to has been applied), `initialSynced`,
 ///   `rev:<key>` (the server revision of the key's value) and `dirty:<key>`
-///   (a local write not yet acknowledged: its sequence number).
+///   (a local write not yet acknowledged: its sequence number). A store
+///   identifier never holds `+`, so no store's values file can be another
+///   store's state file (earlier versions wrote `<store>.sync.plist`, which is
+///   store `<store>.sync`'s values file; its state is copied from there once,
+///   see ``adoptLegacyState(folder:storeIdentifier:domainStore:into:)``).
 ///
 /// Every method is atomic under one lock, so the upload, the download and
 /// the API's writes can run at once.
@@ -35,7 +39,8 @@ package final class LocalReplica: Sendable {
 
     package init(folder: String, storeIdentifier: String, domainStore: DomainStore) {
         values = domainStore.domain(atPath: folder + "/" + storeIdentifier + ".plist")
-        meta = domainStore.domain(atPath: folder + "/" + storeIdentifier + ".sync.plist")
+        meta = domainStore.domain(atPath: Self.statePath(folder: folder, storeIdentifier: storeIdentifier))
+        Self.adoptLegacyState(folder: folder, storeIdentifier: storeIdentifier, domainStore: domainStore, into: meta)
         var b = Book()
         for (key, value) in values.entries {
             let size = UbiquityLimits.size(of: value)
@@ -52,6 +57,33 @@ package final class LocalReplica: Sendable {
         #if DEBUG
         _checkInvariants()
         #endif
+    }
+
+    /// The sync state's file: `+` is not allowed in store identifiers, so the
+    /// name is no other store's (values `<store>.plist`, state `<store>+sync.plist`).
+    package static func statePath(folder: String, storeIdentifier: String) -> String {
+        folder + "/" + storeIdentifier + "+sync.plist"
+    }
+
+    /// Earlier versions kept the state in `<store>.sync.plist`. When the new
+    /// state file is still empty, the state's own entries (`cursor`,
+    /// `initialSynced`, `rev:…`, `dirty:…`) are copied from there; the old
+    /// file is left as it is (it may also be store `<store>.sync`'s values).
+    static func adoptLegacyState(folder: String, storeIdentifier: String, domainStore: DomainStore, into meta: PersistentDomain) {
+        guard meta.isEmpty else { return }
+        let legacyPath = folder + "/" + storeIdentifier + ".sync.plist"
+        guard FileStatus.exists(legacyPath) else { return }
+        let legacy = domainStore.domain(atPath: legacyPath)
+        var state: [LiteralString: PropertyList?] = [:]
+        for (key, value) in legacy.entries {
+            let k = key.string
+            if k == "cursor" || k == "initialSynced" || k.utf8.starts(with: revPrefix.utf8) || k.utf8.starts(with: dirtyPrefix.utf8) {
+                state[key] = value
+            }
+        }
+        guard !state.isEmpty else { return }
+        meta.set(state)
+        try? meta.synchronize()
     }
 
     static let revPrefix = "rev:"
