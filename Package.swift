@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "OpenDefaultsUbiquity", "OpenDefaults", "PropertyList", "PlatformIO",
+                "OpenDefaultsUbiquity", "OpenDefaults", "PropertyList", "PlatformIO", "HTTPGuards",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
@@ -82,6 +82,16 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        // What every HTTP server here needs against hostile clients: a connection cap that sheds
+        // idle unauthenticated connections first, bodies with a deadline of their own.
+        .target(
+            name: "HTTPGuards",
+            dependencies: [
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         // The sync server's backend on PostgreSQL: several instances, one database, LISTEN/NOTIFY wake-ups.
@@ -118,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "settings",
             dependencies: [
-                "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList", "PlatformIO",
+                "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList", "PlatformIO", "HTTPGuards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -100,6 +100,24 @@ package enum Environment {
         }
     }
 
+    /// Raises the soft limit of open files to the hard limit and returns the
+    /// soft limit now in force (nil when it cannot be read).
+    package static func raiseOpenFileLimitToHard() -> Int? {
+        var limit = rlimit()
+        #if os(Linux)
+        let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return nil }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        return limit.rlim_cur >= rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
+    }
+
     /// Blocks this thread for `seconds`.
     package static func sleep(seconds: UInt32) { _ = systemSleep(seconds) }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Hummingbird
+import HTTPGuards
 import HummingbirdCore
 import NIOCore
 import PlatformIO
@@ -140,10 +141,7 @@ enum HTTPAdapter {
     /// The largest form accepted (a pane's fields are a few kilobytes).
     static let maximumBody = 1 << 20
 
-    struct BodyTimeout: Error {}
-
     static func respond(to request: Request, with app: SettingsApp, bodyTimeout: Duration) async throws -> Response {
-        var request = request
         let method: SettingsRequest.Method
         switch request.method {
         case .get, .head: method = .get
@@ -152,26 +150,16 @@ enum HTTPAdapter {
         }
         var form = FormData(fields: [])
         if method == .post {
+            // A form has a deadline of its own: the idle timeout restarts with every byte.
             let body: ByteBuffer
-            do {
-                body = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-                    group.addTask { [request] in
-                        var request = request
-                        return try await request.collectBody(upTo: maximumBody)
-                    }
-                    group.addTask {
-                        try await Task.sleep(for: bodyTimeout)
-                        return nil
-                    }
-                    defer { group.cancelAll() }
-                    guard let first = try await group.next(), let body = first else { throw BodyTimeout() }
-                    return body
-                }
-            } catch is BodyTimeout {
+            switch await BodyReading.collect(request.body, upTo: maximumBody, grace: bodyTimeout) {
+            case .success(let buffer): body = buffer
+            case .failure(.tooLarge):
+                return Response(status: .contentTooLarge, headers: [.connection: "close"],
+                                body: .init(byteBuffer: ByteBuffer(string: "The form is larger than 1 MiB.\n")))
+            case .failure:
                 return Response(status: .requestTimeout, headers: [.connection: "close"],
                                 body: .init(byteBuffer: ByteBuffer(string: "The form was not sent in time.\n")))
-            } catch {
-                return Response(status: .contentTooLarge, body: .init(byteBuffer: ByteBuffer(string: "The form is larger than 1 MiB.\n")))
             }
             form = FormData(urlEncoded: String(buffer: body))
         }

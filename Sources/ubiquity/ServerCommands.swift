@@ -86,8 +86,22 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("allow-host"), help: "Also answer requests for this Host name (repeatable).")
     var allowHosts: [String] = []
 
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp(
+        "The most connections kept open at once.",
+        discussion: "Beyond it, the longest idle connection that never authenticated is closed first. Kept below the open-file limit (raised to its hard limit at start) with 64 descriptors in reserve."))
+    var maxConnections: Int = 10_240
+
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take before it must arrive at --body-rate.")
+    var bodyTimeout: Int = 10
+
+    @Option(name: .customLong("body-rate"), help: "The slowest a request body may arrive after --body-timeout, in bytes a second.")
+    var bodyRate: Int = 16_384
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard maxConnections >= 2 else { throw ValidationError("--max-connections must be at least 2") }
+        guard bodyTimeout >= 1 else { throw ValidationError("--body-timeout must be at least 1 second") }
+        guard bodyRate >= 1 else { throw ValidationError("--body-rate must be at least 1 byte a second") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if !HostNames.isLoopback(host), tlsCert == nil, !insecure {
             throw ValidationError("listening on \(host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
@@ -104,7 +118,17 @@ struct Serve: AsyncParsableCommand {
         // Bound to every address, the Host names are the operator's to list; without any, all are answered.
         let allowed: Set<String>? = any && allowHosts.isEmpty ? nil : hosts
         let service = UbiquityService(backend: backend, allowedHosts: allowed)
-        let server = UbiquityHTTPServer(host: host, port: port, tls: tlsCert.map { ($0, tlsKey!) }, service: service)
+        var server = UbiquityHTTPServer(host: host, port: port, tls: tlsCert.map { ($0, tlsKey!) }, service: service)
+        // Descriptors: the soft limit raised to the hard one; connections capped below it,
+        // with a reserve for the database, its pool and the files the server opens.
+        let reserve = 64 + (database.postgres == nil ? 0 : database.poolSize)
+        let files = Environment.raiseOpenFileLimitToHard() ?? 1_024
+        server.maxConnections = max(2, min(maxConnections, files - reserve))
+        if server.maxConnections < maxConnections {
+            StandardStream.error.write("ubiquity: at most \(server.maxConnections) connections (the open-file limit is \(files), \(reserve) kept in reserve)\n")
+        }
+        server.bodyGrace = .seconds(bodyTimeout)
+        server.bodyMinimumRate = bodyRate
         let scheme = tlsCert == nil ? "http" : "https"
         let shown = any ? "127.0.0.1" : listening
         try await server.run { bound in

@@ -96,12 +96,15 @@ final class SyncServer: @unchecked Sendable {
     private(set) var url = ""
     private(set) var port = 0
     let extraArguments: [String]
+    /// A command the server is started through (`prlimit --nofile=…`), or none.
+    let launcher: [String]
 
     /// `cluster`: the PostgreSQL server (default: the test process's shared one).
-    init(_ backend: Backend = .sqlite, extraArguments: [String] = [], cluster: PostgresCluster? = nil) throws {
+    init(_ backend: Backend = .sqlite, extraArguments: [String] = [], launcher: [String] = [], cluster: PostgresCluster? = nil) throws {
         folder = try TemporaryFolder("server")
         self.backend = backend
         self.extraArguments = extraArguments
+        self.launcher = launcher
         switch backend {
         case .sqlite: postgres = nil
         case .postgres:
@@ -117,6 +120,7 @@ final class SyncServer: @unchecked Sendable {
         backend = other.backend
         postgres = other.postgres
         extraArguments = other.extraArguments
+        launcher = other.launcher
         try start(port: 0)
     }
 
@@ -139,8 +143,15 @@ final class SyncServer: @unchecked Sendable {
         let log = folder.url.appendingPathComponent("serve-\(UUID().uuidString.prefix(6)).out")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let p = Process()
-        p.executableURL = products.appendingPathComponent("ubiquity")
-        p.arguments = ["serve", "--port", String(port)] + databaseArguments + extraArguments
+        let tool = products.appendingPathComponent("ubiquity")
+        let arguments = ["serve", "--port", String(port)] + databaseArguments + extraArguments
+        if let first = launcher.first {
+            p.executableURL = URL(fileURLWithPath: first)
+            p.arguments = launcher.dropFirst() + [tool.path] + arguments
+        } else {
+            p.executableURL = tool
+            p.arguments = arguments
+        }
         p.environment = environment
         p.standardOutput = try FileHandle(forWritingTo: log)
         p.standardError = FileHandle.nullDevice

@@ -1,3 +1,4 @@
+import HTTPGuards
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -7,14 +8,23 @@ import NIOSSL
 import OpenDefaultsUbiquity
 
 /// The sync server on Hummingbird: HTTP/1.1 (TLS when given a certificate),
-/// idle connections closed, bodies bounded, requests handed to a
-/// ``UbiquityService``.
+/// idle connections closed, connections capped (``ConnectionGovernor``: idle
+/// unauthenticated ones shed first), every request admitted on its head
+/// before any body is read, bodies bounded in size and in time
+/// (``BodyReading``), requests handed to a ``UbiquityService``.
 package struct UbiquityHTTPServer: Sendable {
     package var host: String
     package var port: Int
     package var tls: (certificate: String, key: String)?
     /// Seconds a connection may stay idle; longer than the longest long poll.
     package var idleTimeout: Int = 60
+    /// The most connections open at once (the caller keeps it below the file limit).
+    package var maxConnections: Int = 10_240
+    /// The longest request head (an Authorization header and a path need far less).
+    package var maximumHead: Int = 16 << 10
+    /// A body's minimum rate after its grace period (``BodyReading``).
+    package var bodyMinimumRate: Int = BodyReading.defaultMinimumRate
+    package var bodyGrace: Duration = BodyReading.defaultGrace
     package var service: UbiquityService
 
     package init(host: String, port: Int, tls: (certificate: String, key: String)?, service: UbiquityService) {
@@ -27,12 +37,17 @@ package struct UbiquityHTTPServer: Sendable {
     /// Runs until the process ends; `onRunning` gets the bound port.
     package func run(onRunning: @escaping @Sendable (Int) -> Void) async throws {
         let service = self.service
+        let governor = ConnectionGovernor(limit: maxConnections)
+        let bodyLimits = BodyLimits(minimumRate: bodyMinimumRate, grace: bodyGrace)
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await Self.respond(request, service)
+            try await Self.respond(request, service, governor: governor, bodyLimits: bodyLimits)
         }
         var logger = Logger(label: "ubiquity")
         logger.logLevel = .warning
-        let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(Int64(idleTimeout)))
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [governor.handler()],
+            idleTimeout: .seconds(Int64(idleTimeout)),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: maximumHead, maxHeaderListSize: maximumHead, maxHeaderFieldCount: 100))
         let builder: HTTPServerBuilder
         if let tls {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
@@ -56,24 +71,55 @@ package struct UbiquityHTTPServer: Sendable {
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 
-    static func respond(_ request: Request, _ service: UbiquityService) async throws -> Response {
-        var request = request
-        var body: [UInt8] = []
-        if request.method == .post {
-            do {
-                let buffer = try await request.collectBody(upTo: UbiquityService.maximumBody)
-                body = Array(buffer.readableBytesView)
-            } catch {
-                return Response(status: .contentTooLarge, headers: [.contentType: "application/json"],
-                                body: .init(byteBuffer: ByteBuffer(string: #"{"error":"the request is larger than \#(UbiquityService.maximumBody) bytes"}"#)))
-            }
-        }
+    struct BodyLimits: Sendable {
+        var minimumRate: Int
+        var grace: Duration
+    }
+
+    static func respond(_ request: Request, _ service: UbiquityService, governor: ConnectionGovernor,
+                        bodyLimits: BodyLimits) async throws -> Response {
         var query: [String: String] = [:]
         for (k, v) in request.uri.queryParameters { query[String(k)] = String(v) }
-        let answer = await service.respond(to: ServiceRequest(
+        var serviceRequest = ServiceRequest(
             method: request.method.rawValue, path: request.uri.path, query: query,
             authorization: request.headers[.authorization], host: request.head.authority,
-            origin: request.headers[.origin], contentType: request.headers[.contentType], body: body))
+            origin: request.headers[.origin], contentType: request.headers[.contentType],
+            contentLength: request.headers[.contentLength].flatMap { Int($0) })
+        let connection = CurrentConnection.channel
+        // The head decides first: a refused request's body is never read, and
+        // its connection closes once the refusal is written (a body still on
+        // its way is not drained).
+        let route: UbiquityService.Route
+        switch await service.admit(serviceRequest) {
+        case .refused(let answer):
+            if let connection, request.head.method != .get || serviceRequest.contentLength != nil || request.headers[.transferEncoding] != nil {
+                governor.closeAfterResponse(connection)
+            }
+            return response(answer)
+        case .admitted(let admitted): route = admitted
+        }
+        if let connection, route.account != nil { governor.trust(connection) }
+        if route.readsBody {
+            switch await BodyReading.collect(request.body, upTo: UbiquityService.maximumBody,
+                                             minimumRate: bodyLimits.minimumRate, grace: bodyLimits.grace) {
+            case .success(let buffer):
+                serviceRequest.body = Array(buffer.readableBytesView)
+            case .failure(let failure):
+                if let connection { governor.closeAfterResponse(connection) }
+                switch failure {
+                case .tooLarge:
+                    return response(UbiquityService.error(413, "the request is larger than \(UbiquityService.maximumBody) bytes"))
+                case .tooSlow(let received):
+                    return response(UbiquityService.error(408, "the body came slower than \(bodyLimits.minimumRate) bytes a second (\(received) bytes received)"))
+                case .interrupted:
+                    return response(UbiquityService.error(400, "the body ended before its declared length"))
+                }
+            }
+        }
+        return response(await service.handle(route, serviceRequest))
+    }
+
+    static func response(_ answer: ServiceResponse) -> Response {
         var headers: HTTPFields = [.contentType: answer.contentType, .cacheControl: "no-store",
                                    .init("X-Content-Type-Options")!: "nosniff"]
         for (name, value) in answer.headers {

@@ -19,10 +19,13 @@ package struct ServiceRequest: Sendable {
     package var host: String?
     package var origin: String?
     package var contentType: String?
+    /// The declared length of the body (Content-Length), when given.
+    package var contentLength: Int?
     package var body: [UInt8]
 
     package init(method: String, path: String, query: [String: String] = [:], authorization: String? = nil,
-                 host: String? = nil, origin: String? = nil, contentType: String? = nil, body: [UInt8] = []) {
+                 host: String? = nil, origin: String? = nil, contentType: String? = nil, contentLength: Int? = nil, body: [UInt8] = []) {
+        self.contentLength = contentLength
         self.method = method
         self.path = path
         self.query = query
@@ -89,55 +92,113 @@ package final class UbiquityService: Sendable {
 
     // MARK: Responding
 
+    /// What a request is, decided from its head alone.
+    package struct Route: Sendable {
+        package enum Kind: Sendable { case health, account, commit, changes, events }
+        package var kind: Kind
+        /// The store named in the path ("" for health and account).
+        package var store: String
+        /// The authenticated account (nil only for health).
+        package var account: UbiquityAccountInfo?
+
+        /// Whether the request's body is read (commits only; any other body is discarded unread).
+        package var readsBody: Bool { kind == .commit }
+    }
+
+    /// The decision on a request's head, taken before any of its body is read:
+    /// a refusal, or the route with its authenticated account.
+    package enum Admission: Sendable {
+        case refused(ServiceResponse)
+        case admitted(Route)
+    }
+
+    /// The whole exchange, for callers that have the body already (tests).
     package func respond(to request: ServiceRequest) async -> ServiceResponse {
+        switch await admit(request) {
+        case .refused(let answer): return answer
+        case .admitted(let route): return await handle(route, request)
+        }
+    }
+
+    /// Host, Origin, route, token and (for a commit) the declared type and
+    /// length: everything that can refuse a request without its body. A
+    /// server calls this on the head and reads the body only when admitted,
+    /// so a client without a valid token never costs more than its head.
+    package func admit(_ request: ServiceRequest) async -> Admission {
         if let allowedHosts {
             guard let name = HostNames.name(ofHostHeader: request.host ?? ""), allowedHosts.contains(name) else {
-                return Self.error(421, "the Host \"\(request.host ?? "")\" is not one this server answers for")
+                return .refused(Self.error(421, "the Host \"\(request.host ?? "")\" is not one this server answers for"))
             }
         }
         // Browsers send Origin on cross-site requests; clients of this protocol never do.
         if let origin = request.origin, !origin.isEmpty {
-            return Self.error(403, "requests from web pages (Origin \(origin)) are refused")
+            return .refused(Self.error(403, "requests from web pages (Origin \(origin)) are refused"))
         }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let kind: Route.Kind
+        var store = ""
         switch (request.method, parts.count) {
-        case ("GET", 3) where parts[1] == "v1" && parts[2] == "health":
-            return Self.json(200, ["status": "ok"])
-        case ("GET", 3) where parts[1] == "v1" && parts[2] == "account":
-            return await authenticated(request) { account in Self.json(200, account) }
-        case ("POST", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "commit":
-            return await authenticated(request) { account in await self.commit(request, account: account, store: parts[3]) }
-        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes":
-            return await authenticated(request) { account in await self.changes(request, account: account, store: parts[3]) }
-        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "events":
-            return await authenticated(request) { account in await self.events(request, account: account, store: parts[3]) }
+        case ("GET", 3) where parts[1] == "v1" && parts[2] == "health": kind = .health
+        case ("GET", 3) where parts[1] == "v1" && parts[2] == "account": kind = .account
+        case ("POST", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "commit": (kind, store) = (.commit, parts[3])
+        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes": (kind, store) = (.changes, parts[3])
+        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "events": (kind, store) = (.events, parts[3])
         default:
             let known = ["/v1/health", "/v1/account"].contains(request.path)
                 || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes", "events"].contains(parts[4]))
-            return known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)")
+            return .refused(known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)"))
+        }
+        if kind == .health { return .admitted(Route(kind: kind, store: store, account: nil)) }
+        let account: UbiquityAccountInfo
+        switch await authenticate(request) {
+        case .failure(let refusal): return .refused(refusal.response)
+        case .success(let a): account = a
+        }
+        if kind == .commit {
+            // JSON only: a form or text/plain body (what a page can send without asking) is refused.
+            guard let type = request.contentType?.lowercased(), type == "application/json" || type.hasPrefix("application/json;") else {
+                return .refused(Self.error(415, "the body must be application/json, not \(request.contentType ?? "untyped")"))
+            }
+            if let length = request.contentLength, length > Self.maximumBody {
+                return .refused(Self.error(413, "the request is larger than \(Self.maximumBody) bytes"))
+            }
+        }
+        return .admitted(Route(kind: kind, store: store, account: account))
+    }
+
+    /// Answers an admitted request (its body read when ``Route/readsBody``).
+    package func handle(_ route: Route, _ request: ServiceRequest) async -> ServiceResponse {
+        guard let account = route.account else { return Self.json(200, ["status": "ok"]) }
+        switch route.kind {
+        case .health: return Self.json(200, ["status": "ok"])
+        case .account: return Self.json(200, account)
+        case .commit: return await commit(request, account: account, store: route.store)
+        case .changes: return await changes(request, account: account, store: route.store)
+        case .events: return await events(request, account: account, store: route.store)
         }
     }
 
-    func authenticated(_ request: ServiceRequest, _ body: (UbiquityAccountInfo) async -> ServiceResponse) async -> ServiceResponse {
+    /// The account of the request's bearer token, or the refusal to send.
+    func authenticate(_ request: ServiceRequest) async -> Result<UbiquityAccountInfo, Refusal> {
         guard let header = request.authorization, header.lowercased().hasPrefix("bearer ") else {
-            return Self.unauthorized("an Authorization: Bearer <token> header is required")
+            return .failure(Refusal(response: Self.unauthorized("an Authorization: Bearer <token> header is required")))
         }
         // Spaces around the token trimmed on the UTF-8 view (no Character made per byte).
         var bytes = header.utf8.dropFirst(7)
         while bytes.first == 0x20 { bytes.removeFirst() }
         while bytes.last == 0x20 { bytes.removeLast() }
         let token = String(Substring(bytes))
-        guard !token.isEmpty, token.utf8.count <= 256 else { return Self.unauthorized("the token is not valid") }
+        guard !token.isEmpty, token.utf8.count <= 256 else { return .failure(Refusal(response: Self.unauthorized("the token is not valid"))) }
         let hash = Self.hash(token: token)
         var account = accounts.withLock { $0[hash] }
         if account == nil {
             do { account = try await backend.account(tokenHash: hash) } catch {
-                return Self.unavailable(error)
+                return .failure(Refusal(response: Self.unavailable(error)))
             }
             if let account { accounts.withLock { if $0.count < 100_000 { $0[hash] = account } } }
         }
-        guard let account else { return Self.unauthorized("the token is not valid") }
-        return await body(account)
+        guard let account else { return .failure(Refusal(response: Self.unauthorized("the token is not valid"))) }
+        return .success(account)
     }
 
     // MARK: Commits
@@ -145,10 +206,6 @@ package final class UbiquityService: Sendable {
     func commit(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
         guard UbiquitousKeyValueStore.isValidStoreIdentifier(store) else { return Self.badStore(store) }
         guard request.body.count <= Self.maximumBody else { return Self.error(413, "the request is larger than \(Self.maximumBody) bytes") }
-        // JSON only: a form or text/plain body (what a page can send without asking) is refused.
-        guard let type = request.contentType?.lowercased(), type == "application/json" || type.hasPrefix("application/json;") else {
-            return Self.error(415, "the body must be application/json, not \(request.contentType ?? "untyped")")
-        }
         let commit: UbiquityCommitRequest
         if let usual = WireJSON.commitRequest(request.body) {
             commit = usual

@@ -1,0 +1,154 @@
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// Caps a server's open connections so that a flood of sockets cannot starve
+/// real requests or exhaust the process's file descriptors.
+///
+/// When a connection arrives beyond the cap, one idle connection (no request
+/// in progress, including one that never finished sending its header) is
+/// closed to make room: first the longest idle of those that never
+/// authenticated, then the longest idle of the rest. When every other
+/// connection is busy (event streams, long polls), the newcomer is closed.
+/// Together with the idle timeout and ``BodyReading``'s minimum rate, every
+/// connection's life is bounded.
+///
+/// ```swift
+/// let governor = ConnectionGovernor(limit: 256)
+/// let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [governor.handler()])
+/// ```
+package final class ConnectionGovernor: Sendable {
+    /// The most connections kept open at once.
+    package let limit: Int
+
+    private struct Entry {
+        let channel: any Channel
+        var busy = false
+        /// A request on it presented valid credentials (``trust(_:)``).
+        var trusted = false
+        /// Close once the response in progress is written (``closeAfterResponse(_:)``).
+        var closing = false
+        var lastActive: ContinuousClock.Instant = .now
+    }
+    private let open = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    package init(limit: Int) {
+        precondition(limit >= 1, "a governor needs room for one connection")
+        self.limit = limit
+    }
+
+    /// The number of connections open now.
+    package var count: Int { open.withLock { $0.count } }
+
+    /// Registers `channel`; closes the connection the rules above choose when
+    /// the cap is passed.
+    package func opened(_ channel: any Channel) {
+        let me = ObjectIdentifier(channel)
+        let victim: (any Channel)? = open.withLock { table in
+            table[me] = Entry(channel: channel)
+            guard table.count > limit else { return nil }
+            let idle = table.filter { !$0.value.busy && $0.key != me }
+            // Untrusted before trusted; within each, the longest idle.
+            let chosen = idle.min { a, b in
+                a.value.trusted != b.value.trusted ? !a.value.trusted : a.value.lastActive < b.value.lastActive
+            }
+            let key = chosen?.key ?? me
+            let channel = table[key]?.channel
+            table[key] = nil
+            return channel
+        }
+        victim?.close(promise: nil)
+    }
+
+    /// Forgets `channel` (it closed).
+    package func closed(_ channel: any Channel) {
+        _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    func setBusy(_ channel: any Channel, _ busy: Bool) {
+        open.withLock { table in
+            table[ObjectIdentifier(channel)]?.busy = busy
+            table[ObjectIdentifier(channel)]?.lastActive = .now
+        }
+    }
+
+    /// Marks `channel` as having authenticated: it is shed only after every
+    /// connection that has not.
+    package func trust(_ channel: any Channel) {
+        open.withLock { $0[ObjectIdentifier(channel)]?.trusted = true }
+    }
+
+    /// Closes `channel` as soon as the response in progress is written (a
+    /// request refused before its body was read: the body is never drained).
+    package func closeAfterResponse(_ channel: any Channel) {
+        open.withLock { $0[ObjectIdentifier(channel)]?.closing = true }
+    }
+
+    /// Whether `channel` is to close after its response (and forgets it if so).
+    func closesAfterResponse(_ channel: any Channel) -> Bool {
+        open.withLock { table in
+            guard table[ObjectIdentifier(channel)]?.closing == true else { return false }
+            table[ObjectIdentifier(channel)] = nil
+            return true
+        }
+    }
+
+    /// The handler each connection's pipeline gets.
+    package func handler() -> GovernedConnection { GovernedConnection(governor: self) }
+}
+
+/// Reports one connection's life and requests to its ``ConnectionGovernor``.
+package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
+
+    let governor: ConnectionGovernor
+    private var registered = false
+
+    init(governor: ConnectionGovernor) { self.governor = governor }
+
+    package func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive, !registered {
+            registered = true
+            governor.opened(context.channel)
+        }
+    }
+
+    package func channelActive(context: ChannelHandlerContext) {
+        if !registered {
+            registered = true
+            governor.opened(context.channel)
+        }
+        context.fireChannelActive()
+    }
+
+    package func channelInactive(context: ChannelHandlerContext) {
+        governor.closed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        governor.closed(context.channel)
+    }
+
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) { governor.setBusy(context.channel, true) }
+        context.fireChannelRead(data)
+    }
+
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        if governor.closesAfterResponse(context.channel) {
+            context.writeAndFlush(data, promise: promise)
+            context.close(promise: nil)
+            return
+        }
+        governor.setBusy(context.channel, false)
+        context.write(data, promise: promise)
+    }
+}
