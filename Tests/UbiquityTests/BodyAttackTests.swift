@@ -57,3 +57,21 @@ struct BodyAttackTests {
         #expect((r["closed"] ?? 0) >= 400 - 256, "\(r)")
     }
 }
+
+extension BodyAttackTests {
+    @Test("expanding values, unauthenticated bodies and 400 idle connections at once: the server stays under 512 MB and answers a client meanwhile",
+          arguments: Backend.available)
+    func everythingAtOnce(backend: Backend) async throws {
+        let server = try SyncServer(backend)
+        let token = try server.addAccount("alice")
+        let bomb = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/bomb-30.bplist").path
+        let r = try bodyAttack(server, token: token, ["combined", bomb])
+        print("everything at once (\(backend)): \(r)")
+        #expect((r["peak_rss_mb"] ?? 1e9) < 512, "\(r)")
+        #expect(r["normal_ok"] == r["normals"], "\(r)")
+        #expect((r["bombs"] ?? 0) > 0 && r["bombs_refused"] == r["bombs"], "\(r)")
+        // The promised figure (100 ms) is reported by this line and measured in the note;
+        // the test holds a generous bound that still catches a server that stalls.
+        #expect((r["normal_max_ms"] ?? 1e9) < 2_000, "\(r)")
+    }
+}
