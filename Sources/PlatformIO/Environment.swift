@@ -84,25 +84,19 @@ package enum Environment {
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
-    /// Raises the soft limit of open files to `wanted` (at most the hard limit).
+    /// Raises the soft limit of open files to `wanted` (within the hard limit).
     package static func raiseOpenFileLimit(toAtLeast wanted: Int) {
-        var limit = rlimit()
-        #if os(Linux)
-        let resource = Int32(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
-        guard getrlimit(resource, &limit) == 0 else { return }
-        let target = min(rlim_t(wanted), limit.rlim_max)
-        if limit.rlim_cur < target {
-            limit.rlim_cur = target
-            _ = setrlimit(resource, &limit)
-        }
+        _ = raiseOpenFileLimit { min(rlim_t(wanted), $0.rlim_max) }
     }
 
     /// Raises the soft limit of open files to the hard limit and returns the
     /// soft limit now in force (nil when it cannot be read).
     package static func raiseOpenFileLimitToHard() -> Int? {
+        raiseOpenFileLimit { $0.rlim_max }
+    }
+
+    /// Raises the soft limit of open files to `target(limits)` when higher; the soft limit after.
+    private static func raiseOpenFileLimit(_ target: (rlimit) -> rlim_t) -> Int? {
         var limit = rlimit()
         #if os(Linux)
         let resource = Int32(RLIMIT_NOFILE.rawValue)
@@ -110,9 +104,10 @@ package enum Environment {
         let resource = RLIMIT_NOFILE
         #endif
         guard getrlimit(resource, &limit) == 0 else { return nil }
-        if limit.rlim_cur < limit.rlim_max {
+        let wanted = target(limit)
+        if limit.rlim_cur < wanted {
             var raised = limit
-            raised.rlim_cur = limit.rlim_max
+            raised.rlim_cur = wanted
             if setrlimit(resource, &raised) == 0 { limit = raised }
         }
         return limit.rlim_cur >= rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
