@@ -70,7 +70,9 @@ func eventually(_ seconds: Double = 5, _ done: () throws -> Bool) rethrows -> Bo
 }
 
 /// Polls without blocking a thread of the cooperative pool (the stores under test run there).
-func settle(_ seconds: Double = 5, _ done: () throws -> Bool) async rethrows -> Bool {
+/// The default wait is generous: it ends as soon as `done` holds, and CI's full run shares
+/// two cores between every suite.
+func settle(_ seconds: Double = 15, _ done: () throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     repeat {
         if try done() { return true }
@@ -272,7 +274,7 @@ final class Watcher: @unchecked Sendable {
     }
 
     /// Waits (without blocking a thread) for a line that `matches`.
-    func settleFor(_ seconds: Double = 5, _ matches: (String) -> Bool) async -> Bool {
+    func settleFor(_ seconds: Double = 15, _ matches: (String) -> Bool) async -> Bool {
         await settle(seconds) { lines.contains(where: matches) }
     }
 
