@@ -72,6 +72,6 @@ extension BodyAttackTests {
         #expect((r["bombs"] ?? 0) > 0 && r["bombs_refused"] == r["bombs"], "\(r)")
         // The promised figure (100 ms) is reported by this line and measured in the note;
         // the test holds a generous bound that still catches a server that stalls.
-        #expect((r["normal_max_ms"] ?? 1e9) < 2_000, "\(r)")
+        #expect((r["normal_max_ms"] ?? 1e9) < 5_000, "\(r)")
     }
 }
