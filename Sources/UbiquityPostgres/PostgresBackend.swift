@@ -303,17 +303,15 @@ package final class PostgresBackend: UbiquityBackend {
 
     // MARK: Accounts
 
-    package func createAccount(name: String, tokenHash: [UInt8]) async throws -> UbiquityAccountInfo {
+    package func createAccount(name: String, tokenName: String, tokenHash: [UInt8]) async throws -> UbiquityAccountInfo {
         let id = randomHex(bytes: 12)
-        let hash = ByteBuffer(bytes: tokenHash)
-        do {
-            try await withDeadline { [client, logger] in
-                try await client.query("INSERT INTO accounts(id, name, token_hash) VALUES (\(id), \(name), \(hash))", logger: logger)
+        try await transaction { db, logger in
+            do {
+                try await db.query("INSERT INTO accounts(id, name) VALUES (\(id), \(name))", logger: logger)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                throw BackendError(status: 409, "an account named \"\(name)\" exists already")
             }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-            throw BackendError(status: 409, "an account named \"\(name)\" exists already")
-        } catch {
-            throw Self.unavailable(error)
+            try await Self.insertToken(db, logger: logger, accountID: id, tokenName: tokenName, tokenHash: tokenHash)
         }
         return UbiquityAccountInfo(name: name, id: id)
     }
@@ -322,9 +320,146 @@ package final class PostgresBackend: UbiquityBackend {
         let hash = ByteBuffer(bytes: tokenHash)
         do {
             return try await withDeadline { [client, logger] in
-                let rows = try await client.query("SELECT id, name FROM accounts WHERE token_hash = \(hash)", logger: logger)
+                let rows = try await client.query("SELECT a.id, a.name FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = \(hash)", logger: logger)
                 for try await (id, name) in rows.decode((String, String).self) { return UbiquityAccountInfo(name: name, id: id) }
                 return nil
+            }
+        } catch {
+            throw Self.unavailable(error)
+        }
+    }
+
+    // MARK: Tokens
+
+    /// Runs `body` in one transaction; a ``BackendError`` it throws comes out as it is.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
+        do {
+            return try await withDeadline { [client, logger] in
+                try await client.withTransaction(logger: logger) { db in try await body(db, logger) }
+            }
+        } catch let error as PostgresTransactionError {
+            throw Self.unavailable(error.closureError ?? error.rollbackError ?? error)
+        } catch {
+            throw Self.unavailable(error)
+        }
+    }
+
+    static func insertToken(_ db: PostgresConnection, logger: Logger, accountID: String, tokenName: String, tokenHash: [UInt8]) async throws {
+        let hash = ByteBuffer(bytes: tokenHash)
+        let inserted = try await db.query("""
+            INSERT INTO tokens(hash, account, name) VALUES (\(hash), \(accountID), \(tokenName))
+            ON CONFLICT DO NOTHING RETURNING name
+            """, logger: logger).collect()
+        guard !inserted.isEmpty else {
+            throw BackendError(status: 409, "the account has a token named \"\(tokenName)\" already (rotate it, or revoke it first)")
+        }
+    }
+
+    static func accountID(_ db: PostgresConnection, logger: Logger, name: String) async throws -> String {
+        for try await id in try await db.query("SELECT id FROM accounts WHERE name = \(name)", logger: logger).decode(String.self) { return id }
+        throw BackendError(status: 404, "no account named \"\(name)\"")
+    }
+
+    static func bumpTokenGeneration(_ db: PostgresConnection, logger: Logger) async throws {
+        try await db.query("UPDATE ubiquity_settings SET value = value + 1 WHERE name = 'token_generation'", logger: logger)
+    }
+
+    package func addToken(account name: String, tokenName: String, tokenHash: [UInt8]) async throws {
+        try await transaction { db, logger in
+            let id = try await Self.accountID(db, logger: logger, name: name)
+            try await Self.insertToken(db, logger: logger, accountID: id, tokenName: tokenName, tokenHash: tokenHash)
+        }
+    }
+
+    package func replaceToken(account name: String, tokenName: String, tokenHash: [UInt8]) async throws {
+        try await transaction { db, logger in
+            let id = try await Self.accountID(db, logger: logger, name: name)
+            let removed = try await db.query("DELETE FROM tokens WHERE account = \(id) AND name = \(tokenName) RETURNING name", logger: logger).collect()
+            guard !removed.isEmpty else { throw BackendError(status: 404, "the account \"\(name)\" has no token named \"\(tokenName)\"") }
+            try await Self.insertToken(db, logger: logger, accountID: id, tokenName: tokenName, tokenHash: tokenHash)
+            try await Self.bumpTokenGeneration(db, logger: logger)
+        }
+    }
+
+    package func revokeTokens(account name: String, tokenName: String?) async throws -> Int {
+        try await transaction { db, logger in
+            let id = try await Self.accountID(db, logger: logger, name: name)
+            let removed = if let tokenName {
+                try await db.query("DELETE FROM tokens WHERE account = \(id) AND name = \(tokenName) RETURNING name", logger: logger).collect()
+            } else {
+                try await db.query("DELETE FROM tokens WHERE account = \(id) RETURNING name", logger: logger).collect()
+            }
+            guard !removed.isEmpty else {
+                throw BackendError(status: 404, tokenName.map { "the account \"\(name)\" has no token named \"\($0)\"" } ?? "the account \"\(name)\" has no tokens")
+            }
+            try await Self.bumpTokenGeneration(db, logger: logger)
+            return removed.count
+        }
+    }
+
+    package func tokens(account name: String) async throws -> [TokenSummary] {
+        try await transaction { db, logger in
+            let id = try await Self.accountID(db, logger: logger, name: name)
+            var result: [TokenSummary] = []
+            let rows = try await db.query("""
+                SELECT name, extract(epoch FROM created)::bigint, extract(epoch FROM last_used)::bigint
+                FROM tokens WHERE account = \(id) ORDER BY name
+                """, logger: logger)
+            for try await (tokenName, created, lastUsed) in rows.decode((String, Int64, Int64?).self) {
+                result.append(TokenSummary(name: tokenName, created: created, lastUsed: lastUsed))
+            }
+            return result
+        }
+    }
+
+    package func accounts() async throws -> [AccountSummary] {
+        try await transaction { db, logger in
+            var result: [AccountSummary] = []
+            let rows = try await db.query("""
+                SELECT a.id, a.name,
+                    (SELECT count(*) FROM tokens t WHERE t.account = a.id),
+                    (SELECT count(*) FROM stores s WHERE s.account = a.id),
+                    (SELECT coalesce(sum(total_bytes), 0) FROM stores s WHERE s.account = a.id)::bigint
+                FROM accounts a ORDER BY a.name
+                """, logger: logger)
+            for try await (id, name, tokens, stores, bytes) in rows.decode((String, String, Int64, Int64, Int64).self) {
+                result.append(AccountSummary(name: name, id: id, tokens: Int(tokens), stores: Int(stores), bytes: Int(bytes)))
+            }
+            return result
+        }
+    }
+
+    package func deleteAccount(name: String) async throws {
+        try await transaction { db, logger in
+            let id = try await Self.accountID(db, logger: logger, name: name)
+            // Every store's row locked first (in one order), as commits lock them.
+            try await db.query("SELECT 1 FROM stores WHERE account = \(id) ORDER BY store FOR UPDATE", logger: logger)
+            try await db.query("DELETE FROM entries WHERE account = \(id)", logger: logger)
+            try await db.query("DELETE FROM commits WHERE account = \(id)", logger: logger)
+            try await db.query("DELETE FROM stores WHERE account = \(id)", logger: logger)
+            try await db.query("DELETE FROM tokens WHERE account = \(id)", logger: logger)
+            try await db.query("DELETE FROM accounts WHERE id = \(id)", logger: logger)
+            try await Self.bumpTokenGeneration(db, logger: logger)
+        }
+    }
+
+    package func tokenGeneration() async throws -> Int64 {
+        do {
+            return try await withDeadline { [client, logger] in
+                let rows = try await client.query("SELECT value FROM ubiquity_settings WHERE name = 'token_generation'", logger: logger)
+                for try await value in rows.decode(Int64.self) { return value }
+                return 0
+            }
+        } catch {
+            throw Self.unavailable(error)
+        }
+    }
+
+    package func recordUse(tokenHash: [UInt8]) async throws {
+        let hash = ByteBuffer(bytes: tokenHash)
+        do {
+            try await withDeadline { [client, logger] in
+                try await client.query("UPDATE tokens SET last_used = now() WHERE hash = \(hash)", logger: logger)
             }
         } catch {
             throw Self.unavailable(error)

@@ -51,6 +51,18 @@ enum PostgresSchema {
                 FOREIGN KEY(account, store) REFERENCES stores(account, store))
             """,
         ],
+        [
+            // Named tokens, one per machine, revocable; the account's first token moves here.
+            """
+            CREATE TABLE tokens(hash bytea PRIMARY KEY CHECK (octet_length(hash) = 32),
+                account text NOT NULL REFERENCES accounts(id), name text NOT NULL,
+                created timestamptz NOT NULL DEFAULT now(), last_used timestamptz, UNIQUE(account, name))
+            """,
+            "INSERT INTO tokens(hash, account, name, created) SELECT token_hash, id, 'default', created FROM accounts",
+            "ALTER TABLE accounts DROP COLUMN token_hash",
+            "CREATE TABLE ubiquity_settings(name text PRIMARY KEY, value bigint NOT NULL)",
+            "INSERT INTO ubiquity_settings(name, value) VALUES ('token_generation', 0)",
+        ],
     ]
 
     static var version: Int { migrations.count }

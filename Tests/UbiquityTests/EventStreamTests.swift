@@ -148,7 +148,7 @@ struct EventStreamTests {
         let backend = try await SQLiteBackend.open(directory: folder.path)
         let service = UbiquityService(backend: backend, allowedHosts: nil)
         let token = UbiquityService.newToken()
-        _ = try await backend.createAccount(name: "alice", tokenHash: UbiquityService.hash(token: token))
+        _ = try await backend.createAccount(name: "alice", tokenName: "default", tokenHash: UbiquityService.hash(token: token))
         for _ in 0..<20 {
             let answer = await service.respond(to: ServiceRequest(method: "GET", path: "/v1/stores/com.example.left/events",
                                                                   query: ["wait": "5"], authorization: "Bearer \(token)"))

@@ -39,7 +39,7 @@ struct MigrationTests {
         #expect(try await backend.check() == [])
         try await backend.close()
         let after = try await SQLiteConnection.open(storage: .file(path: folder.path + "/ubiquity.sqlite"))
-        #expect(try await after.query("PRAGMA user_version", []).first?.column("user_version")?.integer == 2)
+        #expect(try await after.query("PRAGMA user_version", []).first?.column("user_version")?.integer == SQLiteBackend.schemaVersion)
         #expect(try await after.query("SELECT revision FROM commits ORDER BY revision", []).map { $0.column("revision")?.integer } == [1, 2, 3])
         try await after.close()
     }

@@ -37,7 +37,7 @@ package final class SQLiteBackend: UbiquityBackend {
     }
 
     /// The schema's version (`PRAGMA user_version`); migrations run in order up to it.
-    static let schemaVersion = 2
+    static let schemaVersion = 3
 
     /// Opens (creating when needed) the database in `directory`. A server
     /// opens it `exclusive`ly (`<directory>/serve.lock`): its writer caches
@@ -170,6 +170,24 @@ package final class SQLiteBackend: UbiquityBackend {
                     _ = try await db.query(statement, [])
                 }
             }
+            if version < 3, target >= 3 {
+                // Named tokens, one per machine, revocable; the account's first token moves here.
+                for statement in [
+                    """
+                    CREATE TABLE tokens(hash BLOB PRIMARY KEY CHECK (length(hash) = 32),
+                        account TEXT NOT NULL REFERENCES accounts(id), name TEXT NOT NULL,
+                        created INTEGER NOT NULL, last_used INTEGER, UNIQUE(account, name))
+                    """,
+                    "INSERT INTO tokens(hash, account, name, created) SELECT token_hash, id, 'default', created FROM accounts",
+                    // The column predates named tokens: it keeps its constraint but no token's hash.
+                    "UPDATE accounts SET token_hash = randomblob(32)",
+                    "CREATE TABLE settings(name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+                    "INSERT INTO settings(name, value) VALUES('token_generation', 0)",
+                    "PRAGMA user_version = 3",
+                ] {
+                    _ = try await db.query(statement, [])
+                }
+            }
             if version > schemaVersion {
                 throw BackendError(status: 500, "the database's schema (version \(version)) is newer than this server's (\(schemaVersion))")
             }
@@ -194,24 +212,149 @@ package final class SQLiteBackend: UbiquityBackend {
 
     // MARK: Accounts
 
-    package func createAccount(name: String, tokenHash: [UInt8]) async throws -> UbiquityAccountInfo {
+    package func createAccount(name: String, tokenName: String, tokenHash: [UInt8]) async throws -> UbiquityAccountInfo {
         let id = randomHex(bytes: 12)
-        do {
-            _ = try await writer.query(
-                "INSERT INTO accounts(id, name, token_hash, created) VALUES(?, ?, ?, strftime('%s','now'))",
-                [.text(id), .text(name), .blob(ByteBuffer(bytes: tokenHash))])
-        } catch let error as SQLiteError where "\(error.reason)".hasPrefix("constraint") {
-            throw BackendError(status: 409, "an account named \"\(name)\" exists already")
+        try await transaction { db in
+            do {
+                _ = try await db.query(
+                    "INSERT INTO accounts(id, name, token_hash, created) VALUES(?, ?, randomblob(32), strftime('%s','now'))",
+                    [.text(id), .text(name)])
+            } catch let error as SQLiteError where "\(error.reason)".hasPrefix("constraint") {
+                throw BackendError(status: 409, "an account named \"\(name)\" exists already")
+            }
+            try await Self.insertToken(db, accountID: id, tokenName: tokenName, tokenHash: tokenHash)
         }
         return UbiquityAccountInfo(name: name, id: id)
     }
 
     package func account(tokenHash: [UInt8]) async throws -> UbiquityAccountInfo? {
         let rows = try await read { db in
-            try await db.query("SELECT id, name FROM accounts WHERE token_hash = ?", [.blob(ByteBuffer(bytes: tokenHash))])
+            try await db.query("SELECT a.id, a.name FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = ?",
+                               [.blob(ByteBuffer(bytes: tokenHash))])
         }
         guard let row = rows.first, let id = row.column("id")?.string, let name = row.column("name")?.string else { return nil }
         return UbiquityAccountInfo(name: name, id: id)
+    }
+
+    // MARK: Tokens (run by `ubiquity account`, a process of its own: the writer connection is idle there)
+
+    /// Runs `body` in one immediate transaction on the writer connection.
+    func transaction<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+        _ = try await writer.query("BEGIN IMMEDIATE", [])
+        do {
+            let result = try await body(writer)
+            _ = try await writer.query("COMMIT", [])
+            return result
+        } catch {
+            _ = try? await writer.query("ROLLBACK", [])
+            throw error
+        }
+    }
+
+    static func insertToken(_ db: SQLiteConnection, accountID: String, tokenName: String, tokenHash: [UInt8]) async throws {
+        do {
+            _ = try await db.query("INSERT INTO tokens(hash, account, name, created) VALUES(?, ?, ?, strftime('%s','now'))",
+                                   [.blob(ByteBuffer(bytes: tokenHash)), .text(accountID), .text(tokenName)])
+        } catch let error as SQLiteError where "\(error.reason)".hasPrefix("constraint") {
+            throw BackendError(status: 409, "the account has a token named \"\(tokenName)\" already (rotate it, or revoke it first)")
+        }
+    }
+
+    /// The id of the account named `name`, or 404.
+    static func accountID(_ db: SQLiteConnection, name: String) async throws -> String {
+        guard let id = try await db.query("SELECT id FROM accounts WHERE name = ?", [.text(name)]).first?.column("id")?.string else {
+            throw BackendError(status: 404, "no account named \"\(name)\"")
+        }
+        return id
+    }
+
+    static func bumpTokenGeneration(_ db: SQLiteConnection) async throws {
+        _ = try await db.query("UPDATE settings SET value = value + 1 WHERE name = 'token_generation'", [])
+    }
+
+    package func addToken(account name: String, tokenName: String, tokenHash: [UInt8]) async throws {
+        try await transaction { db in
+            let id = try await Self.accountID(db, name: name)
+            try await Self.insertToken(db, accountID: id, tokenName: tokenName, tokenHash: tokenHash)
+        }
+    }
+
+    package func replaceToken(account name: String, tokenName: String, tokenHash: [UInt8]) async throws {
+        try await transaction { db in
+            let id = try await Self.accountID(db, name: name)
+            _ = try await db.query("DELETE FROM tokens WHERE account = ? AND name = ?", [.text(id), .text(tokenName)])
+            guard try await db.query("SELECT changes() AS n", []).first?.column("n")?.integer == 1 else {
+                throw BackendError(status: 404, "the account \"\(name)\" has no token named \"\(tokenName)\"")
+            }
+            try await Self.insertToken(db, accountID: id, tokenName: tokenName, tokenHash: tokenHash)
+            try await Self.bumpTokenGeneration(db)
+        }
+    }
+
+    package func revokeTokens(account name: String, tokenName: String?) async throws -> Int {
+        try await transaction { db in
+            let id = try await Self.accountID(db, name: name)
+            if let tokenName {
+                _ = try await db.query("DELETE FROM tokens WHERE account = ? AND name = ?", [.text(id), .text(tokenName)])
+            } else {
+                _ = try await db.query("DELETE FROM tokens WHERE account = ?", [.text(id)])
+            }
+            let n = try await db.query("SELECT changes() AS n", []).first?.column("n")?.integer ?? 0
+            guard n > 0 else {
+                throw BackendError(status: 404, tokenName.map { "the account \"\(name)\" has no token named \"\($0)\"" } ?? "the account \"\(name)\" has no tokens")
+            }
+            try await Self.bumpTokenGeneration(db)
+            return n
+        }
+    }
+
+    package func tokens(account name: String) async throws -> [TokenSummary] {
+        try await transaction { db in
+            let id = try await Self.accountID(db, name: name)
+            return try await db.query("SELECT name, created, last_used FROM tokens WHERE account = ? ORDER BY name", [.text(id)]).map { row in
+                TokenSummary(name: row.column("name")?.string ?? "", created: Int64(row.column("created")?.integer ?? 0),
+                             lastUsed: row.column("last_used")?.integer.map(Int64.init))
+            }
+        }
+    }
+
+    package func accounts() async throws -> [AccountSummary] {
+        try await read { db in
+            try await db.query("""
+                SELECT a.id, a.name,
+                    (SELECT count(*) FROM tokens t WHERE t.account = a.id) AS tokens,
+                    (SELECT count(*) FROM stores s WHERE s.account = a.id) AS stores,
+                    (SELECT coalesce(sum(total_bytes), 0) FROM stores s WHERE s.account = a.id) AS bytes
+                FROM accounts a ORDER BY a.name
+                """, []).map { row in
+                AccountSummary(name: row.column("name")?.string ?? "", id: row.column("id")?.string ?? "",
+                               tokens: row.column("tokens")?.integer ?? 0, stores: row.column("stores")?.integer ?? 0,
+                               bytes: row.column("bytes")?.integer ?? 0)
+            }
+        }
+    }
+
+    package func deleteAccount(name: String) async throws {
+        try await transaction { db in
+            let id = try await Self.accountID(db, name: name)
+            for table in ["entries", "commits", "stores", "tokens"] {
+                _ = try await db.query("DELETE FROM \(table) WHERE account = ?", [.text(id)])
+            }
+            _ = try await db.query("DELETE FROM accounts WHERE id = ?", [.text(id)])
+            try await Self.bumpTokenGeneration(db)
+        }
+    }
+
+    package func tokenGeneration() async throws -> Int64 {
+        let rows = try await read { db in try await db.query("SELECT value FROM settings WHERE name = 'token_generation'", []) }
+        return Int64(rows.first?.column("value")?.integer ?? 0)
+    }
+
+    package func recordUse(tokenHash: [UInt8]) async throws {
+        // On a reader connection: the writer belongs to the group commits.
+        _ = try await read { db in
+            try await db.query("UPDATE tokens SET last_used = strftime('%s','now') WHERE hash = ?", [.blob(ByteBuffer(bytes: tokenHash))])
+        }
     }
 
     // MARK: Reading

@@ -68,8 +68,28 @@ package final class UbiquityService: Sendable {
     package let hub = ChangeHub()
     let reads = SharedReads()
     let allowedHosts: Set<String>?
-    /// Accounts by their token's SHA-256 (the bytes themselves: no text made per request).
-    let accounts = Lock<[[UInt8]: UbiquityAccountInfo]>([:])
+    /// Valid tokens by their SHA-256 (the bytes themselves: no text made per request),
+    /// cleared whenever the backend's token generation moves (``watchTokens()``).
+    let tokens = Lock(TokenCache())
+    /// The open event streams by their token's hash: ended when the token is revoked.
+    let streamsByToken = Lock<[[UInt8]: [ObjectIdentifier: StreamSubscription]]>([:])
+
+    struct TokenCache {
+        struct Entry {
+            var account: UbiquityAccountInfo
+            /// When its last use was written to the database.
+            var recorded: ContinuousClock.Instant
+        }
+        var entries: [[UInt8]: Entry] = [:]
+        /// The backend's token generation these entries were checked against (nil: not read yet).
+        var generation: Int64? = nil
+    }
+
+    /// How often the token generation is read: a revoked token is refused, and
+    /// its streams ended, within this (and a query's time) on every server.
+    package static let tokenCheckInterval: Duration = .milliseconds(250)
+    /// A token's last use is written at most this often.
+    static let lastUseInterval: Duration = .seconds(60)
 
     /// The largest request body (a full store is 1 MB of values, ~1.4 MB as base64).
     package static let maximumBody = 4 << 20
@@ -83,12 +103,40 @@ package final class UbiquityService: Sendable {
         self.backend = backend
         self.allowedHosts = allowedHosts
         backend.deliverWakeups { [hub] in hub.wake($0) }
+        Task { [weak self] in
+            while let service = self {
+                await service.checkTokenGeneration()
+                try? await Task.sleep(for: Self.tokenCheckInterval)
+            }
+        }
     }
 
     package static func hash(token: String) -> [UInt8] { Array(SHA256.hash(data: Array(token.utf8))) }
 
     /// A new token: 32 random bytes as hexadecimal.
     package static func newToken() -> String { randomHex(bytes: 32) }
+
+    /// Reads the backend's token generation; when it moved (a token revoked or
+    /// rotated, an account deleted, by any process or server), forgets every
+    /// cached token and ends the streams whose token is no longer valid.
+    func checkTokenGeneration() async {
+        guard let now = try? await backend.tokenGeneration() else { return }
+        let moved = tokens.withLock { cache -> Bool in
+            defer { cache.generation = now }
+            guard let known = cache.generation, known != now else { return false }
+            cache.entries.removeAll()
+            return true
+        }
+        guard moved else { return }
+        for hash in streamsByToken.withLock({ Array($0.keys) }) {
+            // A database that does not answer ends nothing: checked again at the next move.
+            let account: UbiquityAccountInfo?
+            do { account = try await backend.account(tokenHash: hash) } catch { continue }
+            guard account == nil else { continue }
+            let ended = streamsByToken.withLock { $0.removeValue(forKey: hash) } ?? [:]
+            for subscription in ended.values { subscription.end() }
+        }
+    }
 
     // MARK: Responding
 
@@ -100,6 +148,8 @@ package final class UbiquityService: Sendable {
         package var store: String
         /// The authenticated account (nil only for health).
         package var account: UbiquityAccountInfo?
+        /// The SHA-256 of the token that authenticated it (empty for health).
+        var tokenHash: [UInt8]
 
         /// Whether the request's body is read (commits only; any other body is discarded unread).
         package var readsBody: Bool { kind == .commit }
@@ -148,11 +198,11 @@ package final class UbiquityService: Sendable {
                 || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes", "events"].contains(parts[4]))
             return .refused(known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)"))
         }
-        if kind == .health { return .admitted(Route(kind: kind, store: store, account: nil)) }
-        let account: UbiquityAccountInfo
+        if kind == .health { return .admitted(Route(kind: kind, store: store, account: nil, tokenHash: [])) }
+        let account: UbiquityAccountInfo, tokenHash: [UInt8]
         switch await authenticate(request) {
         case .failure(let refusal): return .refused(refusal.response)
-        case .success(let a): account = a
+        case .success(let a): (account, tokenHash) = (a.account, a.hash)
         }
         if kind == .commit {
             // JSON only: a form or text/plain body (what a page can send without asking) is refused.
@@ -163,7 +213,7 @@ package final class UbiquityService: Sendable {
                 return .refused(Self.error(413, "the request is larger than \(Self.maximumBody) bytes"))
             }
         }
-        return .admitted(Route(kind: kind, store: store, account: account))
+        return .admitted(Route(kind: kind, store: store, account: account, tokenHash: tokenHash))
     }
 
     /// Answers an admitted request (its body read when ``Route/readsBody``).
@@ -174,12 +224,12 @@ package final class UbiquityService: Sendable {
         case .account: return Self.json(200, account)
         case .commit: return await commit(request, account: account, store: route.store)
         case .changes: return await changes(request, account: account, store: route.store)
-        case .events: return await events(request, account: account, store: route.store)
+        case .events: return await events(request, account: account, store: route.store, tokenHash: route.tokenHash)
         }
     }
 
     /// The account of the request's bearer token, or the refusal to send.
-    func authenticate(_ request: ServiceRequest) async -> Result<UbiquityAccountInfo, Refusal> {
+    func authenticate(_ request: ServiceRequest) async -> Result<AuthenticatedToken, Refusal> {
         guard let header = request.authorization, header.lowercased().hasPrefix("bearer ") else {
             return .failure(Refusal(response: Self.unauthorized("an Authorization: Bearer <token> header is required")))
         }
@@ -190,15 +240,45 @@ package final class UbiquityService: Sendable {
         let token = String(Substring(bytes))
         guard !token.isEmpty, token.utf8.count <= 256 else { return .failure(Refusal(response: Self.unauthorized("the token is not valid"))) }
         let hash = Self.hash(token: token)
-        var account = accounts.withLock { $0[hash] }
+        let now = ContinuousClock.now
+        let cached = tokens.withLock { cache -> (account: UbiquityAccountInfo, record: Bool)? in
+            guard var entry = cache.entries[hash] else { return nil }
+            let record = now - entry.recorded >= Self.lastUseInterval
+            if record {
+                entry.recorded = now
+                cache.entries[hash] = entry
+            }
+            return (entry.account, record)
+        }
+        var account = cached?.account
+        var record = cached?.record ?? false
         if account == nil {
+            // Cached only if no revocation was seen while the database was asked.
+            let generation = tokens.withLock { $0.generation }
             do { account = try await backend.account(tokenHash: hash) } catch {
                 return .failure(Refusal(response: Self.unavailable(error)))
             }
-            if let account { accounts.withLock { if $0.count < 100_000 { $0[hash] = account } } }
+            if let account {
+                record = true
+                tokens.withLock { cache in
+                    if generation != nil, cache.generation == generation, cache.entries.count < 100_000 {
+                        cache.entries[hash] = TokenCache.Entry(account: account, recorded: now)
+                    }
+                }
+            }
         }
         guard let account else { return .failure(Refusal(response: Self.unauthorized("the token is not valid"))) }
-        return .success(account)
+        if record {
+            let backend = self.backend
+            Task { try? await backend.recordUse(tokenHash: hash) }
+        }
+        return .success(AuthenticatedToken(account: account, hash: hash))
+    }
+
+    /// An account and the hash of the token that proved it.
+    struct AuthenticatedToken {
+        var account: UbiquityAccountInfo
+        var hash: [UInt8]
     }
 
     // MARK: Commits
@@ -283,7 +363,7 @@ package final class UbiquityService: Sendable {
     /// The first event answers at once (possibly with no entries: it says the
     /// stream is open and the store's revision); each commit after it is one
     /// more event. A commit costs a watcher one write, not a request.
-    func events(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
+    func events(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String, tokenHash: [UInt8]) async -> ServiceResponse {
         let after: Int64, seconds: Double
         switch Self.changesParameters(request, store: store, defaultWait: Self.maximumWait) {
         case .failure(let refusal): return refusal.response
@@ -291,25 +371,34 @@ package final class UbiquityService: Sendable {
         }
         // Registered before the first read: no commit falls between the read and the stream.
         let subscription = hub.openStream(account: account.id, store: store)
+        // Known by its token: a revocation ends it (``checkTokenGeneration()``).
+        streamsByToken.withLock { $0[tokenHash, default: [:]][ObjectIdentifier(subscription)] = subscription }
+        let closeStream = { @Sendable [self] in
+            hub.closeStream(subscription)
+            streamsByToken.withLock { streams in
+                streams[tokenHash]?[ObjectIdentifier(subscription)] = nil
+                if streams[tokenHash]?.isEmpty == true { streams[tokenHash] = nil }
+            }
+        }
         // The stream's end, set now: it comes even if the stream is never run (a client that
         // leaves before the answer's head is written must not leave its subscription behind).
-        let expiry = Task { [hub] in
+        let expiry = Task {
             try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-            hub.closeStream(subscription)
+            closeStream()
         }
         // The first answer before the stream starts: a failure is then an ordinary status.
         let first: ChangesAnswer
         switch await nextChanges(account: account, store: store, after: after, waiting: nil) {
         case .failure(let refusal):
             expiry.cancel()
-            hub.closeStream(subscription)
+            closeStream()
             return refusal.response
         case .success(let answer): first = answer
         }
         let stream = EventStream { [self] send in
             defer {
                 expiry.cancel()
-                hub.closeStream(subscription)
+                closeStream()
             }
             do { try await send(first.event) } catch { return }
             // A cancelled stream (the server shutting down) ends at once.
