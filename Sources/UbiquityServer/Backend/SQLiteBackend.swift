@@ -23,6 +23,10 @@ package final class SQLiteBackend: UbiquityBackend {
     let writer: SQLiteConnection
     let readers: [SQLiteConnection]
     let readerGates: [AsyncGate]
+    /// Small writes outside the commits (a token's last use): never on the
+    /// writer (its group commits' transactions) nor on a reader (a write would
+    /// wait for the writer's lock and hold up the reads behind it).
+    let bookkeeper: SQLiteConnection
     let nextReader = Lock<Int>(0)
     /// The commits waiting for the next group commit.
     let queue = JobQueue<Job>()
@@ -68,6 +72,7 @@ package final class SQLiteBackend: UbiquityBackend {
         let logger = Logger(label: "ubiquity.sqlite")
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         var readers: [SQLiteConnection] = []
+        var bookkeeper: SQLiteConnection? = nil
         do {
             for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON"] {
                 _ = try await writer.query(pragma, [])
@@ -85,22 +90,26 @@ package final class SQLiteBackend: UbiquityBackend {
                 readers.append(r)
                 _ = try await r.query("PRAGMA busy_timeout=5000", [])
             }
+            let b = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            bookkeeper = b
+            _ = try await b.query("PRAGMA busy_timeout=5000", [])
         } catch {
             // A database that cannot be used (a newer schema, a broken file) leaves no connection open.
-            for connection in [writer] + readers { try? await connection.close() }
+            for connection in [writer] + readers + (bookkeeper.map { [$0] } ?? []) { try? await connection.close() }
             let text = "\(error)"
             if text.contains("corrupt") || text.contains("malformed") || text.contains("not a database") {
                 throw BackendError(status: 500, "the database \(path) is damaged (SQLite: \(text)); it is not served: restore it from a backup")
             }
             throw error
         }
-        return SQLiteBackend(path: path, writer: writer, readers: readers)
+        return SQLiteBackend(path: path, writer: writer, readers: readers, bookkeeper: bookkeeper!)
     }
 
-    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection]) {
+    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection], bookkeeper: SQLiteConnection) {
         self.path = path
         self.writer = writer
         self.readers = readers
+        self.bookkeeper = bookkeeper
         self.readerGates = readers.map { _ in AsyncGate() }
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wake = continuation
@@ -208,6 +217,7 @@ package final class SQLiteBackend: UbiquityBackend {
         await task?.value
         try await writer.close()
         for r in readers { try await r.close() }
+        try await bookkeeper.close()
     }
 
     // MARK: Accounts
@@ -351,10 +361,7 @@ package final class SQLiteBackend: UbiquityBackend {
     }
 
     package func recordUse(tokenHash: [UInt8]) async throws {
-        // On a reader connection: the writer belongs to the group commits.
-        _ = try await read { db in
-            try await db.query("UPDATE tokens SET last_used = strftime('%s','now') WHERE hash = ?", [.blob(ByteBuffer(bytes: tokenHash))])
-        }
+        _ = try await bookkeeper.query("UPDATE tokens SET last_used = strftime('%s','now') WHERE hash = ?", [.blob(ByteBuffer(bytes: tokenHash))])
     }
 
     // MARK: Reading

@@ -74,13 +74,11 @@ package final class UbiquityService: Sendable {
     /// The open event streams by their token's hash: ended when the token is revoked.
     let streamsByToken = Lock<[[UInt8]: [ObjectIdentifier: StreamSubscription]]>([:])
 
+    /// When each token's last use was last written (at most once a minute, whatever the cache does).
+    let usesRecorded = Lock<[[UInt8]: ContinuousClock.Instant]>([:])
+
     struct TokenCache {
-        struct Entry {
-            var account: UbiquityAccountInfo
-            /// When its last use was written to the database.
-            var recorded: ContinuousClock.Instant
-        }
-        var entries: [[UInt8]: Entry] = [:]
+        var entries: [[UInt8]: UbiquityAccountInfo] = [:]
         /// The backend's token generation these entries were checked against (nil: not read yet).
         var generation: Int64? = nil
     }
@@ -240,18 +238,7 @@ package final class UbiquityService: Sendable {
         let token = String(Substring(bytes))
         guard !token.isEmpty, token.utf8.count <= 256 else { return .failure(Refusal(response: Self.unauthorized("the token is not valid"))) }
         let hash = Self.hash(token: token)
-        let now = ContinuousClock.now
-        let cached = tokens.withLock { cache -> (account: UbiquityAccountInfo, record: Bool)? in
-            guard var entry = cache.entries[hash] else { return nil }
-            let record = now - entry.recorded >= Self.lastUseInterval
-            if record {
-                entry.recorded = now
-                cache.entries[hash] = entry
-            }
-            return (entry.account, record)
-        }
-        var account = cached?.account
-        var record = cached?.record ?? false
+        var account = tokens.withLock { $0.entries[hash] }
         if account == nil {
             // Cached only if no revocation was seen while the database was asked.
             let generation = tokens.withLock { $0.generation }
@@ -259,20 +246,30 @@ package final class UbiquityService: Sendable {
                 return .failure(Refusal(response: Self.unavailable(error)))
             }
             if let account {
-                record = true
                 tokens.withLock { cache in
                     if generation != nil, cache.generation == generation, cache.entries.count < 100_000 {
-                        cache.entries[hash] = TokenCache.Entry(account: account, recorded: now)
+                        cache.entries[hash] = account
                     }
                 }
             }
         }
         guard let account else { return .failure(Refusal(response: Self.unauthorized("the token is not valid"))) }
-        if record {
-            let backend = self.backend
-            Task { try? await backend.recordUse(tokenHash: hash) }
-        }
+        recordUse(hash)
         return .success(AuthenticatedToken(account: account, hash: hash))
+    }
+
+    /// Writes the token's last use, unless it was written within ``lastUseInterval`` (in the background).
+    func recordUse(_ hash: [UInt8]) {
+        let now = ContinuousClock.now
+        let due = usesRecorded.withLock { recorded -> Bool in
+            if let last = recorded[hash], now - last < Self.lastUseInterval { return false }
+            if recorded.count >= 100_000 { recorded.removeAll() }
+            recorded[hash] = now
+            return true
+        }
+        guard due else { return }
+        let backend = self.backend
+        Task { try? await backend.recordUse(tokenHash: hash) }
     }
 
     /// An account and the hash of the token that proved it.
