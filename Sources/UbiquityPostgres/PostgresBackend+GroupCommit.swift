@@ -20,7 +20,7 @@ import UbiquityServer
 extension PostgresBackend {
     /// One group commit on one connection; commits the group cannot apply are tried alone.
     /// The sweeper cancels a group that has not read the database within ``deadline``.
-    static func run(_ run: Run, client: PostgresClient, logger: Logger) async {
+    static func run(_ run: Run, client: PostgresClient, logger: Logger, quota: AccountQuota?) async {
         // A fixed order of stores: two servers' groups lock rows in the same order (no deadlock).
         let ordered = run.jobs.enumerated().sorted { a, b in
             (a.element.account, a.element.store, a.offset) < (b.element.account, b.element.store, b.offset)
@@ -32,8 +32,8 @@ extension PostgresBackend {
                 // From here on the writer answers every claimed commit itself.
                 let claimed = ordered.filter { $0.ticket.claim() }
                 do {
-                    let rest = try await commitUnlocked(claimed, state: state, on: db, logger: logger)
-                    if !rest.isEmpty { try await commitLocked(rest, on: db, logger: logger) }
+                    let rest = try await commitUnlocked(claimed, state: state, on: db, logger: logger, quota: quota)
+                    if !rest.isEmpty { try await commitLocked(rest, on: db, logger: logger, quota: quota) }
                 } catch {
                     // The connection failed: what is not answered yet is answered now.
                     for job in claimed { job.finish(.failure(unavailable(error))) }
@@ -118,12 +118,22 @@ extension PostgresBackend {
         var writes: Bool { !log.isEmpty }
         /// Whether the store keeps too many removals (pruned in the locked path).
         var needsPruning: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
+        /// A commit grows the account while a quota applies and the account's usage was not
+        /// read under its lock (decided again in the locked path).
+        var needsQuota = false
 
-        init(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead, current: [LiteralString: CurrentEntry]) {
+        /// `others`: what the account's other stores hold, read under the account's lock
+        /// (the locked path); nil in the unlocked path, where a commit that grows the account
+        /// sets ``needsQuota`` instead.
+        init(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead, current: [LiteralString: CurrentEntry],
+             quota: AccountQuota?, others: AccountUsage?) {
             (self.account, self.store, self.jobs, self.before, self.after) = (account, store, range, head, head)
             var here = current
             for job in jobs[range] {
-                let decision = CommitDecision(changes: job.changes, head: after, current: here)
+                var decision = CommitDecision(changes: job.changes, head: after, current: here)
+                if let quota, decision.growsAccount {
+                    if let others { decision.enforce(quota, others: others) } else { needsQuota = true }
+                }
                 outcomes.append(decision.outcome(for: job.changes, head: after, current: here))
                 guard decision.writes else { continue }
                 after = decision.next
@@ -194,15 +204,15 @@ extension PostgresBackend {
     /// them where their stores did not move. Answers the commits it decided;
     /// returns the ones left for the locked path (stores that moved, new
     /// stores, stores to prune). Nothing is applied when it throws (one statement).
-    static func commitUnlocked(_ jobs: [Job], state: GroupState, on db: PostgresConnection, logger: Logger) async throws -> [Job] {
+    static func commitUnlocked(_ jobs: [Job], state: GroupState, on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async throws -> [Job] {
         var rest: [Job] = []
         var decisions: [StoreDecision] = []
         for store in stores(of: jobs) {
             let storeKey = store.account + "/" + store.store
             guard let head = state.heads[storeKey] else { rest += jobs[store.jobs]; continue }
             let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
-                                         current: state.current[storeKey] ?? [:])
-            if decision.needsPruning { rest += jobs[store.jobs]; continue }
+                                         current: state.current[storeKey] ?? [:], quota: quota, others: nil)
+            if decision.needsPruning || decision.needsQuota { rest += jobs[store.jobs]; continue }
             decisions.append(decision)
         }
         let written = try await write(decisions, on: db, logger: logger)
@@ -219,10 +229,10 @@ extension PostgresBackend {
     }
 
     /// The locked path, in a transaction of its own; when it fails, its commits are tried alone.
-    static func commitLocked(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws {
+    static func commitLocked(_ jobs: [Job], on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async throws {
         try await db.query("BEGIN", logger: logger)
         do {
-            let outcomes = try await apply(jobs, on: db, logger: logger)
+            let outcomes = try await apply(jobs, on: db, logger: logger, quota: quota)
             try await db.query("COMMIT", logger: logger)
             for (job, outcome) in zip(jobs, outcomes) { job.finish(.success(outcome)) }
         } catch {
@@ -230,17 +240,17 @@ extension PostgresBackend {
             if jobs.count == 1 {
                 jobs[0].finish(.failure(unavailable(error)))
             } else {
-                for job in jobs { await alone(job, on: db, logger: logger) }
+                for job in jobs { await alone(job, on: db, logger: logger, quota: quota) }
             }
         }
     }
 
     /// One claimed commit in a transaction of its own (after its group failed).
-    static func alone(_ job: Job, on db: PostgresConnection, logger: Logger) async {
+    static func alone(_ job: Job, on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async {
         do {
             try await db.query("BEGIN", logger: logger)
             do {
-                let outcome = try await apply([job], on: db, logger: logger)
+                let outcome = try await apply([job], on: db, logger: logger, quota: quota)
                 try await db.query("COMMIT", logger: logger)
                 job.finish(.success(outcome[0]))
             } catch {
@@ -256,8 +266,23 @@ extension PostgresBackend {
     /// sorted by store): every store's row locked in one statement (in that
     /// order), the current entries of all their keys read after the locks in
     /// one, each store's commits decided, everything written in one more.
-    static func apply(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws -> [CommitOutcome] {
+    static func apply(_ jobs: [Job], on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async throws -> [CommitOutcome] {
         let stores = stores(of: jobs)
+        // With a quota: the accounts' rows locked first (in order; NO KEY UPDATE leaves new stores'
+        // foreign-key checks free), so that two servers' commits growing one account take turns,
+        // then what each account's stores hold, read under that lock.
+        var usage: [String: AccountUsage] = [:]
+        if quota != nil {
+            let accounts = Array(Set(stores.map(\.account))).sorted()
+            try await db.query("SELECT id FROM accounts WHERE id = ANY(\(accounts)::text[]) ORDER BY id FOR NO KEY UPDATE", logger: logger)
+            let rows = try await db.query("""
+                SELECT account, count(*), coalesce(sum(total_bytes), 0)::bigint FROM stores
+                WHERE account = ANY(\(accounts)::text[]) AND revision > 0 GROUP BY account
+                """, logger: logger)
+            for try await (account, n, bytes) in rows.decode((String, Int64, Int64).self) {
+                usage[account] = AccountUsage(stores: Int(n), bytes: Int(bytes))
+            }
+        }
         // The stores' rows, created when new and locked until the transaction ends, in the group's order.
         let headRows = try await db.query("""
             INSERT INTO stores(account, store)
@@ -283,8 +308,20 @@ extension PostgresBackend {
         for store in stores {
             let storeKey = store.account + "/" + store.store
             guard let head = state.heads[storeKey] else { throw BackendError(status: 500, "the row of store \(storeKey) is missing") }
-            decisions.append(StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
-                                           current: state.current[storeKey] ?? [:]))
+            // What the account's other stores hold: its usage without this store's part.
+            var others: AccountUsage? = nil
+            if quota != nil {
+                let all = usage[store.account] ?? AccountUsage(stores: 0, bytes: 0)
+                others = AccountUsage(stores: all.stores - (head.revision > 0 ? 1 : 0), bytes: all.bytes - head.total)
+            }
+            let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
+                                         current: state.current[storeKey] ?? [:], quota: quota, others: others)
+            if let others {
+                // The next store of the same account sees this one's new size.
+                let after = decision.after
+                usage[store.account] = AccountUsage(stores: others.stores + (after.revision > 0 ? 1 : 0), bytes: others.bytes + after.total)
+            }
+            decisions.append(decision)
         }
         // The rows are locked: every store that writes is written.
         let written = try await write(decisions, on: db, logger: logger)

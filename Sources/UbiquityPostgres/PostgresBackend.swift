@@ -37,6 +37,8 @@ package final class PostgresBackend: UbiquityBackend {
         var task: Task<Void, Never>
     }
     let poolSize: Int
+    /// What an account may hold across its stores (nil: no quota).
+    let quota: AccountQuota?
     /// The current pool's client.
     var client: PostgresClient { pool.withLock { $0.client } }
     let location: PostgresLocation
@@ -135,10 +137,11 @@ package final class PostgresBackend: UbiquityBackend {
     }
 
     /// Connects (creating and migrating the schema when needed).
-    package static func open(_ location: PostgresLocation, poolSize: Int = defaultPoolSize) async throws -> PostgresBackend {
+    package static func open(_ location: PostgresLocation, poolSize: Int = defaultPoolSize, quota: AccountQuota? = nil) async throws -> PostgresBackend {
         var logger = Logger(label: "ubiquity.postgres")
         logger.logLevel = .critical
-        let backend = PostgresBackend(pool: makePool(location, poolSize: poolSize, logger: logger), poolSize: poolSize, location: location, logger: logger)
+        let backend = PostgresBackend(pool: makePool(location, poolSize: poolSize, logger: logger), poolSize: poolSize, location: location,
+                                      logger: logger, quota: quota)
         do {
             try await backend.withDeadline(.seconds(10)) { [client = backend.client, logger] in
                 try await PostgresSchema.migrate(client, logger: logger)
@@ -189,7 +192,8 @@ package final class PostgresBackend: UbiquityBackend {
         if mine { dispatch() }
     }
 
-    private init(pool: Pool, poolSize: Int, location: PostgresLocation, logger: Logger) {
+    private init(pool: Pool, poolSize: Int, location: PostgresLocation, logger: Logger, quota: AccountQuota?) {
+        self.quota = quota
         self.pool = Lock(pool)
         self.poolSize = poolSize
         self.location = location
@@ -222,8 +226,8 @@ package final class PostgresBackend: UbiquityBackend {
                 return run
             }
             guard let run else { return }
-            let task = Task(executorPreference: Self.databaseExecutor) { [client, logger] in
-                await Self.run(run, client: client, logger: logger)
+            let task = Task(executorPreference: Self.databaseExecutor) { [client, logger, quota] in
+                await Self.run(run, client: client, logger: logger, quota: quota)
                 self.release(run)
             }
             run.task.withLock { $0 = task }
@@ -431,8 +435,11 @@ package final class PostgresBackend: UbiquityBackend {
 
     package func deleteAccount(name: String) async throws {
         try await transaction { db, logger in
-            let id = try await Self.accountID(db, logger: logger, name: name)
-            // Every store's row locked first (in one order), as commits lock them.
+            // The account's row first, as a commit checking the quota locks it, then its stores' rows.
+            var found: String? = nil
+            for try await id in try await db.query("SELECT id FROM accounts WHERE name = \(name) FOR UPDATE", logger: logger).decode(String.self) { found = id }
+            guard let id = found else { throw BackendError(status: 404, "no account named \"\(name)\"") }
+            // Every store's row locked next (in one order), as commits lock them.
             try await db.query("SELECT 1 FROM stores WHERE account = \(id) ORDER BY store FOR UPDATE", logger: logger)
             try await db.query("DELETE FROM entries WHERE account = \(id)", logger: logger)
             try await db.query("DELETE FROM commits WHERE account = \(id)", logger: logger)

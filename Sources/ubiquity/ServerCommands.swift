@@ -36,17 +36,17 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// Opens the database (a server's SQLite folder `exclusive`ly), or explains on standard error why not and exits 1.
-    func open(exclusive: Bool) async throws -> any UbiquityBackend {
+    func open(exclusive: Bool, quota: AccountQuota? = nil) async throws -> any UbiquityBackend {
         if let postgres {
             do {
-                return try await PostgresBackend.open(try PostgresLocation(postgres), poolSize: poolSize)
+                return try await PostgresBackend.open(try PostgresLocation(postgres), poolSize: poolSize, quota: quota)
             } catch {
                 StandardStream.error.write("ubiquity: \(error)\n")
                 throw ExitCode(1)
             }
         }
         let directory = data ?? defaultServerData()
-        do { return try await SQLiteBackend.open(directory: directory, exclusive: exclusive) } catch {
+        do { return try await SQLiteBackend.open(directory: directory, exclusive: exclusive, quota: quota) } catch {
             StandardStream.error.write("ubiquity: cannot open the database in \(directory): \(error)\n")
             throw ExitCode(1)
         }
@@ -97,11 +97,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("body-rate"), help: "The slowest a request body may arrive after --body-timeout, in bytes a second.")
     var bodyRate: Int = 16_384
 
+    @Option(name: .customLong("quota-stores"), help: "The most stores an account may hold (0: no limit); a commit that would make one more is refused (422, quota \"stores\").")
+    var quotaStores: Int = AccountQuota.standard.maximumStores
+
+    @Option(name: .customLong("quota-bytes"), help: "The most bytes an account's stores may hold together (0: no limit); a commit that would pass it is refused (422, quota \"bytes\").")
+    var quotaBytes: Int = AccountQuota.standard.maximumBytes
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard maxConnections >= 2 else { throw ValidationError("--max-connections must be at least 2") }
         guard bodyTimeout >= 1 else { throw ValidationError("--body-timeout must be at least 1 second") }
         guard bodyRate >= 1 else { throw ValidationError("--body-rate must be at least 1 byte a second") }
+        guard quotaStores >= 0, quotaBytes >= 0 else { throw ValidationError("--quota-stores and --quota-bytes are 0 (no limit) or more") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if !HostNames.isLoopback(host), tlsCert == nil, !insecure {
             throw ValidationError("listening on \(host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
@@ -109,7 +116,9 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let backend = try await database.open(exclusive: true)
+        let quota = quotaStores == 0 && quotaBytes == 0 ? nil
+            : AccountQuota(maximumStores: quotaStores == 0 ? Int.max : quotaStores, maximumBytes: quotaBytes == 0 ? Int.max : quotaBytes)
+        let backend = try await database.open(exclusive: true, quota: quota)
         let listening = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         var hosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
         hosts.insert(listening.lowercased())

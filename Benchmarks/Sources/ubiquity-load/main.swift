@@ -120,7 +120,8 @@ let database: [String] = postgres.map { ["--postgres", $0] } ?? ["--data", work 
     FileManager.default.createFile(atPath: out, contents: nil)
     let server = Process()
     server.executableURL = URL(fileURLWithPath: tool)
-    server.arguments = ["serve", "--port", "0"] + database
+    // A database filled with a million stores of one account is past the default quota.
+    server.arguments = ["serve", "--port", "0"] + database + (fill > 0 ? ["--quota-stores", "0", "--quota-bytes", "0"] : [])
     server.standardOutput = FileHandle(forWritingAtPath: out)
     try server.run()
     var url = ""

@@ -20,6 +20,31 @@ package struct StoreHead: Sendable, Hashable {
     }
 }
 
+/// How much an account may hold across its stores (`ubiquity serve --quota-stores/--quota-bytes`).
+package struct AccountQuota: Sendable, Hashable {
+    package var maximumStores: Int
+    package var maximumBytes: Int
+
+    package init(maximumStores: Int, maximumBytes: Int) {
+        self.maximumStores = maximumStores
+        self.maximumBytes = maximumBytes
+    }
+
+    /// The default: 1,000 stores and 100 MiB together.
+    package static let standard = AccountQuota(maximumStores: 1_000, maximumBytes: 100 << 20)
+}
+
+/// What an account's stores hold (those with at least one commit).
+package struct AccountUsage: Sendable, Hashable {
+    package var stores: Int
+    package var bytes: Int
+
+    package init(stores: Int, bytes: Int) {
+        self.stores = stores
+        self.bytes = bytes
+    }
+}
+
 /// A key's entry as the database holds it before a commit.
 package struct CurrentEntry: Sendable {
     package var revision: Int64
@@ -47,6 +72,8 @@ package struct CommitDecision: Sendable {
     package var refusal: String?
     /// The store's head after the commit (`revision` one more) when something is applied.
     package var next: StoreHead
+    /// The store's head before the commit.
+    package var previous: StoreHead
 
     /// Decides `changes` on top of `head`, given the current entries of their keys.
     package init(changes: [CheckedChange], head: StoreHead, current: [LiteralString: CurrentEntry]) {
@@ -81,6 +108,23 @@ package struct CommitDecision: Sendable {
         self.statuses = statuses
         self.refusal = refusal
         self.next = StoreHead(revision: head.revision + 1, count: count, total: total, tombstones: tombstones, horizon: head.horizon)
+        self.previous = head
+    }
+
+    /// Whether the commit makes its account hold more: a store's first commit, or more bytes.
+    /// Only such a commit is checked against the account's quota (a commit that shrinks
+    /// or keeps a store's size always passes, even over a quota lowered since).
+    package var growsAccount: Bool { writes && (previous.revision == 0 || next.total > previous.total) }
+
+    /// Refuses the commit when it would take the account past `quota`;
+    /// `others` is what the account's other stores hold.
+    package mutating func enforce(_ quota: AccountQuota, others: AccountUsage) {
+        guard growsAccount else { return }
+        if previous.revision == 0, others.stores + 1 > quota.maximumStores {
+            refusal = "quota \"stores\": the account would hold \(others.stores + 1) stores; its quota is \(quota.maximumStores)"
+        } else if next.total > previous.total, others.bytes + next.total > quota.maximumBytes {
+            refusal = "quota \"bytes\": the account's stores would hold \(others.bytes + next.total) bytes together; its quota is \(quota.maximumBytes)"
+        }
     }
 
     /// Whether the commit writes anything.

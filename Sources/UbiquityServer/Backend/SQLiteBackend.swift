@@ -46,7 +46,7 @@ package final class SQLiteBackend: UbiquityBackend {
     /// Opens (creating when needed) the database in `directory`. A server
     /// opens it `exclusive`ly (`<directory>/serve.lock`): its writer caches
     /// what it wrote, so a second server on the same folder is refused.
-    package static func open(directory: String, exclusive: Bool = false) async throws -> SQLiteBackend {
+    package static func open(directory: String, exclusive: Bool = false, quota: AccountQuota? = nil) async throws -> SQLiteBackend {
         try FileIO.makeDirectories(directory, mode: 0o700)
         if exclusive {
             let fd: PlatformIO.FileDescriptor
@@ -102,10 +102,10 @@ package final class SQLiteBackend: UbiquityBackend {
             }
             throw error
         }
-        return SQLiteBackend(path: path, writer: writer, readers: readers, bookkeeper: bookkeeper!)
+        return SQLiteBackend(path: path, writer: writer, readers: readers, bookkeeper: bookkeeper!, quota: quota)
     }
 
-    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection], bookkeeper: SQLiteConnection) {
+    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection], bookkeeper: SQLiteConnection, quota: AccountQuota?) {
         self.path = path
         self.writer = writer
         self.readers = readers
@@ -119,7 +119,7 @@ package final class SQLiteBackend: UbiquityBackend {
                 while true {
                     let jobs = queue.takeAll()
                     if jobs.isEmpty { break }
-                    await Self.run(jobs, on: writer, state: state)
+                    await Self.run(jobs, on: writer, state: state, quota: quota)
                 }
             }
         }
@@ -430,10 +430,10 @@ package final class SQLiteBackend: UbiquityBackend {
     /// a store that does not exist yet); a job that *fails* (the database's error) rolls the group
     /// back, and its jobs are then run again one transaction each, so only
     /// the failing one is answered with the failure.
-    static func run(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async {
+    static func run(_ jobs: [Job], on db: SQLiteConnection, state: WriterState, quota: AccountQuota?) async {
         let outcomes: [CommitOutcome]
         do {
-            outcomes = try await applyTogether(jobs, on: db, state: state)
+            outcomes = try await applyTogether(jobs, on: db, state: state, quota: quota)
         } catch {
             _ = try? await db.query("ROLLBACK", [])
             state.heads.removeAll()
@@ -441,7 +441,7 @@ package final class SQLiteBackend: UbiquityBackend {
                 jobs[0].done.resume(returning: .failure(BackendError(status: 503, "the commit failed: \(error)")))
                 return
             }
-            for job in jobs { await run([job], on: db, state: state) }
+            for job in jobs { await run([job], on: db, state: state, quota: quota) }
             return
         }
         for (job, outcome) in zip(jobs, outcomes) { job.done.resume(returning: .success(outcome)) }
@@ -449,7 +449,7 @@ package final class SQLiteBackend: UbiquityBackend {
 
     /// BEGIN, every job, COMMIT; throws (leaving the transaction for the
     /// caller to roll back) when the database fails.
-    static func applyTogether(_ jobs: [Job], on db: SQLiteConnection, state: WriterState) async throws -> [CommitOutcome] {
+    static func applyTogether(_ jobs: [Job], on db: SQLiteConnection, state: WriterState, quota: AccountQuota?) async throws -> [CommitOutcome] {
         var outcomes: [CommitOutcome] = []
         var heads: [String: StoreHead] = [:]   // this group's new heads, kept only if the COMMIT succeeds
         _ = try await db.query("BEGIN IMMEDIATE", [])
@@ -457,7 +457,7 @@ package final class SQLiteBackend: UbiquityBackend {
             let storeKey = job.account + "/" + job.store
             let head: StoreHead
             if let h = heads[storeKey] ?? state.heads[storeKey] { head = h } else { head = try await loadHead(job, on: db) }
-            let (outcome, next) = try await apply(job, head: head, on: db)
+            let (outcome, next) = try await apply(job, head: head, on: db, quota: quota)
             if let next { heads[storeKey] = next }
             outcomes.append(outcome)
         }
@@ -480,7 +480,7 @@ package final class SQLiteBackend: UbiquityBackend {
     }
 
     /// Applies one commit on top of `head`; the new head when something was written.
-    static func apply(_ job: Job, head: StoreHead, on db: SQLiteConnection) async throws -> (CommitOutcome, StoreHead?) {
+    static func apply(_ job: Job, head: StoreHead, on db: SQLiteConnection, quota: AccountQuota?) async throws -> (CommitOutcome, StoreHead?) {
         let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
         var current: [LiteralString: CurrentEntry] = [:]
         let placeholders = Array(repeating: "?", count: job.changes.count).joined(separator: ", ")
@@ -492,7 +492,13 @@ package final class SQLiteBackend: UbiquityBackend {
             current[key] = CurrentEntry(revision: Int64(row.column("revision")?.integer ?? 0),
                                         size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
         }
-        let decision = CommitDecision(changes: job.changes, head: head, current: current)
+        var decision = CommitDecision(changes: job.changes, head: head, current: current)
+        if let quota, decision.growsAccount {
+            // Exact: this connection is the only writer, and sees the group's earlier commits.
+            let other = try await db.query(
+                "SELECT count(*) AS n, coalesce(sum(total_bytes), 0) AS b FROM stores WHERE account = ? AND store <> ? AND revision > 0", [a, s]).first
+            decision.enforce(quota, others: AccountUsage(stores: other?.column("n")?.integer ?? 0, bytes: other?.column("b")?.integer ?? 0))
+        }
         let outcome = decision.outcome(for: job.changes, head: head, current: current)
         guard decision.writes else { return (outcome, nil) }
         var next = decision.next
