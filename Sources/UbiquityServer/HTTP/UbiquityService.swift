@@ -96,10 +96,17 @@ package final class UbiquityService: Sendable {
     /// The longest long poll.
     package static let maximumWait = 30.0
 
-    /// A service over `backend`; `allowedHosts` (lowercased names, without ports) lists the Host names answered (nil: any).
-    package init(backend: any UbiquityBackend, allowedHosts: Set<String>?) {
+    /// Where failures are logged (a line each, without its end).
+    let log: @Sendable (String) -> Void
+    let failureLog = Lock<(last: ContinuousClock.Instant?, skipped: Int)>((nil, 0))
+
+    /// A service over `backend`; `allowedHosts` (lowercased names, without ports) lists the Host names answered (nil: any);
+    /// `log` gets a line per failure (standard error by default).
+    package init(backend: any UbiquityBackend, allowedHosts: Set<String>?,
+                 log: @escaping @Sendable (String) -> Void = { StandardStream.error.write("ubiquity: \($0)\n") }) {
         self.backend = backend
         self.allowedHosts = allowedHosts
+        self.log = log
         backend.deliverWakeups { [hub] in hub.wake($0) }
         Task { [weak self] in
             while let service = self {
@@ -243,7 +250,7 @@ package final class UbiquityService: Sendable {
             // Cached only if no revocation was seen while the database was asked.
             let generation = tokens.withLock { $0.generation }
             do { account = try await backend.account(tokenHash: hash) } catch {
-                return .failure(Refusal(response: Self.unavailable(error)))
+                return .failure(Refusal(response: unavailable(error)))
             }
             if let account {
                 tokens.withLock { cache in
@@ -328,7 +335,7 @@ package final class UbiquityService: Sendable {
         let stamp = hub.stamp(account: account.id, store: store)
         let outcome: CommitOutcome
         do { outcome = try await backend.commit(account: account.id, store: store, changes: checked) } catch {
-            return Self.unavailable(error)
+            return unavailable(error)
         }
         if !outcome.applied.isEmpty {
             let revision = outcome.response.revision
@@ -498,7 +505,7 @@ package final class UbiquityService: Sendable {
         let first: UbiquityChangesResponse
         do { first = try await sharedRead(account: account.id, store: store, after: after, stamp: stamp) } catch {
             if let poll { hub.cancel(poll.ticket) }
-            return .failure(Refusal(response: Self.unavailable(error)))
+            return .failure(Refusal(response: unavailable(error)))
         }
         hub.note(account: account.id, store: store, revision: first.revision, since: stamp)
         guard let poll, first.entries.isEmpty, !first.complete else {
@@ -528,7 +535,7 @@ package final class UbiquityService: Sendable {
             hub.note(account: account.id, store: store, revision: r.revision, since: stamp)
             return .success(ChangesAnswer(r))
         } catch {
-            return .failure(Refusal(response: Self.unavailable(error)))
+            return .failure(Refusal(response: unavailable(error)))
         }
     }
 
@@ -562,10 +569,35 @@ package final class UbiquityService: Sendable {
         return r
     }
 
-    /// A backend's failure: its own status and message, or 503.
-    static func unavailable(_ error: any Error) -> ServiceResponse {
-        if let e = error as? BackendError { return Self.error(e.status, e.message) }
-        return Self.error(503, "the database is unavailable: \(error)")
+    /// A backend's failure: its own status and message, or 503; every 5xx is
+    /// also a log line (at most one a second, with the count of those left out).
+    /// Damage the database reports while serving is a 503 saying so: an answer
+    /// is the whole of what was asked or nothing.
+    func unavailable(_ error: any Error) -> ServiceResponse {
+        let status: Int, message: String
+        if let e = error as? BackendError {
+            (status, message) = (e.status, e.message)
+        } else if "\(error)".contains("corrupt") || "\(error)".contains("malformed") {
+            (status, message) = (503, "the database is damaged (\(error)); restore it from a backup")
+        } else {
+            (status, message) = (503, "the database is unavailable: \(error)")
+        }
+        if status >= 500 { logFailure(message) }
+        return Self.error(status, message)
+    }
+
+    /// Logs `message` unless a failure was logged less than a second ago (counted, and said with the next).
+    func logFailure(_ message: String) {
+        let now = ContinuousClock.now
+        let line = failureLog.withLock { state -> String? in
+            if let last = state.last, now - last < .seconds(1) {
+                state.skipped += 1
+                return nil
+            }
+            defer { state = (now, 0) }
+            return state.skipped > 0 ? "\(message) (and \(state.skipped) more failures in the second before)" : message
+        }
+        if let line { log(line) }
     }
 
     static func unauthorized(_ message: String) -> ServiceResponse {
