@@ -8,15 +8,16 @@ import PropertyList
 
 /// Why a `defaults write` value could not be parsed.
 package enum WriteValueError: Error, Equatable {
-    /// The arguments do not fit the grammar at all (macOS prints the usage text).
-    case usage
+    /// The arguments do not fit the grammar (a usage error: macOS prints the usage text);
+    /// the problem in one line, naming the flag and the value.
+    case usage(String)
     /// A specific complaint, worded as macOS `defaults` words it (it begins with a newline).
     case message(String)
 
     /// The complaint without macOS's leading newline, for tools that print it themselves.
     package var text: String {
         switch self {
-        case .usage: "the value does not follow the grammar: -string S, -int N, -float R, -bool B, -date D, -data HEX, -array V…, -dict K V…, or a property-list text"
+        case .usage(let problem): problem
         case .message(let m): m.hasPrefix("\n") ? String(m.dropFirst()) : m
         }
     }
@@ -38,7 +39,9 @@ package enum WriteValue: Equatable {
 
     /// Parses the value arguments after the key (macOS's grammar).
     package static func parse(_ args: inout ArraySlice<String>) throws(WriteValueError) -> WriteValue {
-        guard let first = args.first else { throw .usage }
+        guard let first = args.first else {
+            throw .usage("a value is needed: -string S, -int N, -float R, -bool B, -date D, -data HEX, -array V…, -dict K V…, or a property-list text")
+        }
         let result: WriteValue
         switch first {
         case "-array", "-array-add", "-array-add-unique", "-array-remove":
@@ -57,7 +60,7 @@ package enum WriteValue: Equatable {
             while let keyArg = args.popFirst() {
                 var key = keyArg
                 if keyArg == "-string" {
-                    guard let k = args.popFirst() else { throw .usage }
+                    guard let k = args.popFirst() else { throw .usage("-string needs a key after it in \(first)") }
                     key = k
                 } else if typeFlags.contains(keyArg) {
                     throw .message("\nDictionary keys must be strings")
@@ -80,27 +83,41 @@ package enum WriteValue: Equatable {
 
     /// One value: a type flag and its argument, or a property-list literal.
     static func one(_ args: inout ArraySlice<String>, nested: Bool) throws(WriteValueError) -> PropertyList {
-        guard let arg = args.popFirst() else { throw .usage }
+        guard let arg = args.popFirst() else { throw .usage("a value is needed") }
         if compositeFlags.contains(arg) {
             throw .message("\nCannot nest composite types (arrays and dictionaries); exiting")
         }
         guard typeFlags.contains(arg) else { return try literal(arg) }
-        guard let text = args.popFirst() else { throw .usage }
+        guard let text = args.popFirst() else { throw .usage("\(arg) needs a value after it") }
+        // Values are never guessed (macOS's intValue reads "five" as 0 and clamps an
+        // overflow): a value that is not what its flag says is refused.
         switch arg {
         case "-string": return .string(text)
-        case "-int", "-integer": return PropertyList(Int64(NumericText.leadingInteger(text)))
-        case "-float": return .real(Double(Float(NumericText.leadingDouble(text))))
+        case "-int", "-integer":
+            if let n = Int64(text.trimmingSpaces) { return PropertyList(n) }
+            let digits = text.trimmingSpaces.drop { $0 == "-" || $0 == "+" }
+            if !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) {
+                throw .usage("\(arg) expects an integer from \(Int64.min) to \(Int64.max), got \"\(text)\"")
+            }
+            throw .usage("\(arg) expects an integer, got \"\(text)\"")
+        case "-float":
+            guard let r = Double(text.trimmingSpaces), !text.trimmingSpaces.isEmpty else {
+                throw .usage("-float expects a number such as 1.5 or -2e3, got \"\(text)\"")
+            }
+            return .real(Double(Float(r)))
         case "-bool", "-boolean":
             switch text.lowercased() {
-            case "true", "yes": return .boolean(true)
-            case "false", "no": return .boolean(false)
-            default: throw .usage
+            case "true", "yes", "1": return .boolean(true)
+            case "false", "no", "0": return .boolean(false)
+            default: throw .usage("\(arg) expects YES/NO/true/false/1/0, got \"\(text)\"")
             }
         case "-date":
-            guard let d = PropertyList.date(from: text) else { throw .usage }
+            guard let d = PropertyList.date(from: text) else {
+                throw .usage("-date expects a date such as 2024-01-02T03:04:05Z, got \"\(text)\"")
+            }
             return .date(d)
         default:  // -data
-            guard let bytes = hexBytes(text) else { throw .usage }
+            guard let bytes = hexBytes(text) else { throw .usage("-data expects hexadecimal digits, got \"\(text)\"") }
             return .data(Data(bytes))
         }
     }
@@ -132,4 +149,18 @@ package enum WriteValue: Equatable {
         if let lone = pending { out.append(lone) }
         return out
     }
+}
+
+extension String {
+    /// Without spaces and tabs at either end.
+    var trimmingSpaces: Substring {
+        var s = self[...]
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return s
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isWholeNumber }
 }

@@ -20,18 +20,24 @@ struct DomainArgument {
         return false
     }
 
-    /// Reads a domain argument, consuming `-app Name` when present.
-    static func parse(_ args: inout ArraySlice<String>) -> DomainArgument? {
-        guard let first = args.popFirst() else { return nil }
+    /// Reads a domain argument, consuming `-app Name` when present; `--help`
+    /// there prints the help (exit 0), another option is a usage error.
+    static func parse(_ args: inout ArraySlice<String>, verb: String) -> DomainArgument {
+        guard let first = args.popFirst() else { Messages.usage("\(verb) needs a domain (a name such as com.example.app, -g, -app Name, or a file's path)") }
         switch first {
+        case "--help", "-h", "-help":
+            StandardStream.output.write(helpText)
+            Environment.exit(0)
         case "-g", "-globalDomain", "NSGlobalDomain", "Apple Global Domain", "kCFPreferencesAnyApplication":
             return DomainArgument(kind: .named(PreferencesLayout.globalDomainName), displayName: "Apple Global Domain")
         case "-app":
-            guard let name = args.popFirst() else { Messages.usage() }
+            guard let name = args.popFirst() else { Messages.usage("-app needs an application's name") }
             guard let id = ApplicationLookup.identifier(for: name) else {
                 Messages.fail("Couldn't find an application named \"\(name)\"; defaults unchanged")
             }
             return DomainArgument(kind: .named(id), displayName: id)
+        case _ where first.hasPrefix("-"):
+            Messages.usage("unknown option \"\(first)\" where \(verb) expects a domain" + Messages.suggesting(first, among: ["-g", "-globalDomain", "-app"]))
         default:
             if first.hasPrefix("/") || first.hasPrefix("./") || first.hasPrefix("../") || first.hasPrefix("~/") {
                 var path = first.hasPrefix("~/") ? (homeDirectory() + first.dropFirst(1)) : first

@@ -266,7 +266,10 @@ struct Tool {
 
     func importDomain(_ d: DomainArgument, from path: String) {
         let bytes: [UInt8]
-        do { bytes = try FileIO.read(path) } catch { Messages.fail("\nCould not read data from \(path)") }
+        do { bytes = try FileIO.read(path) } catch {
+            // macOS says only "Could not read data from PATH"; the reason is added.
+            Messages.fail("\nCould not read data from \(path): \((error as? FileError)?.reason.lowercased() ?? "\(error)")")
+        }
         let value: PropertyList
         do { value = try PropertyList(decoding: bytes) } catch {
             Messages.fail("\nCould not parse property list from \(path) due to \(error)")

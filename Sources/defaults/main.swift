@@ -16,6 +16,20 @@ if args.first == "--version" || args.first == "-version" {
     StandardStream.output.print("defaults (OpenDefaults) \(OpenDefaultsVersion.string)")
     Environment.exit(0)
 }
+if args.first == "--help" || args.first == "-h" || args.first == "-help" {
+    StandardStream.output.write(helpText)
+    Environment.exit(0)
+}
+
+/// The verbs, as the help spells them (matched without regard to case).
+let verbs = ["read", "read-type", "write", "rename", "delete", "remove", "import", "export", "domains", "find", "watch",
+             "completion", "help", "printHostIdentifier"]
+/// Says what is left over after a complete command.
+@MainActor func noMore(_ verb: String) {
+    guard let extra = args.first else { return }
+    let hint = extra.hasPrefix("-") ? " (options go before the verb: defaults [-currentHost | -host NAME] [--format=FORMAT] VERB …)" : ""
+    Messages.usage("unexpected argument \"\(extra)\" after \(verb)'s arguments" + hint)
+}
 
 // Options before the verb.
 while let first = args.first, first.hasPrefix("-") {
@@ -25,85 +39,94 @@ while let first = args.first, first.hasPrefix("-") {
         options.host = .current
     case "-host":
         args.removeFirst()
-        guard let name = args.popFirst() else { Messages.usage() }
+        guard let name = args.popFirst() else { Messages.usage("-host needs a host name") }
         options.host = .named(name)
     case "--full-data": args.removeFirst(); options.fullData = true
     case "--utf8": args.removeFirst(); options.utf8 = true
     case "--key-path": args.removeFirst(); options.keyPaths = true
     case _ where first.hasPrefix("--format="):
         args.removeFirst()
-        guard let format = Options.Format(rawValue: String(first.dropFirst(9))) else { Messages.usage() }
+        let name = String(first.dropFirst(9))
+        guard let format = Options.Format(rawValue: name) else { Messages.usage("--format expects plain, xml or json, got \"\(name)\"") }
         options.format = format
     default:
-        Messages.usage()
+        Messages.usage("unknown option \"\(first)\"" + Messages.suggesting(first, among: ["-currentHost", "-host", "--full-data", "--utf8", "--key-path", "--format=", "--help", "--version"]))
     }
 }
 
-guard let verb = args.popFirst() else { Messages.usage() }
+guard let verb = args.popFirst() else { Messages.usage("a verb is needed: " + verbs.joined(separator: ", ")) }
 let tool = Tool(options: options)
 
 switch verb.lowercased() {
 case "read":
     if args.isEmpty { tool.readAll() }
-    guard let domain = DomainArgument.parse(&args) else { Messages.usage() }
+    let domain = DomainArgument.parse(&args, verb: "read")
     if let key = args.popFirst() {
-        guard args.isEmpty else { Messages.usage() }
+        noMore("read")
         tool.read(domain, key: key)
     } else {
         tool.read(domain)
     }
 case "read-type":
-    guard let domain = DomainArgument.parse(&args), let key = args.popFirst(), args.isEmpty else { Messages.usage() }
+    let domain = DomainArgument.parse(&args, verb: "read-type")
+    guard let key = args.popFirst() else { Messages.usage("read-type needs a key after the domain") }
+    noMore("read-type")
     tool.readType(domain, key: key)
 case "write":
-    guard let domain = DomainArgument.parse(&args), let first = args.popFirst() else { Messages.usage() }
+    let domain = DomainArgument.parse(&args, verb: "write")
+    guard let first = args.popFirst() else { Messages.usage("write needs a key and a value, or a whole domain as a property list, after the domain") }
     if args.isEmpty {
         tool.writeDomain(domain, representation: first)
     } else {
         let value: WriteValue
         do { value = try WriteValue.parse(&args) } catch {
             switch error {
-            case .usage: Messages.usage()
+            case .usage(let problem): Messages.usage(problem)
             case .message(let text): Messages.fail(text)
             }
         }
         tool.write(domain, key: first, value: value)
     }
 case "rename":
-    guard let domain = DomainArgument.parse(&args), let old = args.popFirst(), let new = args.popFirst(), args.isEmpty else {
-        Messages.usage()
-    }
+    let domain = DomainArgument.parse(&args, verb: "rename")
+    guard let old = args.popFirst(), let new = args.popFirst() else { Messages.usage("rename needs the old key and the new key after the domain") }
+    noMore("rename")
     tool.rename(domain, from: old, to: new)
 case "delete", "remove":
-    guard let domain = DomainArgument.parse(&args) else { Messages.usage() }
+    let domain = DomainArgument.parse(&args, verb: verb.lowercased())
     if let key = args.popFirst() {
-        guard args.isEmpty else { Messages.usage() }
+        noMore(verb.lowercased())
         tool.delete(domain, key: key)
     } else {
         tool.delete(domain)
     }
 case "import":
-    guard let domain = DomainArgument.parse(&args) else { Messages.usage() }
+    let domain = DomainArgument.parse(&args, verb: "import")
     guard let path = args.popFirst() else { Messages.fail("\nNeed a path to read from") }
+    noMore("import")
     tool.importDomain(domain, from: path)
 case "export":
-    guard let domain = DomainArgument.parse(&args) else { Messages.usage() }
+    let domain = DomainArgument.parse(&args, verb: "export")
     guard let path = args.popFirst() else { Messages.fail("\nNeed a path to write to") }
+    noMore("export")
     tool.exportDomain(domain, to: path)
 case "domains":
     tool.domains()
 case "find":
-    guard let word = args.popFirst(), args.isEmpty else { Messages.usage() }
+    guard let word = args.popFirst() else { Messages.usage("find needs a word to look for") }
+    noMore("find")
     tool.find(word)
 case "watch":
-    guard let domain = DomainArgument.parse(&args) else { Messages.usage() }
-    tool.watch(domain, key: args.popFirst())
+    let domain = DomainArgument.parse(&args, verb: "watch")
+    let key = args.popFirst()
+    noMore("watch")
+    tool.watch(domain, key: key)
 case "completion":
-    guard let shell = args.popFirst() else { Messages.usage() }
+    guard let shell = args.popFirst() else { Messages.usage("completion needs a shell: bash, zsh or fish") }
     tool.completion(shell)
 case "__keys":
-    guard let domain = DomainArgument.parse(&args) else { Environment.exit(0) }
-    tool.listKeys(domain)
+    guard !args.isEmpty else { Environment.exit(0) }
+    tool.listKeys(DomainArgument.parse(&args, verb: "__keys"))
 case "help":
     if args.first == "--extensions" { StandardStream.output.write(extensionsHelpText) } else { StandardStream.output.write(helpText) }
     Environment.exit(0)
@@ -111,6 +134,6 @@ case "printhostidentifier":
     StandardStream.output.print("Current host identifier: \(DomainStore.shared.layout.hostIdentifier)")
     Environment.exit(0)
 default:
-    Messages.usage()
+    Messages.usage("unknown verb \"\(verb)\"" + Messages.suggesting(verb, among: verbs))
 }
 Environment.exit(0)

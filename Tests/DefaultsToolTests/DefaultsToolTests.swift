@@ -190,18 +190,71 @@ struct DefaultsToolTests {
         #expect(r.status == 1)
     }
 
-    @Test("usage errors print the help on standard output and exit 255; help exits 0")
+    @Test("usage errors name what was wrong in one line, then the help, on standard error, and exit 255; help exits 0")
     func usage() throws {
         let t = try ToolSandbox()
-        for args in [[], ["frobnicate"], ["read-type", "com.x"], ["write", "com.x", "k", "-bool", "maybe"], ["write", "com.x", "k", "-data", "xyz"], ["-host"]] {
+        let cases: [([String], String)] = [
+            ([], "a verb is needed: read, read-type, write, rename, delete, remove, import, export, domains, find, watch, completion, help, printHostIdentifier"),
+            (["frobnicate"], "unknown verb \"frobnicate\""),
+            (["wrte", "com.x", "k", "1"], "unknown verb \"wrte\" (did you mean \"write\"?)"),
+            (["-currenthost", "read", "com.x"], "unknown option \"-currenthost\" (did you mean \"-currentHost\"?)"),
+            (["--format=yaml", "read", "com.x"], "--format expects plain, xml or json, got \"yaml\""),
+            (["export", "com.x", "out", "--format=yaml"],
+             "unexpected argument \"--format=yaml\" after export's arguments (options go before the verb: defaults [-currentHost | -host NAME] [--format=FORMAT] VERB …)"),
+            (["read-type", "com.x"], "read-type needs a key after the domain"),
+            (["write", "com.x", "k", "-bool", "maybe"], "-bool expects YES/NO/true/false/1/0, got \"maybe\""),
+            (["write", "com.x", "k", "-date", "notadate"], "-date expects a date such as 2024-01-02T03:04:05Z, got \"notadate\""),
+            (["write", "com.x", "k", "-data", "xyz"], "-data expects hexadecimal digits, got \"xyz\""),
+            (["write", "com.x", "k", "-int"], "-int needs a value after it"),
+            (["watch"], "watch needs a domain (a name such as com.example.app, -g, -app Name, or a file's path)"),
+            (["read", "--nope"], "unknown option \"--nope\" where read expects a domain"),
+            (["-host"], "-host needs a host name"),
+        ]
+        for (args, problem) in cases {
             let r = try t.run(args)
             #expect(r.status == 255, "\(args)")
-            #expect(r.stdout.hasPrefix("Command line interface to a user's defaults."), "\(args)")
+            #expect(r.stdout.isEmpty, "\(args)")
+            #expect(r.stderr.hasPrefix("defaults: \(problem)\n\nCommand line interface to a user's defaults."), "\(args): \(r.stderr.prefix(200))")
         }
-        let help = try t.defaults("help")
-        #expect(help.status == 0)
-        #expect(help.stdout.contains("-array-add <value1> <value2> ..."))
-        #expect(try t.defaults("HELP").status == 0)  // verbs are case-insensitive
+        for args in [["help"], ["HELP"], ["--help"], ["-h"], ["watch", "--help"], ["read", "-h"]] {
+            let help = try t.run(args)
+            #expect(help.status == 0, "\(args)")  // verbs are case-insensitive; options are options
+            #expect(help.stdout.contains("-array-add <value1> <value2> ..."), "\(args)")
+        }
+    }
+
+    @Test("values are never guessed: a value that is not what its flag says is refused and nothing is written")
+    func valuesNotGuessed() throws {
+        let t = try ToolSandbox()
+        #expect(try t.defaults("write", "com.x", "kept", "-int", "1").status == 0)
+        let cases: [([String], String)] = [
+            (["-int", "five"], "-int expects an integer, got \"five\""),
+            (["-integer", "12abc"], "-integer expects an integer, got \"12abc\""),
+            (["-int", "99999999999999999999999"], "-int expects an integer from -9223372036854775808 to 9223372036854775807, got \"99999999999999999999999\""),
+            (["-float", "abc"], "-float expects a number such as 1.5 or -2e3, got \"abc\""),
+            (["-float", ""], "-float expects a number such as 1.5 or -2e3, got \"\""),
+        ]
+        for (value, problem) in cases {
+            let r = try t.run(["write", "com.x", "k"] + value)
+            #expect(r.status == 255 && r.stderr.hasPrefix("defaults: \(problem)\n"), "\(value): \(r.stderr.prefix(160))")
+            #expect(try t.defaults("read", "com.x", "k").status == 1, "\(value) wrote something")
+        }
+        // What is a number still is one.
+        #expect(try t.defaults("write", "com.x", "n", "-int", "-7").status == 0)
+        #expect(try t.defaults("read", "com.x", "n").stdout == "-7\n")
+        #expect(try t.defaults("write", "com.x", "b", "-bool", "1").status == 0)
+        #expect(try t.defaults("read-type", "com.x", "b").stdout == "Type is boolean\n")
+        #expect(try t.defaults("write", "com.x", "f", "-float", " 2.5 ").status == 0)
+        #expect(try t.defaults("read", "com.x", "f").stdout == "2.5\n")
+    }
+
+    @Test("import says why a file cannot be read")
+    func importReasons() throws {
+        let t = try ToolSandbox()
+        var r = try t.defaults("import", "com.x", "/nonexistent/missing.plist")
+        #expect(r.status == 1 && r.messages == "\nCould not read data from /nonexistent/missing.plist: no such file or directory\n", "\(r.messages)")
+        r = try t.defaults("import", "com.x", "/tmp")
+        #expect(r.status == 1 && r.messages == "\nCould not read data from /tmp: is a directory\n", "\(r.messages)")
     }
 
     @Test("write errors: unparseable literals, nested composites, extra arguments, odd dictionaries, non-arrays")
@@ -265,7 +318,7 @@ struct DefaultsToolTests {
         #expect(r.status == 1)
         #expect(r.messages.contains("was not a dictionary\nDefaults have not been changed."))
         r = try t.defaults("import", "com.ie", "/nonexistent")
-        #expect(r.messages == "\nCould not read data from /nonexistent\n")
+        #expect(r.messages == "\nCould not read data from /nonexistent: no such file or directory\n")
         r = try t.defaults("import", "com.ie", "-", input: "<plist><dict>")
         #expect(r.messages.hasPrefix("\nCould not parse property list from - due to"))
     }
