@@ -100,7 +100,9 @@ func value(at keyPath: String, in root: PropertyList) throws(Failure) -> Propert
         throw Failure(message: "no value at key path \(keyPath)")
     }
     if let expected = invocation.expect, typeName(v) != expected {
-        throw Failure(message: "value at key path \(keyPath) is a \(typeName(v)), expected \(expected)")
+        let name = typeName(v)
+        let article = "aeiou".contains(name.first ?? "x") ? "an" : "a"
+        throw Failure(message: "value at key path \(keyPath) is \(article) \(name), expected \(expected)")
     }
     return v
 }
