@@ -10,6 +10,13 @@ import Synchronization
 /// period has passed: after `grace`, at least `minimumRate` bytes per second
 /// since the grace ended, or the read ends with ``Failure/tooSlow(received:)``.
 ///
+/// The deadline is a timer on the connection's event loop
+/// (``CurrentConnection``): when the body falls behind, the timer closes the
+/// connection's input, which ends the read; the answer (408) can still be
+/// written. A body that arrives in time costs one timer, scheduled and
+/// cancelled. Without a current connection there is no deadline (the server's
+/// child channel sets one: ``CurrentConnectionChannel``).
+///
 /// ```swift
 /// switch await BodyReading.collect(request.body, upTo: 1 << 20) {
 /// case .success(let buffer): use(buffer)
@@ -31,46 +38,41 @@ package enum BodyReading {
     package static let defaultMinimumRate = 16 << 10
     /// The default grace period.
     package static let defaultGrace: Duration = .seconds(10)
+    /// How often the deadline is checked once the grace period is over.
+    static let checkInterval: TimeAmount = .milliseconds(200)
 
     final class Progress: Sendable {
         let bytes = Atomic<Int>(0)
+        let tooSlow = Atomic<Bool>(false)
     }
 
     /// The whole body, or why not.
     package static func collect(_ body: RequestBody, upTo limit: Int, minimumRate: Int = defaultMinimumRate,
                                 grace: Duration = defaultGrace) async -> Result<ByteBuffer, Failure> {
         let progress = Progress()
-        return await withTaskGroup(of: Result<ByteBuffer, Failure>?.self) { group in
-            group.addTask {
-                var buffer = ByteBuffer()
-                do {
-                    for try await var chunk in body {
-                        guard buffer.readableBytes + chunk.readableBytes <= limit else { return .failure(.tooLarge(limit: limit)) }
-                        buffer.writeBuffer(&chunk)
-                        progress.bytes.store(buffer.readableBytes, ordering: .relaxed)
-                    }
-                } catch {
-                    return .failure(.interrupted)
-                }
-                return .success(buffer)
+        let watchdog = CurrentConnection.channel.map { channel in
+            let start = NIODeadline.now()
+            let graceNanoseconds = grace.components.seconds * 1_000_000_000 + grace.components.attoseconds / 1_000_000_000
+            return channel.eventLoop.scheduleRepeatedTask(initialDelay: .nanoseconds(graceNanoseconds), delay: checkInterval) { task in
+                let late = Double((NIODeadline.now() - start).nanoseconds - graceNanoseconds) / 1e9
+                guard Double(progress.bytes.load(ordering: .relaxed)) < Double(minimumRate) * late else { return }
+                progress.tooSlow.store(true, ordering: .relaxed)
+                task.cancel()
+                channel.close(mode: .input, promise: nil)
             }
-            group.addTask {
-                let start = ContinuousClock.now
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(200))
-                    let late = start.duration(to: .now) - grace
-                    guard late > .zero else { continue }
-                    let owed = Double(minimumRate) * (Double(late.components.seconds) + Double(late.components.attoseconds) / 1e18)
-                    let received = progress.bytes.load(ordering: .relaxed)
-                    if Double(received) < owed { return .failure(.tooSlow(received: received)) }
-                }
-                return nil
-            }
-            defer { group.cancelAll() }
-            while let outcome = await group.next() {
-                if let outcome { return outcome }
-            }
-            return .failure(.interrupted)
         }
+        defer { watchdog?.cancel() }
+        var buffer = ByteBuffer()
+        do {
+            for try await var chunk in body {
+                guard buffer.readableBytes + chunk.readableBytes <= limit else { return .failure(.tooLarge(limit: limit)) }
+                buffer.writeBuffer(&chunk)
+                progress.bytes.store(buffer.readableBytes, ordering: .relaxed)
+            }
+        } catch {
+            return .failure(progress.tooSlow.load(ordering: .relaxed) ? .tooSlow(received: buffer.readableBytes) : .interrupted)
+        }
+        if progress.tooSlow.load(ordering: .relaxed) { return .failure(.tooSlow(received: buffer.readableBytes)) }
+        return .success(buffer)
     }
 }

@@ -268,7 +268,7 @@ struct Tool {
         let bytes: [UInt8]
         do { bytes = try FileIO.read(path) } catch {
             // macOS says only "Could not read data from PATH"; the reason is added.
-            Messages.fail("\nCould not read data from \(path): \((error as? FileError)?.reason.lowercased() ?? "\(error)")")
+            Messages.fail("\nCould not read data from \(path): \(error.reason.lowercased())")
         }
         let value: PropertyList
         do { value = try PropertyList(decoding: bytes) } catch {

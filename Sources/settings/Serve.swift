@@ -108,9 +108,12 @@ struct Serve: AsyncParsableCommand {
         let host = hostname
         let app = Application(
             responder: responder,
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [governor.handler()],
-                idleTimeout: .seconds(Int64(idleTimeout)))),
+            // The connection known to its task: a form's deadline is a timer on it (BodyReading).
+            server: HTTPServerBuilder { responder in
+                CurrentConnectionChannel(base: HTTP1Channel(responder: responder, configuration: .init(
+                    additionalChannelHandlers: [governor.handler()],
+                    idleTimeout: .seconds(Int64(idleTimeout)))))
+            },
             configuration: .init(address: .hostname(host, port: port), serverName: "settings"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0

@@ -1,4 +1,3 @@
-import HTTPGuards
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -11,8 +10,7 @@ import NIOCore
 /// for each database answer, and again to be written. With the task
 /// preferring the connection's event loop (``EventLoopTaskExecutor``), the
 /// read, the handler and the write stay on one thread; only the database's
-/// answers may come from another loop. The task knows its connection
-/// (``CurrentConnection``), so the responder can trust or close it.
+/// answers may come from another loop.
 struct EventLoopBoundChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
@@ -24,9 +22,7 @@ struct EventLoopBoundChannel<Base: ServerChildChannel>: ServerChildChannel {
 
     func handle(value: Value, logger: Logger) async {
         await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
-            await CurrentConnection.$channel.withValue(value.channel) {
-                await base.handle(value: value, logger: logger)
-            }
+            await base.handle(value: value, logger: logger)
         }
     }
 }

@@ -54,11 +54,11 @@ package struct UbiquityHTTPServer: Sendable {
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
             let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             builder = HTTPServerBuilder { responder in
-                EventLoopBoundChannel(base: try TLSChannel(HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: configuration))
+                EventLoopBoundChannel(base: CurrentConnectionChannel(base: try TLSChannel(HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: configuration)))
             }
         } else {
             builder = HTTPServerBuilder { responder in
-                EventLoopBoundChannel(base: HTTP1Channel(responder: responder, configuration: http1))
+                EventLoopBoundChannel(base: CurrentConnectionChannel(base: HTTP1Channel(responder: responder, configuration: http1)))
             }
         }
         let app = Application(
