@@ -348,7 +348,9 @@ struct Tool {
     // MARK: completion
 
     func completion(_ shell: String) {
-        let verbs = "read read-type write rename delete import export domains find watch help"
+        let verbs = "read read-type write rename delete remove import export domains find watch completion help printHostIdentifier"
+        let options = "-currentHost -host --full-data --utf8 --key-path --format=plain --format=xml --format=json"
+        let flags = "-string -data -int -integer -float -bool -boolean -date -array -array-add -array-add-unique -array-remove -dict -dict-add"
         switch shell {
         case "bash":
             StandardStream.output.write("""
@@ -356,10 +358,12 @@ struct Tool {
                     local cur=${COMP_WORDS[COMP_CWORD]} i=1
                     while [[ ${COMP_WORDS[i]} == -currentHost || ${COMP_WORDS[i]} == --* ]]; do ((i++)); done
                     [[ ${COMP_WORDS[i]} == -host ]] && ((i+=2))
-                    local pos=$((COMP_CWORD - i))
-                    if ((pos == 0)); then COMPREPLY=($(compgen -W "\(verbs) -currentHost -host" -- "$cur"))
+                    local pos=$((COMP_CWORD - i)) verb=${COMP_WORDS[i],,}
+                    if ((pos == 0)); then COMPREPLY=($(compgen -W "\(verbs) \(options)" -- "$cur"))
+                    elif [[ $verb == completion ]]; then ((pos == 1)) && COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
                     elif ((pos == 1)); then COMPREPLY=($(compgen -W "$(defaults domains 2>/dev/null | sed 's/, /\\n/g') -g NSGlobalDomain -app" -- "$cur"))
                     elif ((pos == 2)); then COMPREPLY=($(compgen -W "$(defaults __keys "${COMP_WORDS[i+1]}" 2>/dev/null)" -- "$cur"))
+                    elif [[ $verb == write && ( $pos == 3 || $cur == -* ) ]]; then COMPREPLY=($(compgen -W "\(flags)" -- "$cur"))
                     fi
                 }
                 complete -F _defaults defaults
@@ -372,9 +376,11 @@ struct Tool {
                     local -a verbs domains keys
                     verbs=(\(verbs))
                     case $CURRENT in
-                        2) compadd -- $verbs -currentHost -host ;;
-                        3) domains=(${(s:, :)"$(defaults domains 2>/dev/null)"}); compadd -- $domains -g NSGlobalDomain -app ;;
+                        2) compadd -- $verbs \(options) ;;
+                        3) if [[ ${words[2]:l} == completion ]]; then compadd -- bash zsh fish
+                           else domains=(${(s:, :)"$(defaults domains 2>/dev/null)"}); compadd -- $domains -g NSGlobalDomain -app; fi ;;
                         4) keys=(${(f)"$(defaults __keys $words[3] 2>/dev/null)"}); compadd -- $keys ;;
+                        *) [[ ${words[2]:l} == write ]] && compadd -- \(flags) ;;
                     esac
                 }
                 compdef _defaults defaults
@@ -383,9 +389,11 @@ struct Tool {
         case "fish":
             StandardStream.output.write("""
                 complete -c defaults -f
-                complete -c defaults -n '__fish_is_nth_token 1' -a '\(verbs) -currentHost -host'
-                complete -c defaults -n '__fish_is_nth_token 2' -a '(defaults domains 2>/dev/null | string split ", ") -g NSGlobalDomain -app'
+                complete -c defaults -n '__fish_is_nth_token 1' -a '\(verbs) \(options)'
+                complete -c defaults -n '__fish_is_nth_token 2; and __fish_seen_subcommand_from completion' -a 'bash zsh fish'
+                complete -c defaults -n '__fish_is_nth_token 2; and not __fish_seen_subcommand_from completion' -a '(defaults domains 2>/dev/null | string split ", ") -g NSGlobalDomain -app'
                 complete -c defaults -n '__fish_is_nth_token 3' -a '(defaults __keys (commandline -opc)[3] 2>/dev/null)'
+                complete -c defaults -n 'not __fish_is_nth_token 1; and not __fish_is_nth_token 2; and not __fish_is_nth_token 3; and __fish_seen_subcommand_from write' -a '\(flags)'
 
                 """)
         default:

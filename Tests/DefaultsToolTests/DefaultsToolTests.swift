@@ -454,6 +454,31 @@ struct DefaultsExtensionTests {
         try t.defaults("write", "com.c", "Alpha", "1")
         try t.defaults("write", "com.c", "Beta", "1")
         #expect(try t.defaults("__keys", "com.c").stdout == "Alpha\nBeta\n")
+        // What bash offers (the script run by bash itself, with the tool on PATH).
+        let script = t.root.appendingPathComponent("defaults.bash")
+        try Data(try t.defaults("completion", "bash").stdout.utf8).write(to: script)
+        func offered(_ words: [String]) throws -> [String] {
+            let line = words.map { "'\($0)'" }.joined(separator: " ")
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/bash")
+            p.arguments = ["-c", "source '\(script.path)'; COMP_WORDS=(\(line)); COMP_CWORD=\(words.count - 1); _defaults; printf '%s\\n' \"${COMPREPLY[@]}\""]
+            var env = t.environment
+            env["PATH"] = ToolSandbox.products.path + ":/usr/bin:/bin"
+            p.environment = env
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        #expect(try offered(["defaults", "write", "com.c", "k", "-"]) == ["-string", "-data", "-int", "-integer", "-float", "-bool", "-boolean",
+                                                                    "-date", "-array", "-array-add", "-array-add-unique", "-array-remove", "-dict", "-dict-add"])
+        #expect(try offered(["defaults", "write", "com.c", "k", "-array", "a", "-d"]) == ["-data", "-date", "-dict", "-dict-add"])
+        let verbs = try offered(["defaults", ""])
+        for verb in ["completion", "printHostIdentifier", "read-type", "remove", "-currentHost", "--format=xml"] { #expect(verbs.contains(verb), "\(verbs)") }
+        #expect(try offered(["defaults", "completion", ""]) == ["bash", "zsh", "fish"])
+        #expect(try offered(["defaults", "read", "com.c", "B"]) == ["Beta"])
     }
 
     @Test("an application observing a key is told about defaults write at once")
