@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "OpenDefaultsUbiquityHTTP",
             dependencies: [
-                "OpenDefaultsUbiquity", "PropertyList",
+                "OpenDefaultsUbiquity", "PropertyList", "PlatformIO",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),

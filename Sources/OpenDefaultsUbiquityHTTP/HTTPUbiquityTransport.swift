@@ -8,6 +8,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOSSL
 import OpenDefaultsUbiquity
+import PlatformIO
 
 /// The sync protocol over HTTP (AsyncHTTPClient): what connects a
 /// ``UbiquitousKeyValueStore`` to a `ubiquity serve` server.
@@ -86,7 +87,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         let response: HTTPClientResponse
         // The timeout bounds the wait for the answer's head; the body is bounded by the read timeout.
         do { response = try await client.execute(request, timeout: Self.requestTimeout) } catch {
-            throw .unreachable("\(base): \(error)")
+            throw .unreachable("\(base): \(Self.reason(error))")
         }
         let status = Int(response.status.code)
         guard status == 200 else {
@@ -110,7 +111,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         } catch let error as UbiquityError {
             throw error
         } catch {
-            throw .unreachable("\(base): \(error)")
+            throw .unreachable("\(base): \(Self.reason(error))")
         }
     }
 
@@ -130,7 +131,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
             status = Int(response.status.code)
             bytes = try await response.body.collect(upTo: 8 << 20)
         } catch {
-            throw .unreachable("\(base): \(error)")
+            throw .unreachable("\(base): \(Self.reason(error))")
         }
         let data = Data(buffer: bytes)
         switch status {
@@ -148,6 +149,31 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         status == 401 || status == 403
             ? .unauthorized("\(base) answered \(status): \(Self.message(body))")
             : .unreachable("\(base) answered \(status): \(Self.message(body))")
+    }
+
+    /// A connection's failure as a person reads it: "connection refused", not
+    /// the networking library's type and errno number.
+    static func reason(_ error: any Error) -> String {
+        if let e = error as? IOError {
+            return FileError.text(errno: e.errnoCode)
+        }
+        if let e = error as? HTTPClientError {
+            switch e {
+            case .connectTimeout: return "no connection within the time allowed"
+            case .readTimeout, .deadlineExceeded: return "no answer within the time allowed"
+            case .remoteConnectionClosed: return "the server closed the connection"
+            case .cancelled: return "the request was cancelled"
+            default: return "\(e)"
+            }
+        }
+        if let e = error as? NIOSSLError { return "TLS failed (\(e))" }
+        let text = "\(error)"
+        // Errors that carry an errno name it this way (NIO's connection errors).
+        if let range = text.range(of: "(errno: "), let end = text[range.upperBound...].firstIndex(of: ")"),
+           let code = Int32(text[range.upperBound..<end]) {
+            return FileError.text(errno: code)
+        }
+        return text
     }
 
     static func message(_ data: Data) -> String {

@@ -29,6 +29,14 @@ package struct FileError: Error, CustomStringConvertible, Sendable {
     }
 
     package var description: String { "\(path): \(reason)" }
+
+    /// `EADDRINUSE`: a listening address another socket holds.
+    package static let addressInUse: Int32 = EADDRINUSE
+
+    /// The system's text for `errno` value `code`, in lower case ("connection refused").
+    package static func text(errno code: Int32) -> String {
+        String(cString: strerror(code)).lowercased()
+    }
 }
 
 /// Whole-file reads and writes over POSIX calls (no Foundation, so tools start fast).

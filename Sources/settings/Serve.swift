@@ -129,7 +129,15 @@ struct Serve: AsyncParsableCommand {
                 }
             }
         )
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == FileError.addressInUse {
+            StandardStream.error.write("settings: cannot listen on \(listening):\(port): the address is in use (try --port)\n")
+            throw ExitCode(1)
+        } catch let error as IOError {
+            StandardStream.error.write("settings: cannot listen on \(listening):\(port): \(FileError.text(errno: error.errnoCode))\n")
+            throw ExitCode(1)
+        }
     }
 
     /// Raises the soft limit of open files so that the connection cap, not

@@ -44,34 +44,50 @@ struct StoreOption: ParsableArguments {
     var store: String
 }
 
-/// Brings the local copy up to date when the server answers within two seconds (reads stay local otherwise).
+/// Brings the local copy up to date when the server answers within two seconds;
+/// reads stay local otherwise, and standard error says why.
 func refresh(_ store: UbiquitousKeyValueStore) async {
-    guard UbiquityAccount.current() != nil else { return }
+    guard let account = UbiquityAccount.current() else {
+        StandardStream.error.write("ubiquity: not logged in (`ubiquity login <server-URL>`): this machine's copy only\n")
+        return
+    }
     do {
-        _ = try await within(.seconds(2)) { try await store.synchronizeWithServer() }
+        if try await within(.seconds(2), { try await store.synchronizeWithServer() }) == nil {
+            StandardStream.error.write("ubiquity: \(TerminalText.safe(account.server)) did not answer within 2 seconds: this machine's copy\n")
+        }
     } catch let error as UbiquityError {
-        if case .unauthorized = error { StandardStream.error.write("ubiquity: \(error)\n") }
+        StandardStream.error.write("ubiquity: \(TerminalText.safe("\(error)")): this machine's copy\n")
     } catch {}
 }
 
 /// Uploads what a command wrote: exit 0 when uploaded or kept for later, 1 when refused.
+/// A server slow to answer is said at once (the write is kept), not after the wait.
 func upload(_ store: UbiquitousKeyValueStore) async throws {
     _ = store.synchronize()
     guard let account = UbiquityAccount.current() else {
-        StandardStream.error.write("ubiquity: not logged in: the write is kept on this machine (log in with `ubiquity login <server-URL> <token>`)\n")
+        StandardStream.error.write("ubiquity: not logged in: the write is kept on this machine (log in with `ubiquity login <server-URL>`)\n")
         return
     }
+    let server = TerminalText.safe(account.server)
+    let attempt = Task { try await store.synchronizeWithServer() }
+    let notice = Task {
+        try await Task.sleep(for: .milliseconds(300))
+        StandardStream.error.write("ubiquity: waiting for \(server): the write is kept on this machine meanwhile\n")
+    }
+    defer { notice.cancel() }
     do {
-        let done: Void? = try await within(.seconds(10)) { try await store.synchronizeWithServer() }
+        let done: Void? = try await within(.seconds(10)) { try await attempt.value }
         if done == nil {
-            StandardStream.error.write("ubiquity: \(account.server) did not answer in time: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
+            attempt.cancel()
+            StandardStream.error.write("ubiquity: \(server) did not answer in time: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
         }
     } catch let error as UbiquityError {
+        notice.cancel()
         switch error {
         case .refusedByServer: throw fail("\(error)")
         case .unauthorized: throw fail("\(error); the write is kept on this machine")
         default:
-            StandardStream.error.write("ubiquity: \(error)\nubiquity: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
+            StandardStream.error.write("ubiquity: \(TerminalText.safe("\(error)"))\nubiquity: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
         }
     }
     _ = store.synchronize()
@@ -181,7 +197,7 @@ struct Get: AsyncParsableCommand {
         let store = try openStore(options.store)
         await refresh(store)
         guard let value = store.propertyList(forKey: key) else {
-            throw fail("the key \"\(key)\" does not exist in store \(options.store)")
+            throw fail("the key \"\(TerminalText.safe(key))\" does not exist in store \(options.store)")
         }
         show(value)
     }
@@ -260,9 +276,26 @@ struct Watch: AsyncParsableCommand {
     @OptionGroup var options: StoreOption
 
     func run() async throws {
+        guard let account = UbiquityAccount.current() else {
+            throw fail("not logged in: there is no server to watch (`ubiquity login <server-URL>`)")
+        }
         let store = try openStore(options.store)
         let changes = store.externalChanges()
         store.startWatching()
+        // Losing and regaining the server is said on standard error (the changes stay on standard output).
+        let server = TerminalText.safe(account.server)
+        let reachability = Task {
+            var known: Bool? = nil
+            while !Task.isCancelled {
+                if let now = store.serverReachable, now != known {
+                    if now == false { StandardStream.error.write("ubiquity: lost \(server); retrying (changes made meanwhile arrive when it is back)\n") }
+                    else if known == false { StandardStream.error.write("ubiquity: \(server) is back\n") }
+                    known = now
+                }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        defer { reachability.cancel() }
         for await change in changes {
             StandardStream.output.write(TerminalText.safe(change.description) + "\n")
         }

@@ -63,4 +63,26 @@ struct SettingsToolTests {
         let bad = try settings(["install", Self.example, "--domain", "not/a domain"], environment: ["XDG_DATA_HOME": dir.path])
         #expect(bad.status == 1 && bad.err.contains("not a valid application domain name"))
     }
+
+    @Test("serve on a port in use says so in words, exit 1; a usage error exits 64, as the man page says")
+    func busyPortAndUsage() throws {
+        // A port held by a listening socket of this process.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        #expect(bound == 0 && listen(fd, 1) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let r = try settings(["serve", "--port", String(port), "--bundle", Self.example, "--domain", "com.example.AppSettings"])
+        #expect(r.status == 1)
+        #expect(r.err == "settings: cannot listen on 127.0.0.1:\(port): the address is in use (try --port)\n", "\(r.err)")
+        let usage = try settings(["serve", "--bogus"])
+        #expect(usage.status == 64 && usage.err.hasPrefix("Error: Unknown option '--bogus'"), "\(usage.err)")
+        let page = try String(contentsOf: repositoryRoot.appendingPathComponent("Packaging/man/settings.1"), encoding: .utf8)
+        #expect(page.contains("A usage error (an unknown option, a missing or invalid argument) exits 64"))
+    }
 }

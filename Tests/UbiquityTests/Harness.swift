@@ -250,17 +250,25 @@ final class Machine: @unchecked Sendable {
 final class Watcher: @unchecked Sendable {
     let process = Process()
     let output: URL
+    let errors: URL
 
     init(machine: Machine, store: String) throws {
         output = machine.home.url.appendingPathComponent("watch-\(UUID().uuidString.prefix(6)).out")
+        errors = output.deletingPathExtension().appendingPathExtension("err")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = products.appendingPathComponent("ubiquity")
         process.arguments = ["watch", "--store", store]
         process.environment = machine.environment
         process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: errors)
         process.standardInput = FileHandle.nullDevice
         try process.run()
+    }
+
+    /// What it printed on standard error, by line.
+    var errorLines: [String] {
+        ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
     var lines: [String] {

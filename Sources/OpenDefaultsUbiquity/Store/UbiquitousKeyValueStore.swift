@@ -234,6 +234,9 @@ public final class UbiquitousKeyValueStore: Sendable {
     var replica: LocalReplica { session.replica }
     var engine: SyncEngine? { session.engine }
 
+    /// Whether the last exchange with the server succeeded (nil: none yet, or no account).
+    package var serverReachable: Bool? { engine?.isReachable }
+
     // MARK: Reading
 
     /// The value of `key`, or nil.
