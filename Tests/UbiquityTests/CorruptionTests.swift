@@ -56,8 +56,9 @@ struct CorruptionTests {
         }
         print("damaged pages: \(statuses)")
         #expect(statuses.contains(503), "the damage was never noticed: \(statuses)")
-        // One line logged at once (the next ones within the second are counted into a later line).
-        #expect(logged.all.count == 1 && logged.all[0].hasPrefix("the database is damaged"), "\(logged.all)")
+        // Logged (at most a line a second: the reads after the first within that second are counted, not printed).
+        #expect(!logged.all.isEmpty && logged.all.count <= statuses.filter { $0 == 503 }.count, "\(logged.all)")
+        #expect(logged.all.allSatisfy { $0.hasPrefix("the database is damaged") }, "\(logged.all)")
         try? await backend.close()
     }
 }

@@ -14,7 +14,7 @@ HostileInputTests. Prints one JSON object with what was observed.
       time, and how many of the idle connections the server closed.
   body_attacks.py PORT PID TOKEN combined BOMB
       All at once for 5 s: 400 idle connections, 300 unauthenticated 1 MB
-      bodies, 4 threads committing the expanding value in file BOMB again and
+      bodies, 2 threads committing the expanding value in file BOMB again and
       again; the server's peak resident memory (sampled every 20 ms) and 20
       normal requests' statuses and times.
 """
@@ -122,7 +122,7 @@ if mode == "combined":
                 s.close()
             except OSError:
                 bomb_statuses.append(-1)
-    threads = [threading.Thread(target=sample)] + [threading.Thread(target=bombs) for _ in range(4)]
+    threads = [threading.Thread(target=sample)] + [threading.Thread(target=bombs) for _ in range(2)]
     for t in threads:
         t.start()
     idle = []
