@@ -1,8 +1,12 @@
 import Foundation
 import Testing
 
-/// Runs `Scripts/body_attacks.py` against `server`; the JSON it printed.
-func bodyAttack(_ server: SyncServer, token: String, _ args: [String]) throws -> [String: Double] {
+/// Runs `Scripts/body_attacks.py` against `server` (off the cooperative pool: it takes seconds); the JSON it printed.
+func bodyAttack(_ server: SyncServer, token: String, _ args: [String]) async throws -> [String: Double] {
+    try await offThePool { try bodyAttackBlocking(server, token: token, args) }
+}
+
+func bodyAttackBlocking(_ server: SyncServer, token: String, _ args: [String]) throws -> [String: Double] {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/body_attacks.py").path
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -26,7 +30,7 @@ struct BodyAttackTests {
     func unauthenticatedBodies(backend: Backend) async throws {
         let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
-        let r = try bodyAttack(server, token: token, ["unauthenticated", "300", String(1 << 20)])
+        let r = try await bodyAttack(server, token: token, ["unauthenticated", "300", String(1 << 20)])
         print("unauthenticated bodies (\(backend)): \(r)")
         #expect(r["answered401"] == 300, "\(r)")
         #expect(r["closed"] == 300, "\(r)")
@@ -40,7 +44,7 @@ struct BodyAttackTests {
     func slowBody(backend: Backend) async throws {
         let server = try SyncServer(backend, extraArguments: ["--body-timeout", "2", "--body-rate", "100"])
         let token = try server.addAccount("alice")
-        let r = try bodyAttack(server, token: token, ["slow", "20"])
+        let r = try await bodyAttack(server, token: token, ["slow", "20"])
         // Before: the idle timeout restarted with every byte; no answer in 20 s.
         #expect(r["status"] == 408, "\(r)")
         #expect((r["seconds"] ?? 99) < 10, "\(r)")
@@ -50,7 +54,7 @@ struct BodyAttackTests {
     func descriptorFlood() async throws {
         let server = try SyncServer(.sqlite, launcher: ["/usr/bin/prlimit", "--nofile=256:256"])
         let token = try server.addAccount("alice")
-        let r = try bodyAttack(server, token: token, ["idle", "400"])
+        let r = try await bodyAttack(server, token: token, ["idle", "400"])
         print("descriptor flood: \(r)")
         // Before: the 1,024-descriptor server ran out of descriptors; the client timed out.
         #expect(r["normal"] == 200, "\(r)")
@@ -65,7 +69,7 @@ extension BodyAttackTests {
         let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let bomb = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/bomb-30.bplist").path
-        let r = try bodyAttack(server, token: token, ["combined", bomb])
+        let r = try await bodyAttack(server, token: token, ["combined", bomb])
         print("everything at once (\(backend)): \(r)")
         #expect((r["peak_rss_mb"] ?? 1e9) < 512, "\(r)")
         #expect(r["normal_ok"] == r["normals"], "\(r)")

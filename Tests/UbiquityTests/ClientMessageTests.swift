@@ -49,15 +49,15 @@ struct ClientMessageTests {
         #expect(watch.errorLines.isEmpty, "\(watch.errorLines)")
         server.stop()
         #expect(await settle { watch.errorLines.contains { $0.hasPrefix("ubiquity: lost http://127.0.0.1:\(server.port); retrying") } }, "\(watch.errorLines)")
-        let set = try m.run("set", "--store", Self.store, "k", "v")
+        let set = try await offThePool { try m.run("set", "--store", Self.store, "k", "v") }
         #expect(set.status == 0)
         let lines = set.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first == "ubiquity: waiting for http://127.0.0.1:\(server.port): the write is kept on this machine meanwhile", "\(set.stderr)")
         #expect(lines.last == "ubiquity: the write is kept on this machine and uploaded by the next `ubiquity sync`", "\(set.stderr)")
         #expect(!set.stderr.contains("errno") && !set.stderr.contains("Error"), "\(set.stderr)")
-        try server.restart()
+        try await offThePool { try server.restart() }
         #expect(await settle { watch.errorLines.contains("ubiquity: http://127.0.0.1:\(server.port) is back") }, "\(watch.errorLines)")
-        #expect(try m.run("sync", "--store", Self.store).status == 0)
+        #expect(try await offThePool { try m.run("sync", "--store", Self.store) }.status == 0)
     }
 
     @Test("--help's example survives an 80-column terminal: every command whole on its line")
