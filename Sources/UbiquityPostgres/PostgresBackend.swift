@@ -364,9 +364,15 @@ package final class PostgresBackend: UbiquityBackend {
         throw BackendError(status: 404, "no account named \"\(name)\"")
     }
 
+    /// Moves the token generation and tells every server at once (delivered when the transaction commits).
     static func bumpTokenGeneration(_ db: PostgresConnection, logger: Logger) async throws {
         try await db.query("UPDATE ubiquity_settings SET value = value + 1 WHERE name = 'token_generation'", logger: logger)
+        try await db.query("SELECT pg_notify(\(channel), 'tokens')", logger: logger)
     }
+
+    /// Token changes arrive as notifications; the generation is read every 5 s only in case one was lost
+    /// (reading it every 250 ms from every server cost the database a connection's work each time).
+    package var tokenCheckInterval: Duration { .seconds(5) }
 
     package func addToken(account name: String, tokenName: String, tokenHash: [UInt8]) async throws {
         try await transaction { db, logger in
@@ -618,6 +624,7 @@ package final class PostgresBackend: UbiquityBackend {
 
     /// A notification's payload read as a hint; anything unexpected wakes every store.
     static func wakeup(_ payload: String) -> Wakeup {
+        if payload == "tokens" { return .tokens }
         let parts = payload.split(separator: " ")
         guard parts.count == 3, let revision = Int64(parts[2]), revision > 0,
               UbiquitousKeyValueStore.isValidStoreIdentifier(String(parts[1]))

@@ -43,17 +43,20 @@ struct EventStreamTests {
         let store = "com.example.events"
         _ = try await commit(t, store, "before", base: 0, .string("first"))
         let received = Received()
+        let opened = ContinuousClock.now
         let follower = received.follow(t.events(store: store, after: 0))
         defer { follower.cancel() }
         #expect(await settle(30) { received.all.count == 1 }, "the first answer (no commit since) never came")
+        var timings = ["first answer \(ContinuousClock.now - opened)"]
         // The first answer is the catch-up: everything after revision 0.
         #expect(received.all.first?.revision == 1 && received.all.first?.entries.map(\.key) == ["before"])
         for i in 0..<5 {
             let r = try await commit(t, store, "k\(i)", base: 0, .integer(.init(Int64(i))))
             #expect(r.revision == Int64(i + 2))
+            timings.append("commit \(i) acknowledged at \(ContinuousClock.now - opened)")
         }
         #expect(await settle(30) { received.all.count == 6 },
-                "received \(received.revisions); the stream \(received.ended ? "ended" : "is open"), failure: \(String(describing: received.failure))")
+                "received \(received.revisions); the stream \(received.ended ? "ended" : "is open"), failure: \(String(describing: received.failure)); \(timings)")
         #expect(received.revisions == [1, 2, 3, 4, 5, 6])
         #expect(received.all.dropFirst().map { $0.entries.map(\.key) } == (0..<5).map { ["k\($0)"] })
         try #require(received.all.count > 3)

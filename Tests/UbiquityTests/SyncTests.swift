@@ -69,7 +69,7 @@ struct SyncTests {
         #expect(!watchA.lines.contains { $0.contains("theme") }, "A heard its own write: \(watchA.lines)")
         // And the other way: the API's write reaches both watches, not its own log.
         c.set("blue", forKey: "color")
-        #expect(await watchA.settleFor { $0 == "ServerChange color" }, "\(watchA.lines)")
+        #expect(await watchA.settleFor { $0 == "ServerChange color" }, "\(watchA.lines); its standard error: \(watchA.errorLines)")
         #expect(await watchB.settleFor { $0 == "ServerChange color" }, "\(watchB.lines)")
         await pause(0.2)
         #expect(!log.all.contains { $0.changedKeys.contains("color") }, "\(log.all)")

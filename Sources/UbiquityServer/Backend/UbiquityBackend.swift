@@ -53,6 +53,10 @@ package protocol UbiquityBackend: Sendable {
     func tokenGeneration() async throws -> Int64
     /// Notes that the token was used now (servers call it at most once a minute per token).
     func recordUse(tokenHash: [UInt8]) async throws
+    /// How often a server reads ``tokenGeneration()``: often where a read is a local file's
+    /// (SQLite), seldom where a token change is also a ``Wakeup/tokens`` notification
+    /// (PostgreSQL: then the read is only a safety net for a notification lost).
+    var tokenCheckInterval: Duration { get }
     /// Applies a commit to `store` of `account`.
     func commit(account: String, store: String, changes: [CheckedChange]) async throws -> CommitOutcome
     /// The entries of `store` changed after `after`.
@@ -69,6 +73,7 @@ package protocol UbiquityBackend: Sendable {
 
 extension UbiquityBackend {
     package func deliverWakeups(to handler: @escaping @Sendable (Wakeup) -> Void) {}
+    package var tokenCheckInterval: Duration { .milliseconds(250) }
 }
 
 /// A named token as `ubiquity account tokens` shows it (the token itself is
@@ -111,6 +116,8 @@ package enum Wakeup: Sendable, Hashable {
     case store(account: String, store: String, revision: Int64)
     /// Anything may have changed (the hint was unreadable, or notifications were lost).
     case everything
+    /// A token was revoked or rotated, or an account deleted: the token generation moved.
+    case tokens
 }
 
 /// An error of the backend, with the HTTP status it maps to.

@@ -116,6 +116,8 @@ package final class ChangeHub: Sendable {
     /// watcher of the store reads again, and what was known of it is forgotten.
     package func wake(_ wakeup: Wakeup) {
         switch wakeup {
+        case .tokens:
+            return   // the service's (``UbiquityService/checkTokenGeneration()``), not the stores'
         case .everything:
             known.withLock { k in
                 k.epoch &+= 1

@@ -83,9 +83,6 @@ package final class UbiquityService: Sendable {
         var generation: Int64? = nil
     }
 
-    /// How often the token generation is read: a revoked token is refused, and
-    /// its streams ended, within this (and a query's time) on every server.
-    package static let tokenCheckInterval: Duration = .milliseconds(250)
     /// A token's last use is written at most this often.
     static let lastUseInterval: Duration = .seconds(60)
 
@@ -107,11 +104,23 @@ package final class UbiquityService: Sendable {
         self.backend = backend
         self.allowedHosts = allowedHosts
         self.log = log
-        backend.deliverWakeups { [hub] in hub.wake($0) }
+        let tokenChanges = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        backend.deliverWakeups { [hub] wakeup in
+            hub.wake(wakeup)
+            // A token change, or notifications that may have been lost: the generation is read now.
+            if wakeup == .tokens || wakeup == .everything { tokenChanges.continuation.yield() }
+        }
+        let interval = backend.tokenCheckInterval
         Task { [weak self] in
             while let service = self {
                 await service.checkTokenGeneration()
-                try? await Task.sleep(for: Self.tokenCheckInterval)
+                // The next read after the interval, or at once when a change is announced.
+                _ = await withTaskGroup(of: Void.self) { group in
+                    group.addTask { try? await Task.sleep(for: interval) }
+                    group.addTask { var it = tokenChanges.stream.makeAsyncIterator(); _ = await it.next() }
+                    await group.next()
+                    group.cancelAll()
+                }
             }
         }
     }
