@@ -93,6 +93,9 @@ package final class UbiquityService: Sendable {
     /// The longest long poll.
     package static let maximumWait = 30.0
 
+    /// Announces a token change to the generation loop (see `init`).
+    let tokenChangeSignal: AsyncStream<Void>.Continuation
+
     /// Where failures are logged (a line each, without its end).
     let log: @Sendable (String) -> Void
     let failureLog = Lock<(last: ContinuousClock.Instant?, skipped: Int)>((nil, 0))
@@ -105,6 +108,9 @@ package final class UbiquityService: Sendable {
         self.allowedHosts = allowedHosts
         self.log = log
         let tokenChanges = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // Kept by the service: a backend without notifications must not finish the stream
+        // (a finished stream would answer at once, and the loop below would spin).
+        tokenChangeSignal = tokenChanges.continuation
         backend.deliverWakeups { [hub] wakeup in
             hub.wake(wakeup)
             // A token change, or notifications that may have been lost: the generation is read now.
