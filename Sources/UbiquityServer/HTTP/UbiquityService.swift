@@ -93,8 +93,8 @@ package final class UbiquityService: Sendable {
     /// The longest long poll.
     package static let maximumWait = 30.0
 
-    /// Announces a token change to the generation loop (see `init`).
-    let tokenChangeSignal: AsyncStream<Void>.Continuation
+    /// Set when a token change is announced (a notification); the generation loop reads it.
+    let tokenChangeSignal = Lock(false)
 
     /// Where failures are logged (a line each, without its end).
     let log: @Sendable (String) -> Void
@@ -107,25 +107,20 @@ package final class UbiquityService: Sendable {
         self.backend = backend
         self.allowedHosts = allowedHosts
         self.log = log
-        let tokenChanges = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        // Kept by the service: a backend without notifications must not finish the stream
-        // (a finished stream would answer at once, and the loop below would spin).
-        tokenChangeSignal = tokenChanges.continuation
-        backend.deliverWakeups { [hub] wakeup in
+        backend.deliverWakeups { [hub, weak self] wakeup in
             hub.wake(wakeup)
             // A token change, or notifications that may have been lost: the generation is read now.
-            if wakeup == .tokens || wakeup == .everything { tokenChanges.continuation.yield() }
+            if wakeup == .tokens || wakeup == .everything { self?.tokenChangeSignal.withLock { $0 = true } }
         }
         let interval = backend.tokenCheckInterval
         Task { [weak self] in
             while let service = self {
                 await service.checkTokenGeneration()
-                // The next read after the interval, or at once when a change is announced.
-                _ = await withTaskGroup(of: Void.self) { group in
-                    group.addTask { try? await Task.sleep(for: interval) }
-                    group.addTask { var it = tokenChanges.stream.makeAsyncIterator(); _ = await it.next() }
-                    await group.next()
-                    group.cancelAll()
+                // The next read after the interval, or within 50 ms of an announced change.
+                var waited = Duration.zero
+                while waited < interval, !service.tokenChangeSignal.withLock({ s in defer { s = false }; return s }) {
+                    try? await Task.sleep(for: .milliseconds(50))
+                    waited += .milliseconds(50)
                 }
             }
         }
