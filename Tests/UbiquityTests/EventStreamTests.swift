@@ -26,6 +26,32 @@ final class Received: @unchecked Sendable {
             lock.withLock { ended = true }
         }
     }
+
+    /// Follows the store's events as a client does: a stream the server ends
+    /// (after its ``UbiquityService/maximumWait``, which a loaded machine can
+    /// reach before the test's commits are made) is opened again from the last
+    /// revision received. The answer a new stream gives at once is kept only
+    /// when it brings something new, so every commit is still one answer.
+    func followReopening(_ open: @escaping @Sendable (Int64) -> AsyncThrowingStream<UbiquityChangesResponse, any Error>) -> Task<Void, Never> {
+        Task {
+            var opened = 0
+            while !Task.isCancelled {
+                let after = lock.withLock { answers.last?.revision ?? 0 }
+                opened += 1
+                do {
+                    for try await answer in open(after) {
+                        lock.withLock {
+                            if opened == 1 || answer.revision > after { answers.append(answer) }
+                        }
+                    }
+                } catch {
+                    lock.withLock { failure = error }
+                    break
+                }
+            }
+            lock.withLock { ended = true }
+        }
+    }
 }
 
 func commit(_ t: HTTPUbiquityTransport, _ store: String, _ key: String, base: Int64, _ value: PropertyList) async throws -> UbiquityCommitResponse {
@@ -44,7 +70,7 @@ struct EventStreamTests {
         _ = try await commit(t, store, "before", base: 0, .string("first"))
         let received = Received()
         let opened = ContinuousClock.now
-        let follower = received.follow(t.events(store: store, after: 0))
+        let follower = received.followReopening { t.events(store: store, after: $0) }
         defer { follower.cancel() }
         #expect(await settle(30) { received.all.count == 1 }, "the first answer (no commit since) never came")
         var timings = ["first answer \(ContinuousClock.now - opened)"]

@@ -114,10 +114,16 @@ final class PostgresCluster: @unchecked Sendable {
     }
 
     /// Starts (or restarts) the server: Unix socket in the folder, no TCP.
+    ///
+    /// `fsync=off`: the tests kill processes (the server, PostgreSQL with
+    /// `-m immediate`), never the machine, and WAL written before a commit is
+    /// acknowledged survives a killed process in the system's page cache
+    /// (`synchronous_commit` stays on). Without it, commits waited seconds for
+    /// the disk while other suites flushed files (a CI run saw one take 29 s).
     func start() throws {
         let statements = countsStatements ? " -c shared_preload_libraries=pg_stat_statements" : ""
         let r = try run(bin + "/pg_ctl", ["-D", folder + "/data", "-l", folder + "/log", "-w", "-t", "30",
-                                          "-o", "-k \(folder) -c listen_addresses='' -c max_connections=500 -c shared_buffers=128MB" + statements, "start"])
+                                          "-o", "-k \(folder) -c listen_addresses='' -c max_connections=500 -c shared_buffers=128MB -c fsync=off" + statements, "start"])
         guard r.status == 0 else {
             let log = (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? ""
             throw Failure(description: "pg_ctl start failed: \(r.stdout) \(r.stderr) \(log.suffix(2000))")
