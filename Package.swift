@@ -116,7 +116,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation", "UbiquityServer", "LookalikeStrings",
+            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation", "UbiquityServer", "LookalikeStrings",
                            .product(name: "SQLiteNIO", package: "sqlite-nio")],
             exclude: ["Scripts"]
         ),
@@ -138,23 +138,26 @@ let package = Package(
         ),
         .testTarget(
             name: "SettingsBundleTests",
-            dependencies: ["SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList"]
+            dependencies: ["TestSupport", "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList"]
         ),
         // Test helper: prints a file's value as the conformance corpus' canonical JSON.
         .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),
         // Test support: seeded property lists whose strings look alike but differ
         // in their scalars (NFC/NFD, singletons, Hangul, combining-mark order).
         .target(name: "LookalikeStrings", dependencies: ["PropertyList"], path: "Tests/LookalikeStrings"),
+        // Test support: what a test needs from the machine (root, ../shared, …: skipped
+        // with the reason, or failed when the run requires it) and a replayable generator.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "PropertyListTests",
-            dependencies: ["PropertyList", "LookalikeStrings"],
+            dependencies: ["TestSupport", "PropertyList", "LookalikeStrings"],
             exclude: ["FuzzRegressions"]
         ),
         // Test helper: a separate process that reads and writes domains, for multi-process tests.
         .executableTarget(name: "defaults-test-helper", dependencies: ["OpenDefaults", "PropertyList"]),
         .testTarget(
             name: "DefaultsToolTests",
-            dependencies: ["PropertyList", "LookalikeStrings"]
+            dependencies: ["TestSupport", "PropertyList", "LookalikeStrings"]
         ),
         // Test helper: the same UserDefaults code over Foundation's class and OpenUserDefaults.
         .executableTarget(name: "userdefaults-probe", dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]),
@@ -166,11 +169,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenDefaultsTests",
-            dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList", "LookalikeStrings"]
+            dependencies: ["TestSupport", "OpenDefaults", "OpenDefaultsFoundation", "PropertyList", "LookalikeStrings"]
         ),
         .testTarget(
             name: "OpenDefaultsConfigurationTests",
-            dependencies: [
+            dependencies: ["TestSupport", 
                 "OpenDefaultsConfiguration", "OpenDefaults", "PropertyList",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),

@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Testing
+import TestSupport
 
 /// Runs `tool` as user `nobody` (through util-linux `setpriv`): "another user" of issue 12.
 func runAsNobody(_ sandbox: ToolSandbox, _ args: [String], tool: String = "defaults") throws -> ToolSandbox.Result {
@@ -54,7 +55,7 @@ struct FileAttackTests {
         #expect(mode(exported) == 0o600)
     }
 
-    @Test("a link another user planted in a sticky folder is not followed", .enabled(if: canSwitchUser, "needs root and setpriv"))
+    @Test("a link another user planted in a sticky folder is not followed", .requires(.otherUser))
     func plantedLinks() throws {
         let s = try ToolSandbox()
         let sticky = s.root.appendingPathComponent("sticky").path
@@ -86,7 +87,7 @@ struct FileAttackTests {
         #expect(!FileManager.default.fileExists(atPath: elsewhere))
     }
 
-    @Test("whole-domain writes and deletes never destroy a file they could not read", .enabled(if: canSwitchUser, "needs root and setpriv"))
+    @Test("whole-domain writes and deletes never destroy a file they could not read", .requires(.otherUser))
     func unreadableDomains() throws {
         let s = try ToolSandbox()
         chown(s.root.path, 65534, 65534)

@@ -6,6 +6,7 @@ import OpenDefaultsConfiguration
 import PropertyList
 import Synchronization
 import Testing
+import TestSupport
 
 /// A throw-away preferences folder (and system root) with a store over it.
 final class Sandbox {
@@ -120,7 +121,7 @@ struct DefaultsProviderTests {
         #expect(try provider.snapshot().value(forKey: AbsoluteConfigKey(["n"]), type: .int).value?.content == .int(2))
     }
 
-    @Test("a forced value beats the user's", .enabled(if: getuid() == 0, "needs root to own the managed file"))
+    @Test("a forced value beats the user's", .requires(.root))
     func forced() throws {
         let sandbox = try Sandbox()
         let managed = sandbox.layout.managedDirectory

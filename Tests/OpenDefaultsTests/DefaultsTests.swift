@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
@@ -231,7 +232,7 @@ struct ReadWriteTests {
 
 @Suite("Defaults: forced values", .serialized)
 struct ForcedTests {
-    @Test("a managed key wins, reports forced, and a write changes only the user's domain", .enabled(if: getuid() == 0, "needs root to own the files"))
+    @Test("a managed key wins, reports forced, and a write changes only the user's domain", .requires(.root))
     func forced() throws {
         let sandbox = try Sandbox()
         let dir = sandbox.layout.managedDirectory

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
@@ -24,8 +25,19 @@ struct StorageTests {
     func coalescedFlush() throws {
         let sandbox = try Sandbox()
         let domain = sandbox.makeStore().domain("com.example.burst")
+        let file = sandbox.path("com.example.burst")
+        // Every write replaces the file (a rename onto it): count the renames.
+        let renames = try RenameCounter(folder: sandbox.userDirectory, name: URL(fileURLWithPath: file).lastPathComponent)
+        let clock = ContinuousClock()
+        let started = clock.now
         for i in 0..<1000 { domain.set(PropertyList(i), forKey: "k\(i)") }
+        let took = clock.now - started
         #expect(try eventually { (try? sandbox.fileValue("com.example.burst"))?.dictionaryValue?.count == 1000 })
+        let writes = renames.count()
+        // The first set schedules one flush 20 ms later; sets after it wait for the
+        // next. 1,000 sets are one write, or one per 20 ms they took — never one each.
+        let windows = Int((took / .milliseconds(20)).rounded(.up))
+        #expect(writes >= 1 && writes <= max(windows, 1) + 1, "\(writes) writes for 1,000 sets made in \(took)")
     }
 
     @Test("a process that exits normally flushes its pending changes")
@@ -218,7 +230,7 @@ struct ManagedTests {
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
     }
 
-    @Test("root-owned managed files force values; the user's file wins over everyone's", .enabled(if: getuid() == 0, "needs root to own the files"))
+    @Test("root-owned managed files force values; the user's file wins over everyone's", .requires(.root))
     func forced() throws {
         let sandbox = try Sandbox()
         try writeManaged(sandbox, "com.example.app.plist", ["A": 1, "B": 1])
@@ -227,7 +239,7 @@ struct ManagedTests {
         #expect(m.entries == ["A": 1, "B": 2])
     }
 
-    @Test("a managed file writable by others is ignored and reported", .enabled(if: getuid() == 0, "needs root to own the files"))
+    @Test("a managed file writable by others is ignored and reported", .requires(.root))
     func forgedIgnored() throws {
         let sandbox = try Sandbox()
         try writeManaged(sandbox, "com.example.app.plist", ["A": 1], mode: 0o666)
@@ -290,5 +302,40 @@ struct PeekTests {
         store.setErrorHandler { errors.add($0) }
         #expect(store.value(forKey: "k", inDomain: "com.example.fifo") == nil)
         #expect(errors.all.contains { $0.path == path && $0.reason.contains("not a regular file") })
+    }
+}
+
+/// Counts the renames onto one file in a folder (inotify `IN_MOVED_TO`): each
+/// is one write of the file (a temporary file renamed over it).
+final class RenameCounter {
+    let fd: Int32
+    let name: String
+    private var seen = 0
+
+    init(folder: String, name: String) throws {
+        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        self.name = name
+        guard inotify_add_watch(fd, folder, UInt32(IN_MOVED_TO)) >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    }
+
+    deinit { close(fd) }
+
+    /// The renames onto the file so far.
+    func count() -> Int {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            var offset = 0
+            while offset + 16 <= n {
+                // struct inotify_event { int wd; uint32_t mask, cookie, len; char name[]; }
+                let length = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
+                let nameBytes = buffer[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }
+                if String(decoding: nameBytes, as: UTF8.self) == name { seen += 1 }
+                offset += 16 + length
+            }
+        }
+        return seen
     }
 }

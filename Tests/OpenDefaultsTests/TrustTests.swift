@@ -3,6 +3,7 @@ import Foundation
 import PlatformIO
 import PropertyList
 import Testing
+import TestSupport
 
 /// The core's side of issue 12: one gate for domain names, read errors that
 /// are read errors, managed files trusted only on a root-owned path and
@@ -77,7 +78,7 @@ struct TrustTests {
         rename(temporary, path)
     }
 
-    @Test("a managed file under a folder others can write is not trusted", .enabled(if: getuid() == 0, "needs root to own the files"))
+    @Test("a managed file under a folder others can write is not trusted", .requires(.root))
     func writableAncestor() throws {
         let sandbox = try Sandbox()
         try writeManaged(sandbox, "com.example.app.plist", ["A": 1])
@@ -91,21 +92,29 @@ struct TrustTests {
         #expect(errors.all.contains { $0.description.contains("writable by group or others") })
     }
 
-    @Test("a managed folder that is a link planted by another user is not trusted", .enabled(if: getuid() == 0, "needs root to own the files"))
+    @Test("a managed folder that is a link planted by another user is not trusted", .requires(.root))
     func plantedManagedLink() throws {
         let sandbox = try Sandbox()
         let forged = sandbox.root.appendingPathComponent("forged").path
         try FileManager.default.createDirectory(atPath: forged, withIntermediateDirectories: true)
         try PropertyList.dictionary(["A": 666]).data(as: .xml).write(to: URL(fileURLWithPath: forged + "/com.example.app.plist"))
-        chmod(forged + "/com.example.app.plist", 0o644)
-        symlink(forged, sandbox.layout.managedDirectory)
-        lchown(sandbox.layout.managedDirectory, 65534, 65534)
+        #expect(chmod(forged + "/com.example.app.plist", 0o644) == 0)
+        try #require(symlink(forged, sandbox.layout.managedDirectory) == 0, "symlink: \(String(cString: strerror(errno)))")
+        // The control: the same link made by root is followed, and the value is forced.
+        #expect(DomainStore(layout: sandbox.layout).managedDomain("com.example.app").entries == ["A": 666],
+                "a root-owned link to a root-owned folder should be trusted; the test's setup is wrong")
+        // Planted by another user (nobody), it is not.
+        try #require(lchown(sandbox.layout.managedDirectory, 65534, 65534) == 0, "lchown: \(String(cString: strerror(errno)))")
+        var st = stat()
+        try #require(lstat(sandbox.layout.managedDirectory, &st) == 0 && st.st_uid == 65534 && (st.st_mode & S_IFMT) == S_IFLNK)
         let store = DomainStore(layout: sandbox.layout)
-        store.setErrorHandler { _ in }
+        let errors = ErrorRecorder()
+        store.setErrorHandler { errors.add($0) }
         #expect(store.managedDomain("com.example.app").entries.isEmpty)
+        #expect(!errors.all.isEmpty, "the refused link is not reported")
     }
 
-    @Test("a forced value that changes reaches every defaults object within 50 ms", .enabled(if: getuid() == 0, "needs root to own the files"))
+    @Test("a forced value that changes eventually reaches every defaults object, and its removal too (latency: Benchmarks, ManagedChange)", .requires(.root))
     func managedChangesAreDelivered() throws {
         let sandbox = try Sandbox()
         let store = sandbox.makeStore()
@@ -114,18 +123,14 @@ struct TrustTests {
         let second = Defaults(domainName: "com.example.app", store: store, arguments: [])
         let recorder = ChangeRecorder(store)
         #expect(!second.objectIsForced(forKey: "Theme"))
-        let clock = ContinuousClock()
-        let start = clock.now
         try writeManaged(sandbox, "com.example.app.plist", ["Theme": "admin's"])
-        #expect(eventually(timeout: .seconds(2)) { second.string(forKey: "Theme") == "admin's" && first.string(forKey: "Theme") == "admin's" })
-        let latency = clock.now - start
-        #expect(latency < .milliseconds(500), "forced value arrived after \(latency)")
+        #expect(eventually(timeout: .seconds(10)) { second.string(forKey: "Theme") == "admin's" && first.string(forKey: "Theme") == "admin's" })
         #expect(second.objectIsForced(forKey: "Theme"))
         // Observers of the store hear it after the search lists do.
         #expect(eventually { recorder.all.contains { $0.changes["Theme"] != nil } })
         // And when the administrator lifts it, the user's value is back.
         try FileManager.default.removeItem(atPath: sandbox.layout.managedDirectory + "/com.example.app.plist")
-        #expect(eventually(timeout: .seconds(2)) { second.string(forKey: "Theme") == "user's" })
+        #expect(eventually(timeout: .seconds(10)) { second.string(forKey: "Theme") == "user's" })
         #expect(!second.objectIsForced(forKey: "Theme"))
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PropertyList
 
 /// `../shared/corpora/plist`: 525 real files. Every valid file must read to
 /// its expected value, every invalid one must be rejected with a message,
 /// none may crash or hang. Skipped when `../shared` is absent.
-@Suite("Conformance corpus", .enabled(if: sharedDirectory != nil, "needs ../shared/corpora"))
+@Suite("Conformance corpus", .requires(.shared))
 struct CorpusTests {
     @Test("check.py passes every file")
     func corpus() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import LookalikeStrings
 import Testing
+import TestSupport
 @testable import PropertyList
 
 /// Strings are Apple's strings: two keys or values that look alike (are
@@ -119,7 +120,7 @@ struct LiteralStringTests {
 
     static let plutil = productsDirectory.appendingPathComponent("plutil").path
 
-    @Test("plutil keeps both keys of a plistlib file and both strings of a binary array", .enabled(if: pythonPath != nil))
+    @Test("plutil keeps both keys of a plistlib file and both strings of a binary array", .requires(.python))
     func plutilAgainstPlistlib() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PropertyList
 
 /// Python's plistlib is an independent implementation of the XML and binary
 /// formats: what it writes we read, what we write it reads, and both sides
 /// agree on the value (compared through a JSON rendering of the value).
-@Suite("Cross-check with Python's plistlib", .enabled(if: pythonPath != nil, "needs python3"))
+@Suite("Cross-check with Python's plistlib", .requires(.python))
 struct PlistlibCrossCheckTests {
     static var python: String? { pythonPath }
 

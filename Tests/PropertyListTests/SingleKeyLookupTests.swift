@@ -58,10 +58,20 @@ struct SingleKeyLookupTests {
         var broken = bytes
         broken[broken.count - 17] = 0xFF
         #expect(throws: PropertyListError.self) { try PropertyList.value(forKey: "a", decoding: broken) }
-        // Corrupt a value's marker: that key fails, the search itself does not crash.
-        if let i = bytes.lastIndex(of: 0x51) { bytes[i] = 0x7F }  // an unknown marker
-        _ = try? PropertyList.value(forKey: "a", decoding: bytes)
-        _ = try? PropertyList.value(forKey: "b", decoding: bytes)
+        // Corrupt one value's marker (the last one-character string, "x" or "y"):
+        // that key is refused with an error, the other still reads, the whole file is refused.
+        let i = try #require(bytes.lastIndex(of: 0x51))
+        bytes[i] = 0x7F  // an unknown marker
+        #expect(throws: PropertyListError.self) { try PropertyList(decoding: bytes) }
+        var refused: [String] = []
+        for (key, expected) in [("a", "x"), ("b", "y")] {
+            do {
+                #expect(try PropertyList.value(forKey: key, decoding: bytes) == .string(expected), "\(key)")
+            } catch {
+                refused.append(key)
+            }
+        }
+        #expect(refused.count == 1, "refused: \(refused)")
     }
 
     @Test func ourFilesMarkTheirSortedKeysAndAreSearchedByHalves() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PropertyList
 
 @Suite("XML format")
@@ -47,7 +48,7 @@ struct XMLFormatTests {
         #expect(text(try v.encoded(as: .xml)) == expected)
     }
 
-    @Test("base64 lines are 76 - 8 x depth characters wide, as Cocoa writes them", .enabled(if: sharedDirectory != nil, "needs ../shared"))
+    @Test("base64 lines are 76 - 8 x depth characters wide, as Cocoa writes them", .requires(.shared))
     func base64Layout() throws {
         let corpus = try #require(sharedDirectory).appendingPathComponent("corpora/plist/files/cpython/TESTDATA_xml.plist")
         let original = try Data(contentsOf: corpus)

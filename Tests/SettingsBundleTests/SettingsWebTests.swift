@@ -2,6 +2,7 @@ import Foundation
 @_spi(Engine) import OpenDefaults
 import PropertyList
 import Testing
+import TestSupport
 @testable import SettingsBundle
 @testable import SettingsWeb
 
@@ -143,7 +144,7 @@ struct SettingsWebTests {
         #expect(get("/elsewhere").status == 404)
     }
 
-    @Test("a forced key is shown disabled and cannot be posted", .enabled(if: getuid() == 0, "managed files must be owned by root"))
+    @Test("a forced key is shown disabled and cannot be posted", .requires(.root))
     func forcedKeysAreDisabled() throws {
         try FileManager.default.createDirectory(atPath: layout.managedDirectory, withIntermediateDirectories: true)
         let path = layout.managedDirectory + "/" + domain + ".plist"

@@ -327,12 +327,20 @@ final class ChangeLog: @unchecked Sendable {
 
 /// Writer `w`: commits increasing integers to its own key `writer<w>` until `stop`, moving to the
 /// next server when one fails (as clients behind a load balancer do), and records what was acknowledged.
+///
+/// A commit that failed (no answer) may still have landed: the writer's next
+/// commit then conflicts, and carries on from the server's revision. That is
+/// accepted only when the value found is one of this writer's unanswered
+/// attempts; anything else is recorded in `acknowledged.anomalies`, and every
+/// failure in `acknowledged.failures` (and `refusals`, with its time).
 func writeOwnKey(_ w: Int, of store: String, through servers: [SyncServer], token: String, until stop: Flag, acknowledged: Acknowledged,
              refusals: Refusals? = nil) async {
     var instance = w % servers.count
     var transport = HTTPUbiquityTransport(account: servers[instance].account(token: token))
     var base: Int64 = 0
     var n = 0
+    /// The values of attempts that got no answer since the last one that did.
+    var unanswered: Set<Int> = []
     while !stop.isSet {
         n += 1
         let request = UbiquityCommitRequest(changes: [UbiquityWireChange(
@@ -341,13 +349,29 @@ func writeOwnKey(_ w: Int, of store: String, through servers: [SyncServer], toke
             refusals?.started(w)
             let r = try await transport.commit(store: store, request)
             refusals?.finished(w)
-            if r.results.first?.status == .applied {
-                base = r.results[0].entry.revision
-                acknowledged.record(writer: w, value: n)
-            } else if let entry = r.results.first?.entry {
-                base = entry.revision   // an unacknowledged earlier attempt landed: carry on from it
+            guard let result = r.results.first else {
+                acknowledged.anomaly("writer\(w): a commit answered without a result")
+                continue
             }
+            if result.status == .applied {
+                base = result.entry.revision
+                acknowledged.record(writer: w, value: n)
+            } else {
+                // A conflict: only an unanswered attempt of this writer may have moved the key.
+                let found = result.entry.value.flatMap { UbiquityWireValue.decode($0)?.value }
+                guard case .integer(let stored)? = found, let m = stored.int64Value.map(Int.init), unanswered.contains(m) else {
+                    acknowledged.anomaly("writer\(w): commit \(n) on base \(base) conflicted with \(String(describing: found)), not an unanswered attempt (\(unanswered.sorted()))")
+                    base = result.entry.revision
+                    unanswered = []
+                    continue
+                }
+                base = result.entry.revision
+                acknowledged.landed(writer: w, value: m)
+            }
+            unanswered = []
         } catch {
+            unanswered.insert(n)
+            acknowledged.failed()
             refusals?.finished(w)
             refusals?.record("writer\(w) via \(instance): \(error)")
             // Move on to the next instance; a short pause as a client's backoff.

@@ -106,6 +106,7 @@ struct PostgresInstancesTests {
         #expect(acknowledged.count > 50, "only \(acknowledged.count) commits were acknowledged")
         let changes = try #require(await Self.everything(two, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
+        #expect(acknowledged.anomalies.isEmpty, "\(acknowledged.anomalies)")
         // The watcher on the surviving instance converges within a second.
         #expect(await Self.converges(watcher, to: changes), "the watcher did not converge in 10 s")
         let check = try two.check()
@@ -145,6 +146,7 @@ struct PostgresInstancesTests {
         #expect(acknowledged.count > 100, "only \(acknowledged.count) commits were acknowledged")
         let changes = try #require(await Self.everything(two, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
+        #expect(acknowledged.anomalies.isEmpty, "\(acknowledged.anomalies)")
         // One revision per acknowledged commit (and the first): none applied twice, none applied unanswered.
         #expect(changes.revision == Int64(acknowledged.count) + 1, "revision \(changes.revision), \(acknowledged.count) acknowledged")
         let check = try two.check()
@@ -205,6 +207,7 @@ struct PostgresInstancesTests {
         #expect(refusals.count > 0, "no request failed while the database was down")
         let changes = try #require(await Self.everything(one, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
+        #expect(acknowledged.anomalies.isEmpty, "\(acknowledged.anomalies)")
         #expect(await Self.converges(watcher, to: changes), "the watcher did not converge within 10 s of the end (\(Date().timeIntervalSince(recovered)) s after recovery)")
         let check = try one.check()
         #expect(check.status == 0, "\(check.stderr)")

@@ -3,6 +3,7 @@ import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
 import PropertyList
 import Testing
+import TestSupport
 
 /// A raw HTTP/1.1 exchange with the server (curl from the test, headers as given).
 func rawRequest(_ server: SyncServer, method: String = "GET", path: String, headers: [String: String] = [:], body: String? = nil,
@@ -28,9 +29,7 @@ func rawRequest(_ server: SyncServer, method: String = "GET", path: String, head
 
 @Suite("ubiquity serve: accounts, isolation and hostile requests", .serialized)
 struct ServerSecurityTests {
-    static let hasCurl = FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
-
-    @Test("an account can never read or write another account's stores", arguments: Backend.available)
+    @Test("an account can never read or write another account's stores", .requires(.curl), arguments: Backend.available)
     func isolation(backend: Backend) async throws {
         let server = try SyncServer(backend)
         let alice = try server.addAccount("alice"), bob = try server.addAccount("bob")
@@ -49,10 +48,8 @@ struct ServerSecurityTests {
         // A wrong token, or none, gets 401.
         let forged = HTTPUbiquityTransport(account: server.account(token: alice + "0"))
         await #expect(throws: UbiquityError.self) { _ = try await forged.changes(store: id, after: 0, wait: nil) }
-        if Self.hasCurl {
-            #expect(try rawRequest(server, path: "/v1/stores/\(id)/changes").status == 401)
-            #expect(try rawRequest(server, path: "/v1/account", headers: ["Authorization": "Basic YWxpY2U6eA=="]).status == 401)
-        }
+        #expect(try rawRequest(server, path: "/v1/stores/\(id)/changes").status == 401)
+        #expect(try rawRequest(server, path: "/v1/account", headers: ["Authorization": "Basic YWxpY2U6eA=="]).status == 401)
         // Tokens are stored hashed: the database does not contain them.
         switch backend {
         case .sqlite:
@@ -71,29 +68,36 @@ struct ServerSecurityTests {
     }
 
     @Test("web pages (an Origin header) and unknown Host names are refused; malformed requests get 4xx, never 5xx",
-          .enabled(if: hasCurl), arguments: Backend.available)
-    func hostileRequests(backend: Backend) throws {
+          .requires(.curl), arguments: Backend.available)
+    func hostileRequests(backend: Backend) async throws {
         let server = try SyncServer(backend)
         let token = try server.addAccount("alice")
         let auth = ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]
-        let commit = #"{"changes":[{"key":"k","base":0,"value":"YnBsaXN0MDAJCAAAAAAAAAEBAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAJ"}]}"#
-        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth, body: commit).status == 200)
+        // A valid commit of `key` (a new key: base 0). Each refused request below
+        // carries a key of its own, so that a write that leaked would be applied
+        // (not a conflict) and seen at the end.
+        func commit(_ key: String) -> String {
+            #"{"changes":[{"key":"\#(key)","base":0,"value":"YnBsaXN0MDAJCAAAAAAAAAEBAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAJ"}]}"#
+        }
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth, body: commit("k")).status == 200)
         // A page on another site, with the token somehow at hand, still cannot write.
         let fromPage = try rawRequest(server, method: "POST", path: "/v1/stores/s/commit",
-                                      headers: auth.merging(["Origin": "https://evil.example"]) { a, _ in a }, body: commit)
+                                      headers: auth.merging(["Origin": "https://evil.example"]) { a, _ in a }, body: commit("from-page"))
         #expect(fromPage.status == 403)
         // DNS rebinding: a Host that is not this server's.
         #expect(try rawRequest(server, path: "/v1/account", headers: auth.merging(["Host": "evil.example"]) { a, _ in a }).status == 421)
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth.merging(["Host": "evil.example"]) { a, _ in a },
+                               body: commit("rebound")).status == 421)
         for (body, why) in [("{", "truncated JSON"), (#"{"changes":[]}"#, "no change"),
-                            (#"{"changes":[{"key":"k","base":0,"value":"not base64!"}]}"#, "bad value"),
-                            (#"{"changes":[{"key":"k","base":-1,"value":null}]}"#, "negative base"),
-                            (#"{"changes":[{"key":"k","base":0},{"key":"k","base":0}]}"#, "duplicate key"),
-                            (#"{"changes":[{"key":"k","base":0,"value":"AAAA"}]}"#, "not a property list")] {
+                            (#"{"changes":[{"key":"bad-value","base":0,"value":"not base64!"}]}"#, "bad value"),
+                            (#"{"changes":[{"key":"negative","base":-1,"value":null}]}"#, "negative base"),
+                            (#"{"changes":[{"key":"twice","base":0},{"key":"twice","base":0}]}"#, "duplicate key"),
+                            (#"{"changes":[{"key":"not-plist","base":0,"value":"AAAA"}]}"#, "not a property list")] {
             let r = try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth, body: body)
             #expect(r.status == 400, "\(why): \(r)")
             #expect(r.body.contains("\"error\""), "\(why): \(r.body)")
         }
-        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/.hidden/commit", headers: auth, body: commit).status == 400)
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/.hidden/commit", headers: auth, body: commit("hidden")).status == 400)
         #expect(try rawRequest(server, path: "/v1/stores/s/changes?after=-3", headers: auth).status == 400)
         #expect(try rawRequest(server, path: "/v1/stores/s/changes?wait=nan", headers: auth).status == 400)
         #expect(try rawRequest(server, method: "DELETE", path: "/v1/account", headers: auth).status == 405)
@@ -102,16 +106,23 @@ struct ServerSecurityTests {
         // A body a page could send without a preflight (text/plain, a form) is refused.
         var plain = auth
         plain["Content-Type"] = "text/plain"
-        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: plain, body: commit).status == 415)
-        // A body over 4 MiB is refused without being read whole.
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: plain, body: commit("text-plain")).status == 415)
+        plain["Content-Type"] = "application/x-www-form-urlencoded"
+        #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: plain, body: commit("form")).status == 415)
+        // A body over 4 MiB is refused without being read whole (a valid commit, padded).
         let folder = try TemporaryFolder("huge")
-        try Data(repeating: 0x78, count: 5 << 20).write(to: folder.url.appendingPathComponent("body"))
+        let padded = commit("huge").dropLast() + #","padding":""# + String(repeating: "x", count: 5 << 20) + #""}"#
+        try Data(padded.utf8).write(to: folder.url.appendingPathComponent("body"))
         #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth, body: "@" + folder.path + "/body").status == 413)
+        // Nothing refused was written: the store holds the one accepted key, at revision 1.
+        let t = HTTPUbiquityTransport(account: server.account(token: token))
+        let stored = try await t.changes(store: "s", after: 0, wait: nil)
+        #expect(stored.revision == 1 && stored.entries.map(\.key) == ["k"], "\(stored)")
         #expect(try server.check().status == 0)
     }
 
     @Test("plain HTTP beyond loopback is refused at start; TLS with a certificate works end to end",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
+          .requires(.openssl))
     func tls() throws {
         let refused = try ubiquity(["serve", "--host", "0.0.0.0", "--port", "0", "--data", "/nonexistent"], environment: ProcessInfo.processInfo.environment)
         #expect(refused.status != 0)

@@ -196,6 +196,7 @@ struct SyncTests {
             try await group.waitForAll()
         }
         #expect(acknowledged.count > 50, "only \(acknowledged.count) commits were acknowledged")
+        #expect(acknowledged.anomalies.isEmpty, "\(acknowledged.anomalies)")
         try server.restart()
         // The client's connection pool backs off after the failures; retry as the sync engine does.
         var answer: UbiquityChangesResponse? = nil
@@ -219,13 +220,28 @@ struct SyncTests {
     }
 }
 
+/// What ``writeOwnKey(_:of:through:token:until:acknowledged:refusals:)`` writers saw.
 final class Acknowledged: @unchecked Sendable {
     private let lock = NSLock()
     private var last: [Int: Int] = [:]
     private var total = 0
+    private var failures = 0
+    private var odd: [String] = []
+    /// A commit the server acknowledged.
     func record(writer: Int, value: Int) { lock.withLock { last[writer] = value; total += 1 } }
+    /// An attempt that got no answer was found to have landed (the server holds it).
+    func landed(writer: Int, value: Int) { lock.withLock { last[writer] = max(last[writer] ?? 0, value) } }
+    /// An attempt that got no answer.
+    func failed() { lock.withLock { failures += 1 } }
+    /// Something a correct server never answers.
+    func anomaly(_ text: String) { lock.withLock { odd.append(text) } }
+    /// The last value of writer `w` the server is known to hold.
     func last(_ w: Int) -> Int? { lock.withLock { last[w] } }
+    /// Acknowledged commits.
     var count: Int { lock.withLock { total } }
+    /// Attempts without an answer.
+    var failureCount: Int { lock.withLock { failures } }
+    var anomalies: [String] { lock.withLock { odd } }
 }
 
 final class Flag: @unchecked Sendable {

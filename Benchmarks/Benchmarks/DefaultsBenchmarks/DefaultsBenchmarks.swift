@@ -210,6 +210,45 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: Managed preferences (issue 31: the latency TrustTests used to assert)
+
+    // An administrator's change to a managed file (root-owned, replaced by a
+    // rename) until a running Defaults answers with it and reports it forced.
+    // The store's watcher promises 50 ms; the peer is macOS's cfprefsd, not
+    // measurable here, so the figure stands alone. Needs root.
+    if getuid() == 0 {
+        let root = Sandbox.folder(named: "opendefaults-bench-managed")
+        chmod(root, 0o755)
+        var layout = PreferencesLayout.current
+        layout.userDirectory = root + "/user"
+        layout.managedDirectory = root + "/managed"
+        try? FileManager.default.createDirectory(atPath: layout.userDirectory, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: layout.managedDirectory, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o755])
+        let managedStore = DomainStore(layout: layout)
+        managedStore.setErrorHandler { _ in }
+        let managed = Defaults(domainName: "com.bench.managed", store: managedStore, arguments: [])
+        let file = layout.managedDirectory + "/com.bench.managed.plist"
+        func force(_ value: Int) {
+            let temporary = file + ".tmp"
+            try! PropertyList.dictionary(["Forced": PropertyList(value)]).data(as: .binary).write(to: URL(fileURLWithPath: temporary))
+            chmod(temporary, 0o644)
+            rename(temporary, file)
+        }
+        force(0)
+        while managed.integer(forKey: "Forced") != 0 { usleep(100) }
+        Benchmark("managed change until a running Defaults answers with it · OpenDefaults",
+                  configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 2, maxDuration: .seconds(10), maxIterations: 100)) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let value = Int(Counter.next())
+                benchmark.startMeasurement()
+                force(value)
+                while managed.integer(forKey: "Forced") != value || !managed.objectIsForced(forKey: "Forced") { usleep(50) }
+                benchmark.stopMeasurement()
+            }
+        }
+    }
+
     // MARK: The Defaults API (issue 4)
 
     let fast = Benchmark.Configuration(metrics: [.wallClock], timeUnits: .nanoseconds, scalingFactor: .kilo, maxDuration: .seconds(3))

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// Something a test needs from the machine it runs on: root, `../shared`,
+/// PostgreSQL, a browser, a program.
+///
+/// A test that needs it says so with ``Testing/Trait/requires(_:sourceLocation:)``.
+/// Where the requirement is missing the test is skipped, with the reason —
+/// unless the run requires it (`OPENDEFAULTS_REQUIRE_<NAME>=1`, which
+/// `.ci/run` sets for every requirement CI provides): then the test fails,
+/// naming what is missing. A skip never hides a suite CI is meant to run.
+///
+/// ```swift
+/// @Test("a managed key wins", .requires(.root))
+/// func managedKeyWins() throws { … }
+/// ```
+public struct Requirement: Sendable, CustomStringConvertible {
+    /// The switch's name: `OPENDEFAULTS_REQUIRE_<name>`.
+    public let name: String
+    /// What is missing, said as "needs …".
+    public let description: String
+    let check: @Sendable () -> Bool
+
+    public init(_ name: String, _ description: String, _ check: @escaping @Sendable () -> Bool) {
+        (self.name, self.description, self.check) = (name, description, check)
+    }
+
+    /// The environment variable that makes a missing requirement a failure.
+    public var variable: String { "OPENDEFAULTS_REQUIRE_" + name }
+
+    /// Whether this run must not skip the tests that need it.
+    public var isRequired: Bool { ProcessInfo.processInfo.environment[variable] == "1" }
+
+    /// Whether the machine has it.
+    public var isMet: Bool { check() }
+
+    /// Running as root (owning managed files, switching users, mounting).
+    public static let root = Requirement("ROOT", "needs root") { getuid() == 0 }
+
+    /// Root with `setpriv` to act as another user.
+    public static let otherUser = Requirement("ROOT", "needs root and /usr/bin/setpriv") {
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+    }
+
+    /// `../shared` beside the repository (the corpora and the reference).
+    public static let shared = Requirement("SHARED", "needs ../shared beside the repository") { sharedDirectory != nil }
+
+    /// `python3` on the PATH (the corpus' check.py, plistlib cross-checks).
+    public static let python = Requirement("PYTHON", "needs python3") {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/python3")
+        }
+    }
+
+    /// `curl`, for requests no HTTP client library would send.
+    public static let curl = program("/usr/bin/curl", "CURL")
+
+    /// `openssl`, for throw-away certificates.
+    public static let openssl = program("/usr/bin/openssl", "OPENSSL")
+
+    /// A program at an absolute path.
+    public static func program(_ path: String, _ name: String) -> Requirement {
+        Requirement(name, "needs \(path)") { FileManager.default.isExecutableFile(atPath: path) }
+    }
+
+    /// The repository's root, from this file's path.
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `../shared` beside the repository, when it exists.
+    public static let sharedDirectory: URL? = {
+        let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
+        return FileManager.default.fileExists(atPath: url.appendingPathComponent("corpora").path) ? url : nil
+    }()
+}
+
+/// A requirement the run requires (`OPENDEFAULTS_REQUIRE_<NAME>=1`) but the machine lacks.
+public struct RequirementMissing: Error, CustomStringConvertible {
+    public let requirement: Requirement
+    public var description: String {
+        "\(requirement.variable)=1 but this machine does not meet it: the test \(requirement.description)"
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test only where every requirement is met; where one is missing
+    /// the test is skipped, or fails when the run requires it
+    /// (`OPENDEFAULTS_REQUIRE_<NAME>=1`).
+    public static func requires(_ requirements: Requirement..., sourceLocation: SourceLocation = #_sourceLocation) -> Self {
+        let comment = Comment(rawValue: requirements.map(\.description).joined(separator: "; "))
+        return .enabled(comment, sourceLocation: sourceLocation) {
+            for requirement in requirements where !requirement.isMet {
+                if requirement.isRequired { throw RequirementMissing(requirement: requirement) }
+                return false
+            }
+            return true
+        }
+    }
+}
