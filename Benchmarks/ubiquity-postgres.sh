@@ -3,9 +3,11 @@
 # SQLite, in the same run, with ubiquity-load (Sources/ubiquity-load).
 #
 #   cd Benchmarks && swift build -c release --product ubiquity-load && swift build -c release --product ubiquity
-#   bash ubiquity-postgres.sh [--fill N [--latency-only]]
+#   bash ubiquity-postgres.sh [--fill N [--latency-only]] [--down]
 # --fill N: also commit latency in a database of N stores of 100 keys against one of 1,000;
 # --latency-only: only that.
+# --down: only how fast a commit is refused (503) while PostgreSQL is down
+# (proposal 0012 promises 0.3 s; the test only checks the 503, issue 31).
 #
 # Starts a throw-away PostgreSQL (Debian's postgresql; initdb/pg_ctl as the
 # postgres user when run as root) on a Unix socket in a temporary folder,
@@ -14,11 +16,13 @@ set -euo pipefail
 cd "$(dirname "$0")"
 fill=0
 latency_only=0
+down=0
 while [ $# -gt 0 ]; do
   case $1 in
     --fill) fill=${2:?--fill needs a number of stores}; shift 2 ;;
     --latency-only) latency_only=1; shift ;;
-    *) echo "usage: ubiquity-postgres.sh [--fill N [--latency-only]]"; exit 64 ;;
+    --down) down=1; latency_only=1; shift ;;
+    *) echo "usage: ubiquity-postgres.sh [--fill N [--latency-only]] [--down]"; exit 64 ;;
   esac
 done
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
@@ -66,4 +70,23 @@ if [ "$fill" -gt 0 ]; then
     $load --mode commits --writers 8 --stores 1 --commits 2000 --postgres "$small"
     $load --mode commits --writers 8 --stores 1 --commits 2000 --postgres "$url"
   done
+fi
+if [ "$down" = 1 ]; then
+  echo "== commits while PostgreSQL is down: time to the 503 (20 commits, after the server noticed)"
+  url=$(db)
+  token=$(.build/release/ubiquity account add bench --postgres "$url" | tail -n 1)
+  .build/release/ubiquity serve --port 0 --postgres "$url" > "$dir/serve.out" 2>/dev/null &
+  serve=$!
+  for _ in $(seq 100); do [ -s "$dir/serve.out" ] && break; sleep 0.1; done
+  base=$(head -n 1 "$dir/serve.out")
+  body='{"changes":[{"key":"k","base":0,"value":"YnBsaXN0MDAJCAAAAAAAAAEBAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAJ"}]}'
+  commit() { curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -X POST -H "Authorization: Bearer $token" \
+    -H 'Content-Type: application/json' --data "$body" "$base/v1/stores/s$RANDOM/commit"; }
+  commit >/dev/null
+  as_pg "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+  sleep 1  # the listener notices within its reconnection backoff
+  for _ in $(seq 20); do commit; done | sort -k2 -n | awk '{ codes[$1]++; t[NR] = $2 } END {
+    for (c in codes) printf "status %s: %d\n", c, codes[c]; printf "median %.3f s, max %.3f s\n", t[int((NR + 1) / 2)], t[NR] }'
+  as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o "-k $dir -c listen_addresses=''" start >/dev/null
+  kill "$serve"; wait "$serve" 2>/dev/null || true
 fi

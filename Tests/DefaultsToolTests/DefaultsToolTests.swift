@@ -107,7 +107,7 @@ final class ToolSandbox: @unchecked Sendable {
     }
 }
 
-@Suite("defaults: verbs, values and messages")
+@Suite("defaults: verbs, values and messages", .timeLimit(.minutes(10)))
 struct DefaultsToolTests {
     @Test("write with every value flag, then read the domain as macOS prints it")
     func writeAndRead() throws {
@@ -372,7 +372,7 @@ struct DefaultsToolTests {
     }
 }
 
-@Suite("defaults: what macOS users ask for")
+@Suite("defaults: what macOS users ask for", .timeLimit(.minutes(10)))
 struct DefaultsExtensionTests {
     @Test("lossless machine-readable output: XML and JSON")
     func formats() throws {

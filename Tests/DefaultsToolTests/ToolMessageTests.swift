@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 30: no message of any tool shows a Swift type or function name, an
 /// errno number without its meaning, or unbalanced brackets.
-@Suite("every tool's errors read as sentences")
+@Suite("every tool's errors read as sentences", .timeLimit(.minutes(10)))
 struct ToolMessageTests {
     /// What a message must not hold, and why.
     static let forbidden: [(pattern: String, why: String)] = [

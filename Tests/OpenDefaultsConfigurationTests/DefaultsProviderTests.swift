@@ -45,7 +45,7 @@ final class Sandbox {
 let magic: [UInt8] = [0x6d, 0x61, 0x67, 0x69, 0x63]
 let magic2: [UInt8] = [0x6d, 0x61, 0x67, 0x69, 0x63, 0x32]
 
-@Suite("DefaultsProvider: swift-configuration over a defaults search list")
+@Suite("DefaultsProvider: swift-configuration over a defaults search list", .timeLimit(.minutes(10)))
 struct DefaultsProviderTests {
     @Test("swift-configuration's own provider compatibility test passes (flat and nested keys)")
     func compatibility() async throws {

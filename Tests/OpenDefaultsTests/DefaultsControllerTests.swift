@@ -5,7 +5,7 @@ import Testing
 import PropertyList
 
 /// `DefaultsController`: AppKit's `NSUserDefaultsController` semantics.
-@Suite("DefaultsController")
+@Suite("DefaultsController", .timeLimit(.minutes(10)))
 struct DefaultsControllerTests {
     let sandbox: Sandbox
     let store: DomainStore

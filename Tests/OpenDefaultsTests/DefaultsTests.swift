@@ -10,7 +10,7 @@ func makeDefaults(_ sandbox: Sandbox, domain: String = "com.example.app", argume
     return (Defaults(domainName: domain, store: store, arguments: arguments), store)
 }
 
-@Suite("Defaults: the search list", .serialized)
+@Suite("Defaults: the search list", .timeLimit(.minutes(10)), .serialized)
 struct SearchListTests {
     @Test("arguments beat the application domain, which beats the global domain, which beats registration")
     func order() throws {
@@ -120,7 +120,7 @@ struct SearchListTests {
     }
 }
 
-@Suite("Defaults: reading and writing", .serialized)
+@Suite("Defaults: reading and writing", .timeLimit(.minutes(10)), .serialized)
 struct ReadWriteTests {
     @Test("Apple's coercions for the typed getters")
     func coercions() throws {
@@ -230,7 +230,7 @@ struct ReadWriteTests {
     }
 }
 
-@Suite("Defaults: forced values", .serialized)
+@Suite("Defaults: forced values", .timeLimit(.minutes(10)), .serialized)
 struct ForcedTests {
     @Test("a managed key wins, reports forced, and a write changes only the user's domain", .requires(.root))
     func forced() throws {
@@ -250,7 +250,7 @@ struct ForcedTests {
     }
 }
 
-@Suite("Defaults: observation", .serialized)
+@Suite("Defaults: observation", .timeLimit(.minutes(10)), .serialized)
 struct ObservationTests {
     @Test("per-key observers see old and new values, from this process and from others")
     func observeKey() throws {

@@ -39,7 +39,7 @@ final class SmallFileSystem {
     static let requirement = Requirement("ROOT", "needs root and /bin/mount able to mount a tmpfs") { available }
 }
 
-@Suite("A full or read-only disk: the value stays in memory, the error is reported, the old file is intact",
+@Suite("A full or read-only disk: the value stays in memory, the error is reported, the old file is intact", .timeLimit(.minutes(10)),
        .requires(SmallFileSystem.requirement))
 struct FullDiskTests {
     func store(in fs: SmallFileSystem) -> (DomainStore, ErrorRecorder) {

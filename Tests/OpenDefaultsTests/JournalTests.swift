@@ -8,7 +8,7 @@ import TestSupport
 /// A write that returned survives the death of its process (issue 13):
 /// real children killed by real signals, and journals cut, corrupted or
 /// still owned.
-@Suite("Journal: writes that outlive their process")
+@Suite("Journal: writes that outlive their process", .timeLimit(.minutes(10)))
 struct JournalTests {
     static let children = ProcessInfo.processInfo.environment["CI"] == "true" ? 1_000 : 100
 
@@ -84,11 +84,16 @@ struct JournalTests {
         var early: [String: String] = [:]
         for (_, out, prefix) in processes {
             var text = ""
-            while !text.contains("\n") { text += String(decoding: out.availableData, as: UTF8.self) }
+            while !text.contains("\n") {
+                let chunk = out.availableData
+                if chunk.isEmpty { break }  // the writer ended: its status says why
+                text += String(decoding: chunk, as: UTF8.self)
+            }
             early[prefix] = text
         }
+        var random = SeededRandom()
         for (index, (p, _, _)) in processes.enumerated() {
-            Thread.sleep(forTimeInterval: Double.random(in: 0.01...0.1))
+            Thread.sleep(forTimeInterval: Double.random(in: 0.01...0.1, using: &random))
             kill(p.processIdentifier, index % 2 == 0 ? SIGKILL : SIGTERM)
         }
         for (p, out, prefix) in processes {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @_spi(Engine) @testable import OpenDefaults
 
-@Suite("Where domains live")
+@Suite("Where domains live", .timeLimit(.minutes(10)))
 struct LayoutTests {
     let layout = PreferencesLayout(
         userDirectory: "/home/ada/.config", systemDirectory: "/usr/local/etc", managedDirectory: "/etc/managed-preferences",

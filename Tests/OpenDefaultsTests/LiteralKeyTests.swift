@@ -7,7 +7,7 @@ import PropertyList
 /// Preference keys are Apple's strings: two keys that look alike but differ in
 /// their scalars are two keys in a domain, a search list, the journal, and
 /// across processes (CFPreferences compares code unit by code unit).
-@Suite("Lookalike keys stay two keys", .serialized)
+@Suite("Lookalike keys stay two keys", .timeLimit(.minutes(10)), .serialized)
 struct LiteralKeyTests {
     @Test("a Defaults object keeps lookalike keys apart in every domain of its search list")
     func searchList() throws {

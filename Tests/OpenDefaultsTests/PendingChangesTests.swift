@@ -4,7 +4,7 @@ import PropertyList
 
 /// A domain's unwritten changes: the newest change of each key, applied on
 /// top of the file's entries, forgotten once written unless changed again.
-@Suite("Pending changes")
+@Suite("Pending changes", .timeLimit(.minutes(10)))
 struct PendingChangesTests {
     @Test func theNewestChangeOfAKeyWins() {
         var pending = PendingChanges()

@@ -5,7 +5,7 @@ import Testing
 import PropertyList
 
 /// The examples of `../shared/reference/`, as tests.
-@Suite("The reference documents' examples", .serialized)
+@Suite("The reference documents' examples", .timeLimit(.minutes(10)), .serialized)
 struct ReferenceExampleTests {
     @Test("CacheDataAggressively with a one-week expiration date (Preferences and Settings Programming Guide)")
     func cacheDataAggressively() throws {
@@ -85,7 +85,7 @@ struct ReferenceExampleTests {
     }
 }
 
-@Suite("Typed keys and CFPreferences", .serialized)
+@Suite("Typed keys and CFPreferences", .timeLimit(.minutes(10)), .serialized)
 struct TypedKeyTests {
     enum Theme: String, DefaultsValue { case light, dark }
     struct Window: DefaultsCodable, Equatable { var width = 640; var title = "Main" }

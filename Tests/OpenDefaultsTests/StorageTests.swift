@@ -4,7 +4,7 @@ import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
-@Suite("Persistent domains in one process")
+@Suite("Persistent domains in one process", .timeLimit(.minutes(10)))
 struct StorageTests {
     @Test("a write is in memory at once and on disk after synchronize, as a 0600 binary plist")
     func writeAndSynchronize() throws {
@@ -152,7 +152,7 @@ struct StorageTests {
     }
 }
 
-@Suite("Bad files: a clear error, nothing lost")
+@Suite("Bad files: a clear error, nothing lost", .timeLimit(.minutes(10)))
 struct BadFileTests {
     @Test("an unparseable file is moved aside, reported, and the domain starts empty", arguments: [
         ("garbage", Data("this is { not a plist".utf8)),
@@ -220,7 +220,7 @@ struct BadFileTests {
     }
 }
 
-@Suite("Managed (forced) preferences")
+@Suite("Managed (forced) preferences", .timeLimit(.minutes(10)))
 struct ManagedTests {
     func writeManaged(_ sandbox: Sandbox, _ relative: String, _ value: PropertyList, mode: Int = 0o644) throws {
         let path = sandbox.layout.managedDirectory + "/" + relative
@@ -258,7 +258,7 @@ final class ErrorRecorder: @unchecked Sendable {
     var all: [StorageError] { lock.lock(); defer { lock.unlock() }; return errors }
 }
 
-@Suite("Reading one key without loading the domain")
+@Suite("Reading one key without loading the domain", .timeLimit(.minutes(10)))
 struct PeekTests {
     @Test func aKeyIsReadFromTheFileWithoutLoadingTheDomain() throws {
         let sandbox = try Sandbox()

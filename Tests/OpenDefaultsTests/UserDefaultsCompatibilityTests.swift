@@ -7,7 +7,7 @@ import PropertyList
 
 let probePath = productsDirectory.appendingPathComponent("userdefaults-probe").path
 
-@Suite("UserDefaults' behaviour: values read back as Foundation reads them")
+@Suite("UserDefaults' behaviour: values read back as Foundation reads them", .timeLimit(.minutes(10)))
 struct UserDefaultsBehaviourTests {
     @Test("a number read as a string is its text; a boolean is \"1\" or \"0\"; a Float keeps its single precision")
     func numbersAsStrings() throws {
@@ -105,7 +105,7 @@ struct UserDefaultsBehaviourTests {
     }
 }
 
-@Suite("One conversion: a value that is not a property list changes nothing, wherever it is handed over")
+@Suite("One conversion: a value that is not a property list changes nothing, wherever it is handed over", .timeLimit(.minutes(10)))
 struct ConversionTests {
     struct Opaque {}
 
@@ -162,7 +162,7 @@ struct ConversionTests {
     }
 }
 
-@Suite("One suite list per application, shared by its defaults objects and CFPreferences")
+@Suite("One suite list per application, shared by its defaults objects and CFPreferences", .timeLimit(.minutes(10)))
 struct SharedSuiteTests {
     @Test("a suite added through one object, or CFPreferences, is in every object's search list")
     func shared() throws {
@@ -192,7 +192,7 @@ struct SharedSuiteTests {
     }
 }
 
-@Suite("CFPreferences: every function, Apple's semantics")
+@Suite("CFPreferences: every function, Apple's semantics", .timeLimit(.minutes(10)))
 struct CFPreferencesTests {
     @Test("GetAppBooleanValue: booleans, numbers and true/YES/false/NO strings are valid; anything else is not", arguments: [
         (PropertyList.boolean(true), true, true), (.boolean(false), false, true), (.integer(3), true, true), (.integer(0), false, true),
@@ -264,7 +264,7 @@ struct CFPreferencesTests {
     }
 }
 
-@Suite("DefaultsController: editors commit or discard")
+@Suite("DefaultsController: editors commit or discard", .timeLimit(.minutes(10)))
 struct DefaultsEditingTests {
     final class Field: DefaultsEditor {
         let controller: DefaultsController
@@ -316,7 +316,7 @@ struct DefaultsEditingTests {
     }
 }
 
-@Suite("OpenUserDefaults: Foundation's UserDefaults over OpenDefaults", .serialized)
+@Suite("OpenUserDefaults: Foundation's UserDefaults over OpenDefaults", .timeLimit(.minutes(10)), .serialized)
 struct OpenUserDefaultsTests {
     /// The probe's environment: a fresh home, nothing else of this machine's preferences.
     func environment(home: String) -> [String: String] {

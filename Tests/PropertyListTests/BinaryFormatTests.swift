@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PropertyList
 
-@Suite("Binary format")
+@Suite("Binary format", .timeLimit(.minutes(10)))
 struct BinaryFormatTests {
     /// Builds a bplist00 file from raw object bytes (offsets computed).
     static func file(objects: [[UInt8]], offsetSize: UInt8 = 1, refSize: UInt8 = 1, count: UInt64? = nil, top: UInt64 = 0, tableOffset: UInt64? = nil) -> [UInt8] {
@@ -115,6 +115,76 @@ struct BinaryFormatTests {
         objects.append([0x5F, 0x12, UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] + [UInt8](repeating: 0x61, count: n))
         let file = Self.file(objects: objects, offsetSize: 4)
         #expect(throws: PropertyListError.self) { _ = try PropertyList(decoding: file) }
+    }
+
+    /// A file whose top array (object 0) holds `r` references to object 1, an
+    /// array of `k` references to object 2 (`leaf`); objects 3..<`count` are
+    /// aliases of object 2 (their offsets point at it), then `padding` bytes of
+    /// an unreferenced data object make the file larger. Expanded, it is
+    /// 1 + r × (1 + k) objects and r × k × the leaf's bytes.
+    static func sharedFile(r: Int, k: Int, count: Int, leaf: [UInt8], padding: Int = 0) -> [UInt8] {
+        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func array(_ n: Int, of ref: Int) -> [UInt8] {
+            var a: [UInt8] = [0xAF, 0x12] + be32(n)
+            a.reserveCapacity(a.count + 4 * n)
+            for _ in 0..<n { a += be32(ref) }
+            return a
+        }
+        var out = Array("bplist00".utf8)
+        let top = out.count
+        out += array(r, of: 1)
+        let middle = out.count
+        out += array(k, of: 2)
+        let leafOffset = out.count
+        out += leaf
+        var last = leafOffset
+        if padding > 0 {
+            last = out.count
+            out += [0x4F, 0x12] + be32(padding)
+            out += [UInt8](repeating: 0x2A, count: padding)
+        }
+        let table = out.count
+        out += be32(top) + be32(middle) + be32(leafOffset)
+        let alias = be32(leafOffset)
+        for i in 3..<count { out += (i == count - 1 && padding > 0) ? be32(last) : alias }
+        out += [0, 0, 0, 0, 0, 0, 4, 4]
+        func be64(_ v: Int) { for b in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> b)) } }
+        be64(count); be64(0); be64(table)
+        return out
+    }
+
+    @Test("a file may expand to 32 times its own objects, above the 2^20 floor; one more reference past that is refused")
+    func expansionFactor() throws {
+        // 65,536 objects: the bound is 32 × 65,536 = 2,097,152 objects (the floor is 1,048,576).
+        let within = Self.sharedFile(r: 1500, k: 999, count: 65_536, leaf: [0x10, 0x07])  // 1,500,001 objects
+        #expect(try PropertyList(decoding: within).arrayValue?.count == 1500, "past the floor, within 32×: read")
+        let beyond = Self.sharedFile(r: 2100, k: 999, count: 65_536, leaf: [0x10, 0x07])  // 2,100,001 objects
+        let error = #expect(throws: PropertyListError.self) { try PropertyList(decoding: beyond) }
+        #expect(error?.reason.contains("more than 2097152 objects") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("32× its own 65536 objects") == true, "\(String(describing: error))")
+        #expect(error?.exceedsExpansionLimit == true)
+    }
+
+    @Test("however large the file, it expands to at most 2^27 objects")
+    func expansionObjectCeiling() throws {
+        // 5,000,000 objects would allow 160,000,000 (32×): the ceiling, 134,217,728, refuses 140,020,001.
+        let file = Self.sharedFile(r: 20_000, k: 7_000, count: 5_000_000, leaf: [0x10, 0x07])
+        let error = #expect(throws: PropertyListError.self) { try PropertyList(decoding: file) }
+        #expect(error?.reason.contains("more than 134217728 objects") == true, "\(String(describing: error))")
+    }
+
+    @Test("however large the file, it expands to at most 2 GiB of strings and data")
+    func expansionByteCeiling() throws {
+        // An 81 MiB file would allow 32 × 81 MiB = 2,592 MiB of bytes: the 2 GiB ceiling refuses
+        // 21 × 100 references to a 1 MiB string (2,100 MiB).
+        let mebibyte = 1 << 20
+        let leaf: [UInt8] = [0x5F, 0x12, 0x00, 0x10, 0x00, 0x00] + [UInt8](repeating: 0x61, count: mebibyte)
+        let file = Self.sharedFile(r: 21, k: 100, count: 4, leaf: leaf, padding: 80 * mebibyte)
+        let error = #expect(throws: PropertyListError.self) { try PropertyList(decoding: file) }
+        #expect(error?.reason.contains("\(1 << 31) bytes") == true, "\(String(describing: error))")
+        // The same sharing in the same file, under the ceiling (20 × 100 MiB = 2,000 MiB), is read.
+        let under = Self.sharedFile(r: 20, k: 100, count: 4, leaf: leaf, padding: 80 * mebibyte)
+        #expect(try PropertyList(decoding: under).arrayValue?.count == 20)
     }
 
     @Test("nesting deeper than 512 levels is an error")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PropertyList
 
-@Suite("Codable straight to and from the value")
+@Suite("Codable straight to and from the value", .timeLimit(.minutes(10)))
 struct CodableTests {
     enum Transport: String, Codable { case http, smtp }
 

@@ -6,7 +6,7 @@ import TestSupport
 /// `../shared/corpora/plist`: 525 real files. Every valid file must read to
 /// its expected value, every invalid one must be rejected with a message,
 /// none may crash or hang. Skipped when `../shared` is absent.
-@Suite("Conformance corpus", .requires(.shared))
+@Suite("Conformance corpus", .timeLimit(.minutes(10)), .requires(.shared))
 struct CorpusTests {
     @Test("check.py passes every file")
     func corpus() throws {

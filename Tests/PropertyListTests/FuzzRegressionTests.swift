@@ -5,7 +5,7 @@ import Testing
 /// Inputs the fuzzers (`Fuzz/run.sh`) found to break something, kept so the
 /// fix stays fixed. Each must read (or be rejected) without a crash, and a
 /// value it reads must survive every writer and reader.
-@Suite("Fuzzer regressions")
+@Suite("Fuzzer regressions", .timeLimit(.minutes(10)))
 struct FuzzRegressionTests {
     static let directory = repositoryRoot.appendingPathComponent("Tests/PropertyListTests/FuzzRegressions")
     static let files: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PropertyList
 
-@Suite("JSON format")
+@Suite("JSON format", .timeLimit(.minutes(10)))
 struct JSONFormatTests {
     @Test("reading: integers stay integers, other numbers are reals")
     func reading() throws {

@@ -7,7 +7,7 @@ import TestSupport
 /// Strings are Apple's strings: two keys or values that look alike (are
 /// canonically equivalent) but differ in their scalars stay two, through
 /// every reader, writer and format pair, as in CFString and NSDictionary.
-@Suite("Strings keep their exact scalars")
+@Suite("Strings keep their exact scalars", .timeLimit(.minutes(10)))
 struct LiteralStringTests {
     @Test("two canonically equivalent keys are two keys; `String` calls them one")
     func equivalentKeysAreDistinct() {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PropertyList
 
-@Suite("Old-style (OpenStep) format")
+@Suite("Old-style (OpenStep) format", .timeLimit(.minutes(10)))
 struct OpenStepFormatTests {
     @Test("dictionaries, arrays, data, quoted and unquoted strings, comments")
     func reading() throws {
@@ -82,7 +82,7 @@ struct OpenStepFormatTests {
     }
 }
 
-@Suite("The description form that defaults read prints")
+@Suite("The description form that defaults read prints", .timeLimit(.minutes(10)))
 struct DescriptionTests {
     @Test("the layout of nested collections, as in the specification's sample")
     func nestedLayout() {

@@ -3,7 +3,7 @@ import Testing
 @testable import PropertyList
 
 /// The built `plutil`, run as a user would.
-@Suite("plutil")
+@Suite("plutil", .timeLimit(.minutes(10)))
 struct PlutilTests {
     let plutil = productsDirectory.appendingPathComponent("plutil").path
 

@@ -5,7 +5,7 @@ import Testing
 /// The XML and binary readers lay out the keys of a dictionary that recurs
 /// (the records of an array) once and copy that layout for later ones. These
 /// tests pin down that such documents read exactly as any other.
-@Suite("Dictionaries that recur in a document")
+@Suite("Dictionaries that recur in a document", .timeLimit(.minutes(10)))
 struct RecurringDictionaryTests {
     /// `count` records with the same keys and different values, some nested.
     static func records(_ count: Int) -> PropertyList {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PropertyList
 
-@Suite("Round trips through every pair of formats")
+@Suite("Round trips through every pair of formats", .timeLimit(.minutes(10)))
 struct RoundTripTests {
     /// The leaf kinds each format can hold.
     static func kinds(_ f: PropertyListFormat) -> Set<PropertyList.Kind> {

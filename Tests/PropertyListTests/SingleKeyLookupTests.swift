@@ -3,7 +3,7 @@ import Testing
 @testable import PropertyList
 
 /// `PropertyList.value(forKey:decoding:)`: one key without decoding the rest.
-@Suite("Reading one key")
+@Suite("Reading one key", .timeLimit(.minutes(10)))
 struct SingleKeyLookupTests {
     @Test func findsEachKeyOfABinaryDictionaryAsAFullDecodeWould() throws {
         var entries: [LiteralString: PropertyList] = [:]

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PropertyList
 
-@Suite("The PropertyList value")
+@Suite("The PropertyList value", .timeLimit(.minutes(10)))
 struct ValueTests {
     @Test("literals build the matching cases")
     func literals() {
@@ -76,7 +76,7 @@ struct ValueTests {
     }
 }
 
-@Suite("Key paths")
+@Suite("Key paths", .timeLimit(.minutes(10)))
 struct KeyPathTests {
     @Test("dots separate components and a backslash escapes")
     func parsing() {
@@ -125,7 +125,7 @@ struct KeyPathTests {
     }
 }
 
-@Suite("Bridging from and to Any")
+@Suite("Bridging from and to Any", .timeLimit(.minutes(10)))
 struct BridgingTests {
     @Test("Swift values in Any become typed values, and back")
     func roundTrip() throws {

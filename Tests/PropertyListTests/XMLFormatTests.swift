@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import PropertyList
 
-@Suite("XML format")
+@Suite("XML format", .timeLimit(.minutes(10)))
 struct XMLFormatTests {
     @Test("the writer produces Apple's bytes")
     func applesLayout() throws {

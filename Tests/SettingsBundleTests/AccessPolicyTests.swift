@@ -7,7 +7,7 @@ import Testing
 
 /// What the Settings app admits, without a server: Host names, proof of
 /// origin for every change, the access token beyond loopback, bundle files.
-@Suite("Settings app access policy")
+@Suite("Settings app access policy", .timeLimit(.minutes(10)))
 struct AccessPolicyTests {
     let dir: TemporaryDirectory
     let layout: PreferencesLayout

@@ -24,7 +24,7 @@ let browserRequired = ProcessInfo.processInfo.environment["OPENDEFAULTS_REQUIRE_
 /// disabled; a tampered form refused; a hostile value shown escaped; Reset
 /// to Defaults; German strings for a German browser. Screenshots of each
 /// pane are kept in `.build/artifacts/browser-screenshots/`.
-@Suite("Settings app in a real browser")
+@Suite("Settings app in a real browser", .timeLimit(.minutes(10)))
 struct BrowserTests {
     @Test(.enabled(if: browserAvailable || browserRequired, "needs chromium, chromium-driver and selenium (.ci/run installs them)"))
     func appSettingsInChromium() throws {

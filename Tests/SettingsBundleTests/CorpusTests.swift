@@ -9,7 +9,7 @@ import TestSupport
 /// `../shared/corpora/settings`: 25 real bundles with the defaults each must
 /// register and the problems each has (`expected.json`, from an independent
 /// Python reader). Skipped when `../shared` is absent.
-@Suite("Settings-bundle corpus", .requires(.shared))
+@Suite("Settings-bundle corpus", .timeLimit(.minutes(10)), .requires(.shared))
 struct CorpusTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let id: String
@@ -132,7 +132,7 @@ struct CorpusTests {
 
 /// Every pane of every corpus bundle is served by the Settings app in several languages, and a
 /// bare Apply writes nothing.
-@Suite("Settings app over the corpus", .requires(.shared))
+@Suite("Settings app over the corpus", .timeLimit(.minutes(10)), .requires(.shared))
 struct CorpusWebTests {
     @Test("every pane renders", arguments: CorpusTests.cases)
     func everyPaneRenders(_ c: CorpusTests.Case) throws {

@@ -6,7 +6,7 @@ import Testing
 /// forms, DNS rebinding, framing, a NUL in an image name, a planted symlink,
 /// a partial header, a flood of idle connections, and a server beyond
 /// loopback without its token. Every attack must be refused and nothing written.
-@Suite("settings serve under attack")
+@Suite("settings serve under attack", .timeLimit(.minutes(10)))
 struct ServerAttackTests {
     @Test func everyAttackIsRefused() throws {
         let bundle = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path

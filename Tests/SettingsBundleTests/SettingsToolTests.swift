@@ -3,7 +3,7 @@ import PropertyList
 import Testing
 
 /// The `settings` executable, black box.
-@Suite("settings tool")
+@Suite("settings tool", .timeLimit(.minutes(10)))
 struct SettingsToolTests {
     static let example = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path
 

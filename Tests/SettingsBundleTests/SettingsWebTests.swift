@@ -7,7 +7,7 @@ import TestSupport
 @testable import SettingsWeb
 
 /// The Settings app's pages and forms, without a server or a browser.
-@Suite("Settings web app")
+@Suite("Settings web app", .timeLimit(.minutes(10)))
 struct SettingsWebTests {
     static let example = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path
     let dir: TemporaryDirectory

@@ -1,12 +1,13 @@
 import Foundation
 import PropertyList
 import Testing
+import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 @testable import SettingsBundle
 
 /// Hand-made bundles, each wrong in one way: every problem names the file,
 /// the specifier index and the key, and nothing crashes.
-@Suite("Validation")
+@Suite("Validation", .timeLimit(.minutes(10)))
 struct ValidationTests {
     func pane(_ specifiers: [PropertyList], extra: [LiteralString: PropertyList] = [:]) -> PropertyList {
         var d: [LiteralString: PropertyList] = ["PreferenceSpecifiers": .array(specifiers)]
@@ -177,18 +178,19 @@ struct ValidationTests {
     @Test func hostileBytesNeverCrash() throws {
         let dir = try TemporaryDirectory()
         try dir.write("Root.plist", pane([["Type": "PSChildPaneSpecifier", "File": "Junk"]]))
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<50 {
+        var generator = SeededRandom()
+        for round in 0..<50 {
             let junk = (0..<Int.random(in: 0..<200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             try dir.write("Junk.plist", bytes: Array("bplist00".utf8) + junk)
             try dir.write("en.lproj/Root.strings", bytes: [0xFF, 0xFE] + junk)
             let b = try SettingsBundle(path: dir.path)
-            #expect(b.problems.contains { $0.file == "Junk.plist" })
+            #expect(b.problems.contains { $0.file == "Junk.plist" },
+                    "round \(round) (OPENDEFAULTS_SEED=\(generator.seed) replays it): junk \(junk.map { String($0, radix: 16) })")
         }
     }
 }
 
-@Suite("Localization and registration")
+@Suite("Localization and registration", .timeLimit(.minutes(10)))
 struct LocalizationTests {
     static let example = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path
 
@@ -236,7 +238,7 @@ struct LocalizationTests {
     }
 }
 
-@Suite("Hostile bundles")
+@Suite("Hostile bundles", .timeLimit(.minutes(10)))
 struct HostileBundleTests {
     @Test func childPanesNestedTenThousandDeepStopAtTheLimit() throws {
         let dir = try TemporaryDirectory()

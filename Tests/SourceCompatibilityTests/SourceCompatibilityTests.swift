@@ -2,7 +2,7 @@ import Foundation
 import OpenDefaults
 import Testing
 
-@Suite("UserDefaults code compiles against Defaults with a typealias, and runs")
+@Suite("UserDefaults code compiles against Defaults with a typealias, and runs", .timeLimit(.minutes(10)))
 struct SourceCompatibilityTests {
     @Test("the snippets run against a throw-away store and read back what they wrote")
     func snippets() throws {

@@ -59,7 +59,7 @@ func commit(_ t: HTTPUbiquityTransport, _ store: String, _ key: String, base: In
         UbiquityWireChange(key: key, base: base, value: UbiquityWireValue.encode(value))]))
 }
 
-@Suite("ubiquity serve: event streams (GET /v1/stores/{store}/events)", .serialized)
+@Suite("ubiquity serve: event streams (GET /v1/stores/{store}/events)", .timeLimit(.minutes(10)), .serialized)
 struct EventStreamTests {
     @Test("a stream answers at once, then sends each commit as one event, in order", arguments: Backend.available)
     func commitsAsEvents(backend: Backend) async throws {

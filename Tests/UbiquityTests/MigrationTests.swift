@@ -5,7 +5,7 @@ import SQLiteNIO
 import Testing
 @testable import UbiquityServer
 
-@Suite("ubiquity serve on SQLite: a database made by an earlier server")
+@Suite("ubiquity serve on SQLite: a database made by an earlier server", .timeLimit(.minutes(10)))
 struct MigrationTests {
     /// `integer 10` as a binary property list, as the server stores values.
     static let ten: [UInt8] = PropertyList.integer(10).encodedBinary

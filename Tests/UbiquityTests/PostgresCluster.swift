@@ -171,7 +171,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-@Suite("PostgreSQL for the sync server's tests")
+@Suite("PostgreSQL for the sync server's tests", .timeLimit(.minutes(10)))
 struct PostgresAvailability {
     @Test("PostgreSQL starts when the run requires it (OPENDEFAULTS_REQUIRE_POSTGRES=1)")
     func availableWhenRequired() throws {

@@ -7,7 +7,7 @@ import Testing
 /// Several `ubiquity serve --postgres` over one database, and the faults
 /// such a deployment meets: an instance killed, the database crashed, the
 /// listener's connection cut, instances starting together.
-@Suite("ubiquity on PostgreSQL: several instances, one database, faults", .serialized,
+@Suite("ubiquity on PostgreSQL: several instances, one database, faults", .timeLimit(.minutes(10)), .serialized,
        .enabled(if: PostgresCluster.shared != nil))
 struct PostgresInstancesTests {
     static let store = "com.example.shared"
@@ -95,15 +95,14 @@ struct PostgresInstancesTests {
             for w in 0..<writers {
                 group.addTask { await writeOwnKey(w, of: Self.store, through: [one, two], token: token, until: stop, acknowledged: acknowledged) }
             }
-            try await Task.sleep(for: .milliseconds(1000))
+            // Events, not time: the kill comes once 50 commits were acknowledged, however slow the machine.
+            #expect(await settle(60) { acknowledged.count >= 50 }, "only \(acknowledged.count) commits acknowledged in 60 s")
             one.kill()
             let before = acknowledged.count
-            try await Task.sleep(for: .milliseconds(1000))
-            #expect(acknowledged.count > before, "no commit was acknowledged by the surviving instance")
+            #expect(await settle(30) { acknowledged.count > before }, "no commit was acknowledged by the surviving instance (eventually: 30 s)")
             stop.set()
             try await group.waitForAll()
         }
-        #expect(acknowledged.count > 50, "only \(acknowledged.count) commits were acknowledged")
         let changes = try #require(await Self.everything(two, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
         #expect(acknowledged.anomalies.isEmpty, "\(acknowledged.anomalies)")
@@ -138,12 +137,11 @@ struct PostgresInstancesTests {
                     await writeOwnKey(w, of: Self.store, through: [one, two], token: token, until: stop, acknowledged: acknowledged, refusals: refusals)
                 }
             }
-            try await Task.sleep(for: .milliseconds(2000))
+            #expect(await settle(60) { acknowledged.count >= 200 }, "only \(acknowledged.count) commits acknowledged in 60 s")
             stop.set()
             try await group.waitForAll()
         }
         #expect(refusals.count == 0, "\(refusals.recent(Date()))")
-        #expect(acknowledged.count > 100, "only \(acknowledged.count) commits were acknowledged")
         let changes = try #require(await Self.everything(two, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
         #expect(acknowledged.anomalies.isEmpty, "\(acknowledged.anomalies)")
@@ -166,7 +164,7 @@ struct PostgresInstancesTests {
         }
     }
 
-    @Test("PostgreSQL crashes (pg_ctl -m immediate) and comes back: 503 meanwhile, then recovery by itself; nothing acknowledged lost")
+    @Test("PostgreSQL crashes (pg_ctl -m immediate) and comes back: 503 meanwhile, then eventually recovery by itself; nothing acknowledged lost")
     func databaseCrash() async throws {
         // A cluster of its own: suites running meanwhile use the shared one.
         let cluster = try PostgresCluster.privateCluster()
@@ -183,7 +181,7 @@ struct PostgresInstancesTests {
             for w in 0..<writers {
                 group.addTask { await writeOwnKey(w, of: Self.store, through: [one, two], token: token, until: stop, acknowledged: acknowledged, refusals: refusals) }
             }
-            try await Task.sleep(for: .milliseconds(700))
+            #expect(await settle(60) { acknowledged.count >= 20 }, "only \(acknowledged.count) commits acknowledged in 60 s")
             cluster.stop(immediate: true)
             // While it is down the servers answer 503, quickly.
             let started = Date()
@@ -194,13 +192,15 @@ struct PostgresInstancesTests {
             } catch let error {
                 #expect("\(error)".contains("503") || "\(error)".contains("unavailable"), "\(error)")
             }
-            #expect(Date().timeIntervalSince(started) < 6)
+            // Eventually a 503, not a hang (bounded by the 5 s deadline); how fast once the server
+            // knows (proposal 0012: 0.3 s) is `Benchmarks/ubiquity-postgres.sh --down`'s figure.
+            #expect(Date().timeIntervalSince(started) < 15)
             try await Task.sleep(for: .milliseconds(500))
             let during = acknowledged.count
             try cluster.start()
             recovered = Date()
-            try await Task.sleep(for: .milliseconds(1500))
-            #expect(acknowledged.count > during, "no commit was acknowledged after the database came back; failures: \(refusals.recent(recovered))")
+            #expect(await settle(30) { acknowledged.count > during },
+                    "no commit was acknowledged within 30 s of the database's return; failures: \(refusals.recent(recovered))")
             stop.set()
             try await group.waitForAll()
         }
@@ -236,12 +236,12 @@ struct PostgresInstancesTests {
             // Written at once, while the listeners are away.
             try writer.setOrThrow(.integer(.init(Int64(round))), forKey: "k")
             try await writer.synchronizeWithServer()
-            #expect(await settle(1) { watcher.longLong(forKey: "k") == Int64(round) }, "round \(round): the watcher has \(watcher.longLong(forKey: "k"))")
+            #expect(await settle(10) { watcher.longLong(forKey: "k") == Int64(round) }, "round \(round): the watcher has \(watcher.longLong(forKey: "k"))")
             // And after they are back.
             await pause(0.5)
             try writer.setOrThrow(.string("r\(round)"), forKey: "after")
             try await writer.synchronizeWithServer()
-            #expect(await settle(1) { watcher.string(forKey: "after") == "r\(round)" })
+            #expect(await settle(10) { watcher.string(forKey: "after") == "r\(round)" })
         }
         let back = try cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND application_name = 'ubiquity-listener'")
         #expect(back.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "2", "listeners: \(back.stdout)")

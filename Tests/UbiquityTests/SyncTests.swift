@@ -5,7 +5,7 @@ import PropertyList
 import Testing
 
 /// Machines (separate homes) against a real `ubiquity serve`.
-@Suite("ubiquity: machines syncing through a real server", .serialized)
+@Suite("ubiquity: machines syncing through a real server", .timeLimit(.minutes(10)), .serialized)
 struct SyncTests {
     static let store = "com.example.notes"
 
@@ -65,13 +65,18 @@ struct SyncTests {
         #expect(await watchB.settleFor { $0 == "ServerChange theme" }, "B's watch: \(watchB.lines)")
         #expect(await settle { log.all.contains(UbiquityExternalChange(reason: .serverChange, changedKeys: ["theme"])) }, "\(log.all)")
         #expect(c.string(forKey: "theme") == "dark")
-        await pause(0.3)
+        // A marker written later by B: once A hears it, an echo of A's own write
+        // (an earlier revision, delivered in order) would have come before it.
+        #expect(try b.run("set", "--store", Self.store, "marker1", "1").status == 0)
+        #expect(await watchA.settleFor { $0 == "ServerChange marker1" }, "A never heard B's marker: \(watchA.lines)")
         #expect(!watchA.lines.contains { $0.contains("theme") }, "A heard its own write: \(watchA.lines)")
         // And the other way: the API's write reaches both watches, not its own log.
         c.set("blue", forKey: "color")
         #expect(await watchA.settleFor { $0 == "ServerChange color" }, "\(watchA.lines); its standard error: \(watchA.errorLines)")
         #expect(await watchB.settleFor { $0 == "ServerChange color" }, "\(watchB.lines)")
-        await pause(0.2)
+        // The same for the API's store: a later marker from B arrives, its own write never does.
+        #expect(try b.run("set", "--store", Self.store, "marker2", "1").status == 0)
+        #expect(await settle { log.all.contains { $0.changedKeys.contains("marker2") } }, "the API's store never heard B's marker: \(log.all)")
         #expect(!log.all.contains { $0.changedKeys.contains("color") }, "\(log.all)")
     }
 
@@ -190,12 +195,12 @@ struct SyncTests {
             for w in 0..<writers {
                 group.addTask { await writeOwnKey(w, of: "com.example.stream", through: [server], token: token, until: stop, acknowledged: acknowledged) }
             }
-            try await Task.sleep(for: .milliseconds(1500))
+            // Events, not time: the kill comes once 50 commits were acknowledged.
+            #expect(await settle(60) { acknowledged.count >= 50 }, "only \(acknowledged.count) commits acknowledged in 60 s")
             server.kill()
             stop.set()
             try await group.waitForAll()
         }
-        #expect(acknowledged.count > 50, "only \(acknowledged.count) commits were acknowledged")
         #expect(acknowledged.anomalies.isEmpty, "\(acknowledged.anomalies)")
         try server.restart()
         // The client's connection pool backs off after the failures; retry as the sync engine does.
