@@ -230,3 +230,40 @@ struct EventStreamTests {
         #expect(polls.asked.map(\.0) == [4, 5] && polls.asked.first?.1 == nil && polls.asked.last?.1 == .seconds(25))
     }
 }
+
+@Suite("ubiquity serve: removals are kept for 1,024 keys, then a client that old gets the whole store", .timeLimit(.minutes(10)))
+struct RemovalHorizonTests {
+    @Test("after more than 1,024 removals a client behind the horizon gets complete: true and every live key; a recent one gets the delta",
+          arguments: Backend.available)
+    func horizon(backend: Backend) async throws {
+        let server = try SyncServer(backend)
+        let token = try server.addAccount("alice")
+        let t = HTTPUbiquityTransport(account: server.account(token: token))
+        let store = "com.example.horizon"
+        let kept = try await commit(t, store, "kept", base: 0, .string("stays"))
+        let old = kept.revision  // a client that synced here, then slept
+        // 12 rounds of 100 keys set and removed: 1,200 removals (the store never holds more than 101 keys).
+        var recent: Int64 = 0
+        for round in 0..<12 {
+            let keys = (0..<100).map { "r\(round)-\($0)" }
+            let set = try await t.commit(store: store, UbiquityCommitRequest(changes: keys.map {
+                UbiquityWireChange(key: $0, base: 0, value: UbiquityWireValue.encode(.integer(1)))
+            }))
+            #expect(set.results.allSatisfy { $0.status == .applied }, "round \(round)")
+            if round == 11 { recent = set.revision }
+            let removed = try await t.commit(store: store, UbiquityCommitRequest(changes: set.results.map {
+                UbiquityWireChange(key: $0.entry.key, base: $0.entry.revision, value: nil)
+            }))
+            #expect(removed.results.allSatisfy { $0.status == .applied }, "round \(round)")
+        }
+        // Behind the horizon: the whole store, said so (the client must drop keys it does not see).
+        let behind = try await t.changes(store: store, after: old, wait: nil)
+        #expect(behind.complete, "a client at revision \(old) after 1,200 removals was sent a delta")
+        #expect(behind.entries.filter { $0.value != nil }.map(\.key) == ["kept"], "\(behind.entries.map(\.key).prefix(5))")
+        // Within it: the removals since, as removals, not complete.
+        let near = try await t.changes(store: store, after: recent, wait: nil)
+        #expect(!near.complete)
+        #expect(near.entries.count == 100 && near.entries.allSatisfy { $0.value == nil && $0.key.hasPrefix("r11-") })
+        #expect(try server.check().status == 0)
+    }
+}

@@ -332,7 +332,9 @@ final class ChangeLog: @unchecked Sendable {
 /// commit then conflicts, and carries on from the server's revision. That is
 /// accepted only when the value found is one of this writer's unanswered
 /// attempts; anything else is recorded in `acknowledged.anomalies`, and every
-/// failure in `acknowledged.failures` (and `refusals`, with its time).
+/// failure in `acknowledged.failures` (and `refusals`, with its time). A 503
+/// that says the commit was not applied is not an unanswered attempt: finding
+/// its value on the server later is an anomaly.
 func writeOwnKey(_ w: Int, of store: String, through servers: [SyncServer], token: String, until stop: Flag, acknowledged: Acknowledged,
              refusals: Refusals? = nil) async {
     var instance = w % servers.count
@@ -370,7 +372,12 @@ func writeOwnKey(_ w: Int, of store: String, through servers: [SyncServer], toke
             }
             unanswered = []
         } catch {
-            unanswered.insert(n)
+            if "\(error)".contains("the commit was not applied") {
+                // A 503 that promises the commit was not applied: it must never appear (proposal 0012).
+                acknowledged.refused(writer: w, value: n)
+            } else {
+                unanswered.insert(n)
+            }
             acknowledged.failed()
             refusals?.finished(w)
             refusals?.record("writer\(w) via \(instance): \(error)")

@@ -184,3 +184,40 @@ struct PostgresAvailability {
         }
     }
 }
+
+@Suite("ubiquity on PostgreSQL: databases it must not use", .timeLimit(.minutes(10)),
+       .enabled(if: PostgresCluster.shared != nil || PostgresCluster.required, "needs PostgreSQL (CI requires it)"))
+struct PostgresRefusalTests {
+    @Test("a database whose schema is newer than the server's is refused, and left as it was")
+    func newerSchema() throws {
+        let cluster = try #require(PostgresCluster.shared)
+        let url = try cluster.createDatabase()
+        let name = PostgresCluster.databaseName(url)
+        // A server migrates the new database; then a later release's version is recorded.
+        let first = try ubiquity(["account", "add", "alice", "--postgres", url], environment: ProcessInfo.processInfo.environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        let version = try cluster.psql("SELECT max(version) FROM ubiquity_schema", database: name).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let newer = (Int(version) ?? 0) + 1
+        try cluster.psql("INSERT INTO ubiquity_schema(version) VALUES (\(newer))", database: name)
+        let before = try cluster.psql("SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables WHERE table_schema = 'public'", database: name).stdout
+        let r = try ubiquity(["account", "add", "bob", "--postgres", url], environment: ProcessInfo.processInfo.environment)
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("schema is version \(newer), newer than this server's \(version)"), "\(r.stderr)")
+        // Nothing was changed: the same tables, one account, the recorded version kept.
+        #expect(try cluster.psql("SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables WHERE table_schema = 'public'", database: name).stdout == before)
+        #expect(try cluster.psql("SELECT count(*) FROM accounts", database: name).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        #expect(try cluster.psql("SELECT max(version) FROM ubiquity_schema", database: name).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(newer)")
+    }
+
+    @Test("a database not in UTF-8 is refused before anything is created in it")
+    func notUTF8() throws {
+        let cluster = try #require(PostgresCluster.shared)
+        try cluster.psql("CREATE DATABASE latin1_\(getpid()) ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0")
+        let url = "postgres:///latin1_\(getpid())?host=\(cluster.folder)&user=\(cluster.user)"
+        let r = try ubiquity(["account", "add", "alice", "--postgres", url], environment: ProcessInfo.processInfo.environment)
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("encoding is LATIN1") && r.stderr.contains("needs UTF8"), "\(r.stderr)")
+        #expect(try cluster.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", database: "latin1_\(getpid())")
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+}

@@ -22,6 +22,7 @@ struct PostgresInstancesTests {
                 continue
             }
             #expect(v >= Int64(last), "writer\(w): acknowledged \(last), the server holds \(v)")
+            #expect(!acknowledged.refused(w).contains(Int(v)), "writer\(w): the server holds \(v), a commit it answered 503 \"not applied\"")
         }
     }
 
@@ -205,6 +206,7 @@ struct PostgresInstancesTests {
             try await group.waitForAll()
         }
         #expect(refusals.count > 0, "no request failed while the database was down")
+        print("database crash: \(acknowledged.count) acknowledged, \(acknowledged.failureCount) failed, \(acknowledged.refusedCount) of them answered 503 \"not applied\"")
         let changes = try #require(await Self.everything(one, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)
         #expect(acknowledged.anomalies.isEmpty, "\(acknowledged.anomalies)")

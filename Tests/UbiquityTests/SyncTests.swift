@@ -238,6 +238,13 @@ final class Acknowledged: @unchecked Sendable {
     func landed(writer: Int, value: Int) { lock.withLock { last[writer] = max(last[writer] ?? 0, value) } }
     /// An attempt that got no answer.
     func failed() { lock.withLock { failures += 1 } }
+    private var refusedValues: [Int: Set<Int>] = [:]
+    /// An attempt the server answered with "not applied" (503).
+    func refused(writer: Int, value: Int) { lock.withLock { refusedValues[writer, default: []].insert(value) } }
+    /// The values of writer `w` the server said it did not apply.
+    func refused(_ w: Int) -> Set<Int> { lock.withLock { refusedValues[w] ?? [] } }
+    /// How many attempts were answered "not applied".
+    var refusedCount: Int { lock.withLock { refusedValues.values.reduce(0) { $0 + $1.count } } }
     /// Something a correct server never answers.
     func anomaly(_ text: String) { lock.withLock { odd.append(text) } }
     /// The last value of writer `w` the server is known to hold.
