@@ -239,6 +239,34 @@ struct ManagedTests {
         #expect(m.entries == ["A": 1, "B": 2])
     }
 
+    @Test("new any-user files are 0644 and current-user files 0600; a rewrite keeps the file's owner, group and mode", .requires(.root))
+    func modesAndOwners() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let everyone = store.domain("com.example.shared", scope: .anyUser)
+        everyone.set("v1", forKey: "k")
+        try everyone.synchronize()
+        let mine = store.domain("com.example.mine")
+        mine.set("v1", forKey: "k")
+        try mine.synchronize()
+        func status(_ path: String) throws -> stat {
+            var st = stat()
+            try #require(lstat(path, &st) == 0, "\(path): \(String(cString: strerror(errno)))")
+            return st
+        }
+        let shared = sandbox.path("com.example.shared", scope: .anyUser)
+        #expect(try status(shared).st_mode & 0o777 == 0o644)
+        #expect(try status(sandbox.path("com.example.mine")).st_mode & 0o777 == 0o600)
+        // An administrator hands the file to another owner and group, with another mode: a rewrite keeps them.
+        #expect(chown(shared, 65534, 65534) == 0 && chmod(shared, 0o640) == 0)
+        everyone.set("v2", forKey: "k")
+        try everyone.synchronize()
+        let after = try status(shared)
+        #expect(after.st_uid == 65534 && after.st_gid == 65534 && after.st_mode & 0o777 == 0o640,
+                "owner \(after.st_uid):\(after.st_gid), mode \(String(after.st_mode & 0o777, radix: 8))")
+        #expect(try PropertyList(decoding: Data(contentsOf: URL(fileURLWithPath: shared)))["k"] == "v2")
+    }
+
     @Test("a managed file writable by others is ignored and reported", .requires(.root))
     func forgedIgnored() throws {
         let sandbox = try Sandbox()

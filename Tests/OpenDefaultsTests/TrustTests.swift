@@ -68,6 +68,36 @@ struct TrustTests {
         #expect(!layout.managedPaths(for: "com.example.app")[1].contains(".."))
     }
 
+    @Test("the per-user managed file is the one of the process's uid, whatever $USER says", .requires(.root))
+    func managedUserFileFoundByUID() throws {
+        let sandbox = try Sandbox()
+        let login = try #require(getpwuid(getuid())).pointee.pw_name.map { String(cString: $0) }
+        let name = try #require(login)
+        try writeManaged(sandbox, "users/\(name)/com.example.app.plist", ["ByUID": 1])
+        try writeManaged(sandbox, "users/mallory/com.example.app.plist", ["ByUSER": 1])
+        setenv("USER", "mallory", 1)
+        setenv("LOGNAME", "mallory", 1)
+        defer { unsetenv("USER"); unsetenv("LOGNAME") }
+        var layout = PreferencesLayout.current  // the user's name looked up, not given
+        layout.managedDirectory = sandbox.layout.managedDirectory
+        layout.userDirectory = sandbox.userDirectory
+        #expect(layout.userName == name)
+        let entries = DomainStore(layout: layout).managedDomain("com.example.app").entries
+        #expect(entries == ["ByUID": 1], "\(entries)")
+    }
+
+    @Test("a root-owned sticky folder on the way (as /tmp) is trusted; the same folder without the sticky bit is not", .requires(.root))
+    func stickyFolderException() throws {
+        let sandbox = try Sandbox()
+        try writeManaged(sandbox, "com.example.app.plist", ["A": 1])
+        #expect(chmod(sandbox.systemRoot, 0o1777) == 0)
+        #expect(DomainStore(layout: sandbox.layout).managedDomain("com.example.app").entries == ["A": 1], "sticky 1777: trusted")
+        #expect(chmod(sandbox.systemRoot, 0o0777) == 0)
+        let store = DomainStore(layout: sandbox.layout)
+        store.setErrorHandler { _ in }
+        #expect(store.managedDomain("com.example.app").entries.isEmpty, "0777 without the sticky bit: not trusted")
+    }
+
     func writeManaged(_ sandbox: Sandbox, _ relative: String, _ value: PropertyList) throws {
         let path = sandbox.layout.managedDirectory + "/" + relative
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
