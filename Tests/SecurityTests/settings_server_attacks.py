@@ -157,6 +157,45 @@ check(status == 200 and time.time() - start < 3, "a real request is served durin
 for c in flood:
     c.close()
 
+# The defaults, not the fast settings above: at most 256 connections (the
+# longest idle is closed to make room) and 10 s of idleness.
+dbase, _, _ = serve("--bundle", bundle, "--domain", DOMAIN)
+dh, dport = dbase.split("//")[1].rsplit(":", 1)
+
+
+def is_closed(c, wait=0.5):
+    c.settimeout(wait)
+    try:
+        return c.recv(1) == b""
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+
+
+oldest = socket.create_connection((dh, int(dport)), timeout=5)
+oldest.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+time.sleep(0.2)
+idle = []
+for _ in range(255):  # with `oldest`: 256, the cap
+    c = socket.create_connection((dh, int(dport)), timeout=5)
+    c.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    idle.append(c)
+time.sleep(0.5)
+check(not is_closed(oldest, 0.2), "256 idle connections are kept (the default cap)")
+status, _, _ = request(dbase, "GET", page)
+check(status == 200, "a request beyond the 256th is served (%s)" % status)
+check(is_closed(oldest, 2), "the longest idle connection was closed to make room")
+check(not any(is_closed(c, 0.01) for c in idle[-10:]), "the most recently opened idle connections were not")
+for c in idle:
+    c.close()
+lazy = socket.create_connection((dh, int(dport)), timeout=5)
+lazy.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+start = time.time()
+check(not is_closed(lazy, 8), "a partial header is not closed before the default 10 s idle timeout")
+check(is_closed(lazy, 10), "it is closed after it (%.1f s)" % (time.time() - start))
+lazy.close()
+
 # Beyond loopback: a token is required; the printed address grants it through a cookie.
 wide, url, p = serve("--host", "0.0.0.0", "--bundle", bundle, "--domain", DOMAIN)
 local = "http://127.0.0.1:" + wide.rsplit(":", 1)[1]
