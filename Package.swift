@@ -144,7 +144,7 @@ let package = Package(
         .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),
         // Test support: seeded property lists whose strings look alike but differ
         // in their scalars (NFC/NFD, singletons, Hangul, combining-mark order).
-        .target(name: "LookalikeStrings", dependencies: ["PropertyList"], path: "Tests/LookalikeStrings"),
+        .target(name: "LookalikeStrings", dependencies: ["PropertyList", "TestSupport"], path: "Tests/LookalikeStrings"),
         // Test support: what a test needs from the machine (root, ../shared, …: skipped
         // with the reason, or failed when the run requires it) and a replayable generator.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -169,7 +169,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenDefaultsTests",
-            dependencies: ["TestSupport", "OpenDefaults", "OpenDefaultsFoundation", "PropertyList", "LookalikeStrings"]
+            dependencies: ["TestSupport", "OpenDefaults", "OpenDefaultsFoundation", "PropertyList", "PlatformIO", "LookalikeStrings"]
         ),
         .testTarget(
             name: "OpenDefaultsConfigurationTests",

@@ -43,7 +43,11 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     }
 
     deinit {
-        try? client.syncShutdown()
+        // Shut down without waiting: the last reference may go on a thread of
+        // the cooperative pool, and `syncShutdown()` would hold that thread
+        // until every connection is closed.
+        let client = self.client
+        Task { try? await client.shutdown() }
     }
 
     /// Who the token belongs to (`GET /v1/account`).

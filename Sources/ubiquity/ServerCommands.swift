@@ -2,6 +2,12 @@ import ArgumentParser
 import OpenDefaults
 import OpenDefaultsUbiquity
 import PlatformIO
+import PropertyList
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import UbiquityPostgres
 import UbiquityServer
 
@@ -168,6 +174,22 @@ struct Account: AsyncParsableCommand {
     }
 
     /// Runs `body` on the database, closing it after; a backend's refusal is printed and exits 1.
+    /// Makes a token, has `record` keep its hash, and prints `heading` and the
+    /// token alone on the last line (it is shown only now).
+    static func withNewToken(_ database: DatabaseOptions, heading: String,
+                             _ record: (any UbiquityBackend, [UInt8]) async throws -> Void) async throws {
+        let token = UbiquityService.newToken()
+        try await onDatabase(database) { backend in
+            try await record(backend, UbiquityService.hash(token: token))
+            StandardStream.output.write("\(heading)\n\(token)\n")
+        }
+    }
+
+    /// Seconds since 1970 as `defaults read` prints a date (`2026-11-25 13:43:04 +0000`).
+    static func time(_ seconds: Int64) -> String {
+        PropertyList.descriptionString(for: Date(timeIntervalSince1970: Double(seconds)))
+    }
+
     static func onDatabase(_ database: DatabaseOptions, _ body: (any UbiquityBackend) async throws -> Void) async throws {
         let backend = try await database.open(exclusive: false)
         do {
@@ -233,7 +255,7 @@ struct Account: AsyncParsableCommand {
             try await Account.onDatabase(database) { backend in
                 var text = "TOKEN\tCREATED\tLAST USED\n"
                 for t in try await backend.tokens(account: name) {
-                    text += "\(t.name)\t\(UTCTime.text(t.created))\t\(t.lastUsed.map(UTCTime.text) ?? "never")\n"
+                    text += "\(t.name)\t\(Account.time(t.created))\t\(t.lastUsed.map(Account.time) ?? "never")\n"
                 }
                 StandardStream.output.write(text)
             }
@@ -254,10 +276,8 @@ struct Account: AsyncParsableCommand {
         func validate() throws { try Account.checkName(tokenName, what: "token name") }
 
         func run() async throws {
-            let token = UbiquityService.newToken()
-            try await Account.onDatabase(database) { backend in
-                try await backend.addToken(account: name, tokenName: tokenName, tokenHash: UbiquityService.hash(token: token))
-                StandardStream.output.write("Token \"\(tokenName)\" of \(name):\n\(token)\n")
+            try await Account.withNewToken(database, heading: "Token \"\(tokenName)\" of \(name):") { backend, hash in
+                try await backend.addToken(account: name, tokenName: tokenName, tokenHash: hash)
             }
         }
     }
@@ -274,10 +294,8 @@ struct Account: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let token = UbiquityService.newToken()
-            try await Account.onDatabase(database) { backend in
-                try await backend.replaceToken(account: name, tokenName: tokenName, tokenHash: UbiquityService.hash(token: token))
-                StandardStream.output.write("Token \"\(tokenName)\" of \(name) replaced; the new one:\n\(token)\n")
+            try await Account.withNewToken(database, heading: "Token \"\(tokenName)\" of \(name) replaced; the new one:") { backend, hash in
+                try await backend.replaceToken(account: name, tokenName: tokenName, tokenHash: hash)
             }
         }
     }
@@ -329,26 +347,6 @@ struct Account: AsyncParsableCommand {
                 StandardStream.output.write("Account \(name) deleted\n")
             }
         }
-    }
-}
-
-/// Seconds since 1970 as `YYYY-MM-DD HH:MM:SS` in UTC (the proleptic Gregorian calendar).
-enum UTCTime {
-    static func text(_ seconds: Int64) -> String {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let rest = seconds - days * 86_400
-        // Howard Hinnant's days-to-civil.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(year)-\(two(month))-\(two(day)) \(two(rest / 3_600)):\(two(rest % 3_600 / 60)):\(two(rest % 60))"
     }
 }
 

@@ -1,4 +1,5 @@
 import PropertyList
+import TestSupport
 
 /// Seeded, replayable property lists whose keys and strings include strings
 /// that are canonically equivalent but not the same scalars (NFC against
@@ -29,30 +30,16 @@ public struct Lookalikes {
     ]
 
     /// The seed these values come from.
-    public let seed: UInt64
-    private var state: UInt64
+    public var seed: UInt64 { random.seed }
+    private var random: SeededRandom
 
     /// Values from `seed`, or from `OPENDEFAULTS_SEED`, or a random seed.
     public init(seed: UInt64? = nil) {
-        let chosen = seed ?? Lookalikes.environmentSeed ?? UInt64.random(in: 0...UInt64.max)
-        self.seed = chosen
-        self.state = chosen
+        random = SeededRandom(seed: seed)
     }
 
-    /// `OPENDEFAULTS_SEED` from the environment, when it is a number.
-    public static var environmentSeed: UInt64? {
-        guard let text = getenvString("OPENDEFAULTS_SEED") else { return nil }
-        return UInt64(text)
-    }
-
-    /// SplitMix64.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    /// The next number of the seeded sequence.
+    public mutating func next() -> UInt64 { random.next() }
 
     /// A number in `0..<n`.
     public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
@@ -134,15 +121,4 @@ public struct Lookalikes {
         default: return "\(value)"
         }
     }
-}
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-private func getenvString(_ name: String) -> String? {
-    guard let p = getenv(name) else { return nil }
-    return String(cString: p)
 }

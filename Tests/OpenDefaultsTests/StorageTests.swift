@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
+import PlatformIO
 
 @Suite("Persistent domains in one process", .timeLimit(.minutes(10)))
 struct StorageTests {
@@ -27,13 +28,16 @@ struct StorageTests {
         let domain = sandbox.makeStore().domain("com.example.burst")
         let file = sandbox.path("com.example.burst")
         // Every write replaces the file (a rename onto it): count the renames.
-        let renames = try RenameCounter(folder: sandbox.userDirectory, name: URL(fileURLWithPath: file).lastPathComponent)
+        let events = FolderEvents()
+        defer { events.close() }
+        let watch = try #require(events.addWatch(sandbox.userDirectory))
+        let name = URL(fileURLWithPath: file).lastPathComponent
         let clock = ContinuousClock()
         let started = clock.now
         for i in 0..<1000 { domain.set(PropertyList(i), forKey: "k\(i)") }
         let took = clock.now - started
         #expect(try eventually { (try? sandbox.fileValue("com.example.burst"))?.dictionaryValue?.count == 1000 })
-        let writes = renames.count()
+        let writes = events.next(timeoutMilliseconds: 0).filter { $0.watch == watch && $0.name == name && $0.flags.contains(.movedIn) }.count
         // The first set schedules one flush 20 ms later; sets after it wait for the
         // next. 1,000 sets are one write, or one per 20 ms they took — never one each.
         let windows = Int((took / .milliseconds(20)).rounded(.up))
@@ -330,40 +334,5 @@ struct PeekTests {
         store.setErrorHandler { errors.add($0) }
         #expect(store.value(forKey: "k", inDomain: "com.example.fifo") == nil)
         #expect(errors.all.contains { $0.path == path && $0.reason.contains("not a regular file") })
-    }
-}
-
-/// Counts the renames onto one file in a folder (inotify `IN_MOVED_TO`): each
-/// is one write of the file (a temporary file renamed over it).
-final class RenameCounter {
-    let fd: Int32
-    let name: String
-    private var seen = 0
-
-    init(folder: String, name: String) throws {
-        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        self.name = name
-        guard inotify_add_watch(fd, folder, UInt32(IN_MOVED_TO)) >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-    }
-
-    deinit { close(fd) }
-
-    /// The renames onto the file so far.
-    func count() -> Int {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { break }
-            var offset = 0
-            while offset + 16 <= n {
-                // struct inotify_event { int wd; uint32_t mask, cookie, len; char name[]; }
-                let length = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
-                let nameBytes = buffer[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }
-                if String(decoding: nameBytes, as: UTF8.self) == name { seen += 1 }
-                offset += 16 + length
-            }
-        }
-        return seen
     }
 }

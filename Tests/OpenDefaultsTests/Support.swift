@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = Requirement.repositoryRoot
 
 /// The folder that holds the built executables (beside the test bundle).
 let productsDirectory: URL = {

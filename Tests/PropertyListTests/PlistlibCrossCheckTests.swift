@@ -74,9 +74,9 @@ struct PlistlibCrossCheckTests {
         let alphabet = Array("abcXYZ019 _-.:/\"'\\\n\t<>&;=(){}é€😀中")
         var kinds: [PropertyList.Kind] = [.string, .integer, .boolean, .date, .data]
         if format == .binary { kinds.append(.uid) }
-        var gen = RandomValues(rng: SeededGenerator(seed: 7), leafKinds: kinds, alphabet: alphabet)
+        var gen = RandomValues(rng: SeededRandom(seed: 7), leafKinds: kinds, alphabet: alphabet)
         // plistlib stores reals as Python floats; repr() and Swift agree on the shortest form.
-        var withReals = RandomValues(rng: SeededGenerator(seed: 8), leafKinds: [.real, .string], alphabet: alphabet)
+        var withReals = RandomValues(rng: SeededRandom(seed: 8), leafKinds: [.real, .string], alphabet: alphabet)
         return (0..<25).map { _ in gen.document() } + (0..<15).map { _ in withReals.document() }
     }
 

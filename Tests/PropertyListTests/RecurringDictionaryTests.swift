@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PropertyList
 
 /// The XML and binary readers lay out the keys of a dictionary that recurs
@@ -48,7 +49,7 @@ struct RecurringDictionaryTests {
     @Test("random records drawn from a few key sets, some that look alike", arguments: [PropertyListFormat.xml, .binary])
     func randomRecords(format: PropertyListFormat) throws {
         let keySets: [[String]] = [["ab", "cd"], ["ef", "gh"], ["x"], ["name", "kind", "size"], ["size", "kind", "name"]] + Self.lookalikeKeySets
-        var gen = RandomValues(rng: SeededGenerator(seed: 7), leafKinds: [.string, .integer, .real, .boolean, .date, .data])
+        var gen = RandomValues(rng: SeededRandom(seed: 7), leafKinds: [.string, .integer, .real, .boolean, .date, .data])
         for _ in 0..<40 {
             let value = PropertyList.array((0..<Int.random(in: 1...30, using: &gen.rng)).map { _ in
                 let keys = keySets.randomElement(using: &gen.rng)!
@@ -60,7 +61,7 @@ struct RecurringDictionaryTests {
 
     @Test("nested records of many shapes, so that shapes met inside others share their places", arguments: [PropertyListFormat.xml, .binary])
     func nestedShapes(format: PropertyListFormat) throws {
-        var gen = RandomValues(rng: SeededGenerator(seed: 11), leafKinds: [.string, .integer, .boolean])
+        var gen = RandomValues(rng: SeededRandom(seed: 11), leafKinds: [.string, .integer, .boolean])
         let names = (0..<40).map { "k\($0)" }
         let keySets = (0..<30).map { _ in Array(names.shuffled(using: &gen.rng).prefix(Int.random(in: 1...6, using: &gen.rng))) }
         func record(_ depth: Int) -> PropertyList {

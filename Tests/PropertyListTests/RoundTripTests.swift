@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PropertyList
 
 @Suite("Round trips through every pair of formats", .timeLimit(.minutes(10)))
@@ -20,7 +21,7 @@ struct RoundTripTests {
     @Test("random values survive A → B → A unchanged", arguments: pairs)
     func randomValues(from a: PropertyListFormat, to b: PropertyListFormat) throws {
         let common = Self.kinds(a).intersection(Self.kinds(b)).sorted { $0.rawValue < $1.rawValue }
-        var gen = RandomValues(rng: SeededGenerator(seed: 42), leafKinds: common)
+        var gen = RandomValues(rng: SeededRandom(seed: 42), leafKinds: common)
         for _ in 0..<150 {
             var value = gen.document()
             if a == .json || b == .json { value = Self.finite(value) }

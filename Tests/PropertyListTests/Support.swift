@@ -1,15 +1,13 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PropertyList
 
 /// The repository's root, from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = Requirement.repositoryRoot
 
 /// `../shared` beside the repository, when it exists.
-let sharedDirectory: URL? = {
-    let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
-    return FileManager.default.fileExists(atPath: url.path) ? url : nil
-}()
+let sharedDirectory = Requirement.sharedDirectory
 
 /// The folder that holds the built executables (beside the test bundle).
 let productsDirectory: URL = {
@@ -63,23 +61,10 @@ func temporaryDirectory() throws -> URL {
     return url
 }
 
-/// A small deterministic random generator (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random property lists for round trips. `kinds` limits the leaf kinds
 /// (JSON has no dates or data; old-style has no UIDs).
 struct RandomValues {
-    var rng: SeededGenerator
+    var rng: SeededRandom
     var leafKinds: [PropertyList.Kind]
     /// The characters strings are made of; XML 1.0 readers other than Apple's refuse control characters.
     var alphabet = Array("abcXYZ019 _-.:/\"'\\\n\t<>&;=(){}é€😀中\u{1}//*")
@@ -135,10 +120,4 @@ struct RandomValues {
 }
 
 /// python3 on the PATH, if any.
-let pythonPath: String? = {
-    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
-        let candidate = "\(dir)/python3"
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return nil
-}()
+let pythonPath = Requirement.pythonPath

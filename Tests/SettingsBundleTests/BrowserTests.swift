@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Whether headless Chromium, its driver and Selenium are installed (`.ci/run` installs them).
 let browserAvailable: Bool = {
@@ -15,8 +16,10 @@ let browserAvailable: Bool = {
     return p.terminationStatus == 0
 }()
 
-/// CI sets this so that a missing browser fails instead of skipping.
-let browserRequired = ProcessInfo.processInfo.environment["OPENDEFAULTS_REQUIRE_BROWSER"] != nil
+extension Requirement {
+    /// Headless Chromium, its driver and Selenium (CI sets `OPENDEFAULTS_REQUIRE_BROWSER=1`).
+    static let browser = Requirement("BROWSER", "needs chromium, chromium-driver and selenium (.ci/run installs them)") { browserAvailable }
+}
 
 /// The Settings app in headless Chromium, driven by Selenium: the
 /// AppSettings pane's toggle, slider and multi-value changed and applied and
@@ -26,10 +29,8 @@ let browserRequired = ProcessInfo.processInfo.environment["OPENDEFAULTS_REQUIRE_
 /// pane are kept in `.build/artifacts/browser-screenshots/`.
 @Suite("Settings app in a real browser", .timeLimit(.minutes(10)))
 struct BrowserTests {
-    @Test(.enabled(if: browserAvailable || browserRequired, "needs chromium, chromium-driver and selenium (.ci/run installs them)"))
+    @Test(.requires(.browser))
     func appSettingsInChromium() throws {
-        #expect(browserAvailable, "chromium, chromium-driver or selenium is missing")
-        guard browserAvailable else { return }
         let bundle = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path
         let shots = repositoryRoot.appendingPathComponent(".build/artifacts/browser-screenshots").path
         let (status, text) = try runPythonScript("Tests/BrowserTests/settings_app_in_chromium.py", [productsDirectory.path, bundle, shots])

@@ -1,13 +1,14 @@
 import Foundation
+import TestSupport
 @_spi(Engine) import OpenDefaults
 import PropertyList
 @testable import SettingsBundle
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = Requirement.repositoryRoot
 
 /// `../shared/corpora/settings`, when it exists beside the repository.
 let settingsCorpus: URL? = {
-    let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora/settings")
+    guard let url = Requirement.sharedDirectory?.appendingPathComponent("corpora/settings") else { return nil }
     return FileManager.default.fileExists(atPath: url.appendingPathComponent("bundles").path) ? url : nil
 }()
 

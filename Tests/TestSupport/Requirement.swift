@@ -46,11 +46,16 @@ public struct Requirement: Sendable, CustomStringConvertible {
     public static let shared = Requirement("SHARED", "needs ../shared beside the repository") { sharedDirectory != nil }
 
     /// `python3` on the PATH (the corpus' check.py, plistlib cross-checks).
-    public static let python = Requirement("PYTHON", "needs python3") {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
-            FileManager.default.isExecutableFile(atPath: "\($0)/python3")
+    public static let python = Requirement("PYTHON", "needs python3") { pythonPath != nil }
+
+    /// `python3` on the PATH, if any.
+    public static let pythonPath: String? = {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(folder)/python3"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-    }
+        return nil
+    }()
 
     /// `curl`, for requests no HTTP client library would send.
     public static let curl = program("/usr/bin/curl", "CURL")

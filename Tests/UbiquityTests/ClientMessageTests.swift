@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Issue 30: the `ubiquity` client says what is wrong in words, at once.
-@Suite("ubiquity: the client explains itself", .timeLimit(.minutes(10)), .serialized, .timeLimit(.minutes(3)))
+@Suite("ubiquity: the client explains itself", .serialized, .timeLimit(.minutes(3)))
 struct ClientMessageTests {
     static let store = "com.example.messages"
 

@@ -18,11 +18,7 @@ final class Received: @unchecked Sendable {
     /// Follows `stream` in a task until it ends.
     func follow(_ stream: AsyncThrowingStream<UbiquityChangesResponse, any Error>) -> Task<Void, Never> {
         Task {
-            do {
-                for try await answer in stream { lock.withLock { answers.append(answer) } }
-            } catch {
-                lock.withLock { failure = error }
-            }
+            _ = await consume(stream) { _ in true }
             lock.withLock { ended = true }
         }
     }
@@ -34,22 +30,26 @@ final class Received: @unchecked Sendable {
     /// when it brings something new, so every commit is still one answer.
     func followReopening(_ open: @escaping @Sendable (Int64) -> AsyncThrowingStream<UbiquityChangesResponse, any Error>) -> Task<Void, Never> {
         Task {
-            var opened = 0
+            var first = true
             while !Task.isCancelled {
                 let after = lock.withLock { answers.last?.revision ?? 0 }
-                opened += 1
-                do {
-                    for try await answer in open(after) {
-                        lock.withLock {
-                            if opened == 1 || answer.revision > after { answers.append(answer) }
-                        }
-                    }
-                } catch {
-                    lock.withLock { failure = error }
-                    break
-                }
+                let keepAll = first
+                first = false
+                guard await consume(open(after), keep: { keepAll || $0.revision > after }) else { break }
             }
             lock.withLock { ended = true }
+        }
+    }
+
+    /// Appends the answers of `stream` that `keep` accepts until it ends; false when it failed (the failure is kept).
+    private func consume(_ stream: AsyncThrowingStream<UbiquityChangesResponse, any Error>,
+                         keep: (UbiquityChangesResponse) -> Bool) async -> Bool {
+        do {
+            for try await answer in stream where keep(answer) { lock.withLock { answers.append(answer) } }
+            return true
+        } catch {
+            lock.withLock { failure = error }
+            return false
         }
     }
 }

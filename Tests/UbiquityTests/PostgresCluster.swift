@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A throw-away PostgreSQL server for this test process: `initdb` and
 /// `pg_ctl` from Debian's `postgresql` on a temporary folder, run as the
@@ -33,8 +34,6 @@ final class PostgresCluster: @unchecked Sendable {
         }
     }()
     nonisolated(unsafe) static var startError = ""
-
-    static var required: Bool { ProcessInfo.processInfo.environment["OPENDEFAULTS_REQUIRE_POSTGRES"] == "1" }
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
@@ -159,6 +158,11 @@ final class PostgresCluster: @unchecked Sendable {
     }
 }
 
+extension Requirement {
+    /// A throw-away PostgreSQL cluster of Debian's `postgresql` (``PostgresCluster/shared``).
+    static let postgres = Requirement("POSTGRES", "needs PostgreSQL (Debian's postgresql; CI installs it)") { PostgresCluster.shared != nil }
+}
+
 /// Where a test server keeps its data.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite, postgres
@@ -175,7 +179,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 struct PostgresAvailability {
     @Test("PostgreSQL starts when the run requires it (OPENDEFAULTS_REQUIRE_POSTGRES=1)")
     func availableWhenRequired() throws {
-        if PostgresCluster.required {
+        if Requirement.postgres.isRequired {
             #expect(PostgresCluster.shared != nil, "PostgreSQL is required but did not start: \(PostgresCluster.startError)")
         }
         if let cluster = PostgresCluster.shared {
@@ -185,8 +189,7 @@ struct PostgresAvailability {
     }
 }
 
-@Suite("ubiquity on PostgreSQL: databases it must not use", .timeLimit(.minutes(10)),
-       .enabled(if: PostgresCluster.shared != nil || PostgresCluster.required, "needs PostgreSQL (CI requires it)"))
+@Suite("ubiquity on PostgreSQL: databases it must not use", .timeLimit(.minutes(10)), .requires(.postgres))
 struct PostgresRefusalTests {
     @Test("a database whose schema is newer than the server's is refused, and left as it was")
     func newerSchema() throws {

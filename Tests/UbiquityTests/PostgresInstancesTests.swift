@@ -3,12 +3,13 @@ import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
 import PropertyList
 import Testing
+import TestSupport
 
 /// Several `ubiquity serve --postgres` over one database, and the faults
 /// such a deployment meets: an instance killed, the database crashed, the
 /// listener's connection cut, instances starting together.
 @Suite("ubiquity on PostgreSQL: several instances, one database, faults", .timeLimit(.minutes(10)), .serialized,
-       .enabled(if: PostgresCluster.shared != nil))
+       .requires(.postgres))
 struct PostgresInstancesTests {
     static let store = "com.example.shared"
 

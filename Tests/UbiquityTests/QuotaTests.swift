@@ -3,10 +3,11 @@ import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
 import PropertyList
 import Testing
+import TestSupport
 
 /// Issue 25 item 10: an account's stores and bytes together are bounded by a
 /// configurable quota; a commit past it is refused whole (422, the quota named).
-@Suite("ubiquity serve: per-account quotas of stores and bytes", .timeLimit(.minutes(10)), .serialized, .timeLimit(.minutes(5)))
+@Suite("ubiquity serve: per-account quotas of stores and bytes", .serialized, .timeLimit(.minutes(5)))
 struct QuotaTests {
     static let quotaArguments = ["--quota-stores", "3", "--quota-bytes", "200000"]
 
@@ -49,7 +50,7 @@ struct QuotaTests {
     }
 
     @Test("twelve new stores committed at once through two instances: exactly three are made",
-          .enabled(if: Backend.available.contains(.postgres), "needs PostgreSQL (CI requires it)"))
+          .requires(.postgres))
     func concurrentStores() async throws {
         let one = try SyncServer(.postgres, extraArguments: Self.quotaArguments)
         let two = try SyncServer(sharing: one)
