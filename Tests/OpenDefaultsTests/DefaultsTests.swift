@@ -29,7 +29,20 @@ struct SearchListTests {
         #expect(d.string(forKey: "Missing") == nil)
         d.removeObject(forKey: "Size")
         #expect(d.string(forKey: "Size") == "global")
-        RegistrationDomain.replace([:])
+    }
+
+    @Test("the registration domain is shared by the defaults objects over one store, and only by them")
+    func registrationPerStore() throws {
+        let sandbox = try Sandbox(), other = try Sandbox()
+        let (d, store) = makeDefaults(sandbox)
+        let suite = Defaults(domainName: "com.example.suite", store: store, arguments: [])
+        let (stranger, _) = makeDefaults(other)
+        d.register(["Registered": "here"])
+        #expect(suite.string(forKey: "Registered") == "here", "another defaults object over the same store sees it")
+        #expect(stranger.string(forKey: "Registered") == nil, "a defaults object over another store does not")
+        #expect(Defaults.standard.string(forKey: "Registered") == nil, "nor does the process's standard object")
+        stranger.setVolatileDomainValues(["Registered": "there"], forName: "NSRegistrationDomain")
+        #expect(d.string(forKey: "Registered") == "here" && stranger.string(forKey: "Registered") == "there")
     }
 
     @Test("current-user levels come before any-user levels; this host before any host")

@@ -44,7 +44,6 @@ struct ReferenceExampleTests {
         // Restoring factory settings: removing the key shows the registered value again.
         defaults.removeObject(forKey: "NextItemValue")
         #expect(defaults.integer(forKey: "NextItemValue") == 75)
-        RegistrationDomain.replace([:])
     }
 
     @Test("the AppSettings keys: username, password, protocol, warp, warpfactor (Beginning iPhone Development ch. 10)")
@@ -65,7 +64,6 @@ struct ReferenceExampleTests {
         #expect(defaults.synchronize())
         let r = try run(helperPath, ["get", "com.example.AppSettings", "username"], environment: sandbox.environment)
         #expect(r.stdout == "ada\n")
-        RegistrationDomain.replace([:])
     }
 
     @Test("didChangeNotification is posted for this process's writes and other processes'")

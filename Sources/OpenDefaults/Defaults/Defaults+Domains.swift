@@ -56,7 +56,7 @@ extension Defaults {
     /// ```
     public func setVolatileDomainValues(_ domain: [LiteralString: PropertyList], forName name: String) {
         if name == RegistrationDomain.name {
-            RegistrationDomain.replace(domain)
+            searchList.registration.replace(domain)
             searchList.rebuildAndNotify()
             return
         }
@@ -74,7 +74,7 @@ extension Defaults {
     public func volatileDomainValues(forName name: String) -> [LiteralString: PropertyList] {
         switch name {
         case ArgumentDomain.name: arguments
-        case RegistrationDomain.name: RegistrationDomain.values.withLock { $0 }
+        case RegistrationDomain.name: searchList.registration.values.withLock { $0 }
         default: searchList.state.withLock { $0.volatileDomains[name] ?? [:] }
         }
     }

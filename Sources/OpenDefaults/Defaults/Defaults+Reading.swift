@@ -15,7 +15,7 @@ extension Defaults {
     /// ```
     @inline(__always)
     public func propertyList(forKey key: String) -> PropertyList? {
-        let version = RegistrationDomain.version.load(ordering: .acquiring)
+        let version = searchList.registration.version.load(ordering: .acquiring)
         let (value, current) = searchList.state.withLock { ($0.resolved[key], $0.registrationVersion == version) }
         if current { return value }
         searchList.updateRegistration(version)
@@ -25,7 +25,7 @@ extension Defaults {
     /// ``propertyList(forKey:)`` with the key's hash already computed (typed keys).
     @usableFromInline
     func propertyList(forKey key: String, hash: UInt64) -> PropertyList? {
-        let version = RegistrationDomain.version.load(ordering: .acquiring)
+        let version = searchList.registration.version.load(ordering: .acquiring)
         let (value, current) = searchList.state.withLock { ($0.resolved.value(forKey: key, hash: hash), $0.registrationVersion == version) }
         if current { return value }
         searchList.updateRegistration(version)

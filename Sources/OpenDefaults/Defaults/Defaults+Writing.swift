@@ -83,7 +83,8 @@ extension Defaults {
     public func removeObject(forKey key: String) { setPropertyList(nil, forKey: key) }
 
     /// Merges `defaults` into the registration domain, shared by every
-    /// defaults object in the process and never saved. When a value is not a
+    /// defaults object over the same store (for ``DomainStore/shared``: every
+    /// one in the process, as with `UserDefaults`) and never saved. When a value is not a
     /// property list nothing is registered and the store's error handler is
     /// told which key.
     ///
@@ -96,7 +97,7 @@ extension Defaults {
 
     /// Merges typed values into the registration domain.
     public func register(_ defaults: [LiteralString: PropertyList]) {
-        RegistrationDomain.register(defaults)
+        searchList.registration.register(defaults)
         searchList.checkRegistration()
     }
 

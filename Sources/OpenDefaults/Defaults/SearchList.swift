@@ -40,6 +40,8 @@ final class SearchList: DomainDependent {
     /// The defaults object's own domain name.
     let domainName: String
     let store: DomainStore
+    /// `NSRegistrationDomain` of the store's ``DefaultsContext``.
+    let registration: RegistrationDomain
     /// `NSArgumentDomain`.
     let arguments: [LiteralString: PropertyList]
     /// The preferred languages, one volatile domain each.
@@ -55,6 +57,7 @@ final class SearchList: DomainDependent {
     init(domainName: String, store: DomainStore, arguments: [LiteralString: PropertyList], languages: [String]) {
         self.domainName = domainName
         self.store = store
+        self.registration = DefaultsContext.of(store).registration
         self.arguments = arguments
         self.languages = languages
         self.state = Lock(State())
@@ -101,15 +104,15 @@ final class SearchList: DomainDependent {
         // either through the entries read below or as a delivery after them.
         for d in persistent { d.attach(self) }
         for m in managedDomains { m.attach(self) }
-        let registration = RegistrationDomain.values.withLock { $0 }
-        let version = RegistrationDomain.version.load(ordering: .acquiring)
+        let registered = self.registration.values.withLock { $0 }
+        let version = self.registration.version.load(ordering: .acquiring)
         let (stale, staleManaged): ([PersistentDomain], [ManagedDomain]) = state.withLock { s in
             let old = s.persistentDomains
             let oldManaged = s.managedDomains
             s.sources = sources
             s.persistentDomains = persistent
             s.managedDomains = managedDomains
-            s.resolved = ResolvedView(resolveAll(s, registration: registration))
+            s.resolved = ResolvedView(resolveAll(s, registration: registered))
             s.registrationVersion = version
             return (old.filter { o in !persistent.contains { $0 === o } },
                     oldManaged.filter { o in !managedDomains.contains { $0 === o } })
@@ -170,7 +173,7 @@ final class SearchList: DomainDependent {
                 if key == "AppleLanguages" { return .array(languages.map { .string($0) }) }
                 if key == "AppleLocale" { return .string(Languages.localeFromEnvironment()) }
             case .registration:
-                return RegistrationDomain.values.withLock { $0[key] }
+                return registration.values.withLock { $0[key] }
             }
         }
         return nil
@@ -253,16 +256,16 @@ final class SearchList: DomainDependent {
 
     // MARK: The registration domain
 
-    /// Brings the view of the registration domain up to date (it is shared by the process).
+    /// Brings the view of the registration domain up to date (the store's defaults objects share it).
     @inline(__always)
     func checkRegistration() {
-        let version = RegistrationDomain.version.load(ordering: .acquiring)
+        let version = registration.version.load(ordering: .acquiring)
         if state.withLock({ $0.registrationVersion }) == version { return }
         updateRegistration(version)
     }
 
     func updateRegistration(_ version: UInt64) {
-        let keys = RegistrationDomain.values.withLock { Array($0.keys) }  // registering only adds
+        let keys = registration.values.withLock { Array($0.keys) }  // registering only adds
         state.withLock { $0.registrationVersion = version }
         refresh(keys)
     }
