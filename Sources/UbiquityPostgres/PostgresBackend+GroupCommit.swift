@@ -311,15 +311,13 @@ extension PostgresBackend {
             // What the account's other stores hold: its usage without this store's part.
             var others: AccountUsage? = nil
             if quota != nil {
-                let all = usage[store.account] ?? AccountUsage(stores: 0, bytes: 0)
-                others = AccountUsage(stores: all.stores - (head.revision > 0 ? 1 : 0), bytes: all.bytes - head.total)
+                others = (usage[store.account] ?? AccountUsage(stores: 0, bytes: 0)).without(head)
             }
             let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
                                          current: state.current[storeKey] ?? [:], quota: quota, others: others)
             if let others {
                 // The next store of the same account sees this one's new size.
-                let after = decision.after
-                usage[store.account] = AccountUsage(stores: others.stores + (after.revision > 0 ? 1 : 0), bytes: others.bytes + after.total)
+                usage[store.account] = others.with(decision.after)
             }
             decisions.append(decision)
         }

@@ -43,6 +43,16 @@ package struct AccountUsage: Sendable, Hashable {
         self.stores = stores
         self.bytes = bytes
     }
+
+    /// This usage without `store`'s part (a store counts once it has a commit).
+    package func without(_ store: StoreHead) -> AccountUsage {
+        AccountUsage(stores: stores - (store.revision > 0 ? 1 : 0), bytes: bytes - store.total)
+    }
+
+    /// This usage with `store`'s part.
+    package func with(_ store: StoreHead) -> AccountUsage {
+        AccountUsage(stores: stores + (store.revision > 0 ? 1 : 0), bytes: bytes + store.total)
+    }
 }
 
 /// A key's entry as the database holds it before a commit.

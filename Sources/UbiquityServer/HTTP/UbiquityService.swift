@@ -69,19 +69,8 @@ package final class UbiquityService: Sendable {
     let reads = SharedReads()
     let allowedHosts: Set<String>?
     /// Valid tokens by their SHA-256 (the bytes themselves: no text made per request),
-    /// cleared whenever the backend's token generation moves (``watchTokens()``).
-    let tokens = Lock(TokenCache())
-    /// The open event streams by their token's hash: ended when the token is revoked.
-    let streamsByToken = Lock<[[UInt8]: [ObjectIdentifier: StreamSubscription]]>([:])
-
-    /// When each token's last use was last written (at most once a minute, whatever the cache does).
-    let usesRecorded = Lock<[[UInt8]: ContinuousClock.Instant]>([:])
-
-    struct TokenCache {
-        var entries: [[UInt8]: UbiquityAccountInfo] = [:]
-        /// The backend's token generation these entries were checked against (nil: not read yet).
-        var generation: Int64? = nil
-    }
+    /// their open event streams and the writing of their last use (``checkTokenGeneration()``).
+    let tokens = TokenBook()
 
     /// A token's last use is written at most this often.
     static let lastUseInterval: Duration = .seconds(60)
@@ -93,8 +82,8 @@ package final class UbiquityService: Sendable {
     /// The longest long poll.
     package static let maximumWait = 30.0
 
-    /// Set when a token change is announced (a notification); the generation loop reads it.
-    let tokenChangeSignal = Lock(false)
+    /// Wakes the generation loop when a token change is announced (a notification).
+    let tokenChange = WakeSignal()
 
     /// Where failures are logged (a line each, without its end).
     let log: @Sendable (String) -> Void
@@ -110,18 +99,14 @@ package final class UbiquityService: Sendable {
         backend.deliverWakeups { [hub, weak self] wakeup in
             hub.wake(wakeup)
             // A token change, or notifications that may have been lost: the generation is read now.
-            if wakeup == .tokens || wakeup == .everything { self?.tokenChangeSignal.withLock { $0 = true } }
+            if wakeup == .tokens || wakeup == .everything { self?.tokenChange.signal() }
         }
         let interval = backend.tokenCheckInterval
-        Task { [weak self] in
+        Task { [weak self, tokenChange] in
             while let service = self {
                 await service.checkTokenGeneration()
-                // The next read after the interval, or within 50 ms of an announced change.
-                var waited = Duration.zero
-                while waited < interval, !service.tokenChangeSignal.withLock({ s in defer { s = false }; return s }) {
-                    try? await Task.sleep(for: .milliseconds(50))
-                    waited += .milliseconds(50)
-                }
+                // The next read after the interval, or at once when a change is announced.
+                await tokenChange.wait(upTo: interval)
             }
         }
     }
@@ -136,20 +121,13 @@ package final class UbiquityService: Sendable {
     /// cached token and ends the streams whose token is no longer valid.
     func checkTokenGeneration() async {
         guard let now = try? await backend.tokenGeneration() else { return }
-        let moved = tokens.withLock { cache -> Bool in
-            defer { cache.generation = now }
-            guard let known = cache.generation, known != now else { return false }
-            cache.entries.removeAll()
-            return true
-        }
-        guard moved else { return }
-        for hash in streamsByToken.withLock({ Array($0.keys) }) {
+        guard tokens.moveGeneration(to: now) else { return }
+        for hash in tokens.tokensWithStreams {
             // A database that does not answer ends nothing: checked again at the next move.
             let account: UbiquityAccountInfo?
             do { account = try await backend.account(tokenHash: hash) } catch { continue }
             guard account == nil else { continue }
-            let ended = streamsByToken.withLock { $0.removeValue(forKey: hash) } ?? [:]
-            for subscription in ended.values { subscription.end() }
+            for subscription in tokens.takeStreams(of: hash) { subscription.end() }
         }
     }
 
@@ -255,20 +233,14 @@ package final class UbiquityService: Sendable {
         let token = String(Substring(bytes))
         guard !token.isEmpty, token.utf8.count <= 256 else { return .failure(Refusal(response: Self.unauthorized("the token is not valid"))) }
         let hash = Self.hash(token: token)
-        var account = tokens.withLock { $0.entries[hash] }
+        var account = tokens.account(hash)
         if account == nil {
             // Cached only if no revocation was seen while the database was asked.
-            let generation = tokens.withLock { $0.generation }
+            let generation = tokens.generation
             do { account = try await backend.account(tokenHash: hash) } catch {
                 return .failure(Refusal(response: unavailable(error)))
             }
-            if let account {
-                tokens.withLock { cache in
-                    if generation != nil, cache.generation == generation, cache.entries.count < 100_000 {
-                        cache.entries[hash] = account
-                    }
-                }
-            }
+            if let account { tokens.remember(account, for: hash, checkedAt: generation) }
         }
         guard let account else { return .failure(Refusal(response: Self.unauthorized("the token is not valid"))) }
         recordUse(hash)
@@ -277,14 +249,7 @@ package final class UbiquityService: Sendable {
 
     /// Writes the token's last use, unless it was written within ``lastUseInterval`` (in the background).
     func recordUse(_ hash: [UInt8]) {
-        let now = ContinuousClock.now
-        let due = usesRecorded.withLock { recorded -> Bool in
-            if let last = recorded[hash], now - last < Self.lastUseInterval { return false }
-            if recorded.count >= 100_000 { recorded.removeAll() }
-            recorded[hash] = now
-            return true
-        }
-        guard due else { return }
+        guard tokens.useIsDue(hash, interval: Self.lastUseInterval) else { return }
         let backend = self.backend
         Task { try? await backend.recordUse(tokenHash: hash) }
     }
@@ -386,13 +351,10 @@ package final class UbiquityService: Sendable {
         // Registered before the first read: no commit falls between the read and the stream.
         let subscription = hub.openStream(account: account.id, store: store)
         // Known by its token: a revocation ends it (``checkTokenGeneration()``).
-        streamsByToken.withLock { $0[tokenHash, default: [:]][ObjectIdentifier(subscription)] = subscription }
+        tokens.opened(subscription, by: tokenHash)
         let closeStream = { @Sendable [self] in
             hub.closeStream(subscription)
-            streamsByToken.withLock { streams in
-                streams[tokenHash]?[ObjectIdentifier(subscription)] = nil
-                if streams[tokenHash]?.isEmpty == true { streams[tokenHash] = nil }
-            }
+            tokens.closed(subscription, by: tokenHash)
         }
         // The stream's end, set now: it comes even if the stream is never run (a client that
         // leaves before the answer's head is written must not leave its subscription behind).

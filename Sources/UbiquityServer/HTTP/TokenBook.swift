@@ -1,0 +1,80 @@
+import OpenDefaultsUbiquity
+import PlatformIO
+
+/// What a server knows of bearer tokens, under one lock: the valid ones it
+/// has checked (forgotten whenever the backend's token generation moves),
+/// the event streams open with each (ended when it is revoked), and when
+/// each one's last use was last written.
+///
+/// ```swift
+/// if book.moveGeneration(to: try await backend.tokenGeneration()) { … }
+/// ```
+final class TokenBook: Sendable {
+    private struct State {
+        var accounts: [[UInt8]: UbiquityAccountInfo] = [:]
+        /// The backend's token generation the accounts were checked against (nil: not read yet).
+        var generation: Int64? = nil
+        var streams: [[UInt8]: [ObjectIdentifier: StreamSubscription]] = [:]
+        var usesWritten: [[UInt8]: ContinuousClock.Instant] = [:]
+    }
+    private let state = Lock(State())
+
+    /// The most tokens remembered (valid ones, last uses): a flood of distinct tokens costs bounded memory.
+    static let capacity = 100_000
+
+    /// The account of a token checked since the generation last moved.
+    func account(_ hash: [UInt8]) -> UbiquityAccountInfo? { state.withLock { $0.accounts[hash] } }
+
+    /// The generation the remembered accounts belong to.
+    var generation: Int64? { state.withLock { $0.generation } }
+
+    /// Remembers a token the backend vouched for, unless the generation moved
+    /// since `generation` (a revocation may have come while it was asked).
+    func remember(_ account: UbiquityAccountInfo, for hash: [UInt8], checkedAt generation: Int64?) {
+        state.withLock { s in
+            if generation != nil, s.generation == generation, s.accounts.count < Self.capacity { s.accounts[hash] = account }
+        }
+    }
+
+    /// Records the backend's generation; true (and every remembered account
+    /// forgotten) when it moved from a known one.
+    func moveGeneration(to now: Int64) -> Bool {
+        state.withLock { s -> Bool in
+            defer { s.generation = now }
+            guard let known = s.generation, known != now else { return false }
+            s.accounts.removeAll()
+            return true
+        }
+    }
+
+    /// A stream opened with the token `hash`.
+    func opened(_ stream: StreamSubscription, by hash: [UInt8]) {
+        state.withLock { $0.streams[hash, default: [:]][ObjectIdentifier(stream)] = stream }
+    }
+
+    /// A stream that ended.
+    func closed(_ stream: StreamSubscription, by hash: [UInt8]) {
+        state.withLock { s in
+            s.streams[hash]?[ObjectIdentifier(stream)] = nil
+            if s.streams[hash]?.isEmpty == true { s.streams[hash] = nil }
+        }
+    }
+
+    /// The tokens that have streams open.
+    var tokensWithStreams: [[UInt8]] { state.withLock { Array($0.streams.keys) } }
+
+    /// Forgets the streams of a token no longer valid, and returns them (to be ended).
+    func takeStreams(of hash: [UInt8]) -> [StreamSubscription] {
+        state.withLock { Array(($0.streams.removeValue(forKey: hash) ?? [:]).values) }
+    }
+
+    /// Whether the token's last use should be written now: not within `interval` of the last write.
+    func useIsDue(_ hash: [UInt8], interval: Duration, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { s -> Bool in
+            if let last = s.usesWritten[hash], now - last < interval { return false }
+            if s.usesWritten.count >= Self.capacity { s.usesWritten.removeAll() }
+            s.usesWritten[hash] = now
+            return true
+        }
+    }
+}
