@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "OpenDefaultsUbiquity", targets: ["OpenDefaultsUbiquity"]),
         .library(name: "OpenDefaultsUbiquityHTTP", targets: ["OpenDefaultsUbiquityHTTP"]),
         .executable(name: "ubiquity", targets: ["ubiquity"]),
+        .library(name: "ConfigurationProfiles", targets: ["ConfigurationProfiles"]),
+        .executable(name: "profiles", targets: ["profiles"]),
     ],
     dependencies: [
         // Only the `settings` tool and its web app use these; the libraries need the toolchain alone.
@@ -119,6 +121,17 @@ let package = Package(
             dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation", "UbiquityServer", "LookalikeStrings",
                            .product(name: "SQLiteNIO", package: "sqlite-nio")],
             exclude: ["Scripts"]
+        ),
+        // Configuration profiles (.mobileconfig): their managed preferences (Forced, Set-Once, custom payloads).
+        .target(name: "ConfigurationProfiles", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
+        // `profiles show|validate`: configuration profiles from the command line.
+        .executableTarget(
+            name: "profiles",
+            dependencies: ["ConfigurationProfiles", "PropertyList", "PlatformIO", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(
+            name: "ConfigurationProfilesTests",
+            dependencies: ["TestSupport", "ConfigurationProfiles", "OpenDefaults", "PropertyList"]
         ),
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),

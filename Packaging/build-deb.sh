@@ -33,7 +33,7 @@ mv "$stage/usr/share/doc/opendefaults/LICENSE" "$stage/usr/share/doc/opendefault
 work=$(mktemp -d)
 mkdir -p "$work/debian"
 printf 'Source: opendefaults\n\nPackage: opendefaults\nArchitecture: any\n' > "$work/debian/control"
-depends=$(cd "$work" && dpkg-shlibdeps -O $(for t in defaults plutil settings ubiquity; do echo "-e$stage/usr/bin/$t"; done) 2>/dev/null \
+depends=$(cd "$work" && dpkg-shlibdeps -O $(for t in defaults plutil settings ubiquity profiles; do echo "-e$stage/usr/bin/$t"; done) 2>/dev/null \
   | sed -n 's/^shlibs:Depends=//p')
 rm -rf "$work"
 
@@ -48,13 +48,14 @@ Section: utils
 Priority: optional
 Installed-Size: $(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 Homepage: https://github.com/opendefaults/opendefaults
-Description: macOS user defaults tools for Linux: defaults, plutil, settings, ubiquity
+Description: macOS user defaults tools for Linux: defaults, plutil, settings, ubiquity, profiles
  OpenDefaults brings Apple's user defaults system to Linux. This package
  installs its command-line tools, statically linked against the Swift
  runtime: defaults (read and write preferences), plutil (check, convert and
  edit property lists), settings (validate, install and serve iOS Settings
- bundles in the browser) and ubiquity (the iCloud key-value store's sync
- server and client), with man pages and bash, zsh and fish completions.
+ bundles in the browser), ubiquity (the iCloud key-value store's sync
+ server and client) and profiles (read and check configuration profiles),
+ with man pages and bash, zsh and fish completions.
 CONTROL
 find "$stage" -type d -exec chmod 0755 {} +
 

@@ -29,7 +29,7 @@ while (($#)); do
   esac
 done
 
-tools=(defaults plutil settings ubiquity)
+tools=(defaults plutil settings ubiquity profiles)
 root="$destdir$prefix"
 # zsh looks in vendor-completions on Debian (/usr), site-functions elsewhere.
 if [[ $prefix == /usr ]]; then zshdir=share/zsh/vendor-completions; else zshdir=share/zsh/site-functions; fi
@@ -66,7 +66,7 @@ for t in "${tools[@]}"; do
   gzip -9 -n -c "Packaging/man/$t.1" > "$root/share/man/man1/$t.1.gz"
   chmod 0644 "$root/share/man/man1/$t.1.gz"
 done
-# Completions: defaults, settings and ubiquity generate their own; plutil's are files.
+# Completions: defaults, settings, ubiquity and profiles generate their own; plutil's are files.
 for shell in bash zsh fish; do
   case $shell in
     bash) dir=share/bash-completion/completions; name() { echo "$1"; } ;;
@@ -76,7 +76,8 @@ for shell in bash zsh fish; do
   "$(built defaults)" completion "$shell" > "$root/$dir/$(name defaults)"
   "$(built settings)" --generate-completion-script "$shell" > "$root/$dir/$(name settings)"
   "$(built ubiquity)" --generate-completion-script "$shell" > "$root/$dir/$(name ubiquity)"
+  "$(built profiles)" --generate-completion-script "$shell" > "$root/$dir/$(name profiles)"
   cp "Packaging/completions/plutil.$shell" "$root/$dir/$(name plutil)"
-  chmod 0644 "$root/$dir/$(name defaults)" "$root/$dir/$(name settings)" "$root/$dir/$(name ubiquity)" "$root/$dir/$(name plutil)"
+  chmod 0644 "$root/$dir/$(name defaults)" "$root/$dir/$(name settings)" "$root/$dir/$(name ubiquity)" "$root/$dir/$(name profiles)" "$root/$dir/$(name plutil)"
 done
 install -m 0644 README.md LICENSE "$root/share/doc/opendefaults/"

@@ -21,7 +21,7 @@ dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >"$root/
 rm -f "$root/dpkg.log"
 dpkg --root="$root" -s opendefaults | grep -q '^Status: install ok installed' || fail "not installed"
 
-for t in defaults plutil settings ubiquity; do
+for t in defaults plutil settings ubiquity profiles; do
   [[ -x $root/usr/bin/$t ]] || fail "missing /usr/bin/$t"
   "$root/usr/bin/$t" --version | grep -q "OpenDefaults" || fail "$t --version"
   [[ -f $root/usr/share/man/man1/$t.1.gz ]] || fail "missing man page $t.1.gz"
@@ -39,7 +39,7 @@ XDG_CONFIG_HOME=$home "$root/usr/bin/defaults" write com.example.deb Volume -int
 [[ $(XDG_CONFIG_HOME=$home "$root/usr/bin/defaults" read com.example.deb Volume) == 11 ]] || fail "installed defaults does not work"
 rm -rf "$home"
 # Only the C library is a shared dependency.
-for t in defaults plutil settings ubiquity; do
+for t in defaults plutil settings ubiquity profiles; do
   if ldd "$root/usr/bin/$t" | grep -Eq 'libswift|libFoundation|libdispatch'; then fail "$t links the Swift runtime dynamically"; fi
 done
 

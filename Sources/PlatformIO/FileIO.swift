@@ -60,6 +60,38 @@ package enum FileIO {
         return try readAll(fd: fd, path: path)
     }
 
+    /// The bytes of the file at `path`, refused without reading it whole when it
+    /// holds more than `limit` bytes (a huge file, or a device that never ends).
+    ///
+    /// ```swift
+    /// let bytes = try FileIO.read("profile.mobileconfig", limit: 16 << 20)
+    /// ```
+    package static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
+        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(path: path) }
+        defer { if fd != 0 { close(fd) } }
+        var st = stat()
+        if fstat(fd, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFDIR { throw FileError(path: path, errno: EISDIR) }
+            if (st.st_mode & S_IFMT) == S_IFREG, st.st_size > limit {
+                throw FileError(path: path, reason: "\(st.st_size) bytes, more than the \(limit) it may have")
+            }
+        }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw FileError(path: path, errno: code)
+            }
+            if n == 0 { return out }
+            out += chunk[0..<n]
+            if out.count > limit { throw FileError(path: path, reason: "more than the \(limit) bytes it may have") }
+        }
+    }
+
     /// Everything readable from `fd` until end of file. A failed read throws
     /// with `path` and the system's reason (`errno` taken at once).
     package static func readAll(fd: Int32, path: String) throws(FileError) -> [UInt8] {

@@ -5,6 +5,17 @@ import TestSupport
 
 @Suite("XML format", .timeLimit(.minutes(10)))
 struct XMLFormatTests {
+    @Test("what follows the top-level element is not read, as CoreFoundation does (NUL padding, a second element)")
+    func trailingContentIgnored() throws {
+        let doc = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>a</key><integer>1</integer></dict></plist>"#
+        #expect(try PropertyList(decoding: Array(doc.utf8) + [0, 0, 0, 0]) == ["a": 1])
+        #expect(try PropertyList(decoding: Array((doc + "<plist><string>x</string></plist>").utf8)) == ["a": 1])
+        // Inside the element, nothing is skipped: a second object in <plist> is still an error.
+        #expect(throws: PropertyListError.self) {
+            try PropertyList(decoding: Array("<plist><dict/><dict/></plist>".utf8))
+        }
+    }
+
     @Test("the writer produces Apple's bytes")
     func applesLayout() throws {
         let v: PropertyList = [

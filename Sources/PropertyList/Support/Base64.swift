@@ -1,6 +1,6 @@
 /// Base64 as property lists use it: the XML writer's line layout, and a
 /// reader that skips whitespace.
-enum Base64 {
+package enum Base64 {
     static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     static let decodeTable: [UInt8] = {
         var t = [UInt8](repeating: 0xFF, count: 256)
@@ -11,7 +11,7 @@ enum Base64 {
     /// Appends the base64 form of `bytes`, broken into lines of `lineLength`
     /// characters, each line preceded by `indent` tabs and followed by a newline.
     /// A `lineLength` of 0 writes one unbroken run without indentation or newline.
-    static func encode(_ bytes: UnsafeRawBufferPointer, lineLength: Int, indent: Int, into out: inout [UInt8]) {
+    package static func encode(_ bytes: UnsafeRawBufferPointer, lineLength: Int, indent: Int, into out: inout [UInt8]) {
         let n = bytes.count
         out.reserveCapacity(out.count + n * 4 / 3 + n / 40 * (indent + 1) + 8)
         alphabet.withUnsafeBufferPointer { a in
@@ -47,7 +47,7 @@ enum Base64 {
 
     /// Decodes base64 text as CoreFoundation does: characters outside the
     /// alphabet (whitespace, `=` padding, anything else) are skipped.
-    static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8] {
+    package static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(text.count * 3 / 4)
         var acc: UInt32 = 0
