@@ -59,8 +59,10 @@ let package = Package(
         .target(name: "ValueGrammar", dependencies: ["OpenDefaults", "PropertyList"]),
         // macOS `defaults` on Linux, over OpenDefaults.
         .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "ValueGrammar"]),
-        // NSUbiquitousKeyValueStore: the local-first store, its limits and its sync engine (transport is a seam). Toolchain only.
-        .target(name: "OpenDefaultsUbiquity", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
+        // The sync protocol both sides agree on: wire messages, limits, key and store-name rules.
+        .target(name: "UbiquityProtocol", dependencies: ["PropertyList"]),
+        // NSUbiquitousKeyValueStore: the local-first store and its sync engine (transport is a seam). Toolchain only.
+        .target(name: "OpenDefaultsUbiquity", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "UbiquityProtocol"]),
         // The sync protocol's client over HTTP (AsyncHTTPClient).
         .target(
             name: "OpenDefaultsUbiquityHTTP",
@@ -76,7 +78,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "OpenDefaultsUbiquity", "OpenDefaults", "PropertyList", "PlatformIO", "HTTPGuards",
+                "UbiquityProtocol", "PropertyList", "PlatformIO", "HTTPGuards",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
@@ -100,7 +102,7 @@ let package = Package(
         .target(
             name: "UbiquityPostgres",
             dependencies: [
-                "UbiquityServer", "OpenDefaultsUbiquity", "OpenDefaults", "PropertyList", "PlatformIO",
+                "UbiquityServer", "UbiquityProtocol", "PropertyList", "PlatformIO",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,6 @@
 import Logging
 import NIOCore
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 import PropertyList
 import PostgresNIO
 import UbiquityServer

@@ -1,8 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
-import OpenDefaults
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 import PropertyList
 import PlatformIO
 import PostgresNIO
@@ -627,7 +626,7 @@ package final class PostgresBackend: UbiquityBackend {
         if payload == "tokens" { return .tokens }
         let parts = payload.split(separator: " ")
         guard parts.count == 3, let revision = Int64(parts[2]), revision > 0,
-              UbiquitousKeyValueStore.isValidStoreIdentifier(String(parts[1]))
+              UbiquityLimits.isValidStoreIdentifier(String(parts[1]))
         else { return .everything }
         return .store(account: String(parts[0]), store: String(parts[1]), revision: revision)
     }

@@ -1,5 +1,4 @@
 import NIOSSL
-import OpenDefaults
 import PlatformIO
 import PostgresNIO
 import UbiquityServer

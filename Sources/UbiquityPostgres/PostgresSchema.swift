@@ -1,5 +1,5 @@
 import Logging
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 import PostgresNIO
 import UbiquityServer
 

@@ -167,11 +167,7 @@ public final class UbiquitousKeyValueStore: Sendable {
     }
 
     /// Letters, digits, `.`, `-`, `_`; 1 to 255 bytes; not starting with `.`.
-    public static func isValidStoreIdentifier(_ s: String) -> Bool {
-        !s.isEmpty && s.utf8.count <= 255 && !s.hasPrefix(".") && s.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
-        }
-    }
+    public static func isValidStoreIdentifier(_ s: String) -> Bool { UbiquityLimits.isValidStoreIdentifier(s) }
 
     static func folder(_ configuration: Configuration, accountIdentifier: String) -> String {
         var base = configuration.dataDirectory ?? ""

@@ -1,5 +1,5 @@
 import NIOCore
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 import PropertyList
 
 /// A store's row as a backend reads it under the store's lock.

@@ -5,9 +5,8 @@ import Foundation
 #endif
 import Logging
 import NIOCore
-import OpenDefaults
 import PlatformIO
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 import PropertyList
 import SQLiteNIO
 

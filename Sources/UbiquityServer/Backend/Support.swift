@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import PlatformIO
-import OpenDefaults
 
 /// Base64 of bytes (the wire's value encoding).
 package enum Base64 {

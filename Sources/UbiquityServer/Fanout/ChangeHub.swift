@@ -1,7 +1,6 @@
 import NIOCore
 import PlatformIO
-import OpenDefaults
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 
 /// Wakes the long polls of a store when a commit lands.
 ///

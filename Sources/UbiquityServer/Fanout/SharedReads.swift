@@ -1,6 +1,5 @@
 import PlatformIO
-import OpenDefaults
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 
 /// Reads of one store after one revision that are asked for at the same time
 /// share one database query (a commit wakes every watcher of a store, and

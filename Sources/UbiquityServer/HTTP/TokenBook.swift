@@ -1,4 +1,4 @@
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 import PlatformIO
 
 /// What a server knows of bearer tokens, under one lock: the valid ones it

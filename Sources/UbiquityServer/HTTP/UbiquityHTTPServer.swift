@@ -5,7 +5,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 
 /// The sync server on Hummingbird: HTTP/1.1 (TLS when given a certificate),
 /// idle connections closed, connections capped (``ConnectionGovernor``: idle

@@ -5,8 +5,7 @@ import Foundation
 #endif
 import Crypto
 import NIOCore
-import OpenDefaults
-import OpenDefaultsUbiquity
+import UbiquityProtocol
 import PlatformIO
 import PropertyList
 
@@ -61,7 +60,7 @@ package struct EventStream: Sendable {
     package var run: @Sendable (_ send: (ByteBuffer) async throws -> Void) async -> Void
 }
 
-/// The sync protocol (proposal 0011, `Documentation/openapi.yaml`) over a
+/// The sync protocol (proposal 0011, `OpenAPI/ubiquity.yaml`) over a
 /// ``UbiquityBackend``: authentication, checks, commits, long polls.
 package final class UbiquityService: Sendable {
     package let backend: any UbiquityBackend
@@ -263,7 +262,7 @@ package final class UbiquityService: Sendable {
     // MARK: Commits
 
     func commit(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
-        guard UbiquitousKeyValueStore.isValidStoreIdentifier(store) else { return Self.badStore(store) }
+        guard UbiquityLimits.isValidStoreIdentifier(store) else { return Self.badStore(store) }
         guard request.body.count <= Self.maximumBody else { return Self.error(413, "the request is larger than \(Self.maximumBody) bytes") }
         let commit: UbiquityCommitRequest
         if let usual = WireJSON.commitRequest(request.body) {
@@ -421,7 +420,7 @@ package final class UbiquityService: Sendable {
 
     /// The store, `after` and `wait` (`defaultWait` when not given) of a changes request, checked.
     static func changesParameters(_ request: ServiceRequest, store: String, defaultWait: Double) -> Result<(after: Int64, wait: Double), Refusal> {
-        guard UbiquitousKeyValueStore.isValidStoreIdentifier(store) else { return .failure(Refusal(response: badStore(store))) }
+        guard UbiquityLimits.isValidStoreIdentifier(store) else { return .failure(Refusal(response: badStore(store))) }
         let afterText = request.query["after"] ?? "0"
         guard let after = Int64(afterText), after >= 0 else {
             return .failure(Refusal(response: error(400, "after must be a revision (0 or more), not \"\(afterText)\"")))

@@ -5,7 +5,7 @@ import Foundation
 #endif
 import PropertyList
 
-// The sync protocol's messages (proposal 0011, `Documentation/openapi.yaml`).
+// The sync protocol's messages (proposal 0011, `OpenAPI/ubiquity.yaml`).
 // Values travel as base64 of their binary property list: every type
 // (dates, data, integers against reals, booleans) survives, and the size the
 // limits count is the decoded length, the same on both sides.

@@ -52,6 +52,20 @@ public enum UbiquityLimits {
         }
     }
 
+    /// Whether `s` may name a store: 1 to 255 ASCII letters, digits, `.`, `-`
+    /// or `_`, not starting with `.` (it names a folder on clients and a row
+    /// on the server; both sides check it alike).
+    ///
+    /// ```swift
+    /// UbiquityLimits.isValidStoreIdentifier("com.example.app")   // true
+    /// UbiquityLimits.isValidStoreIdentifier("../x")              // false
+    /// ```
+    public static func isValidStoreIdentifier(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.count <= 255 && !s.hasPrefix(".") && s.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
+        }
+    }
+
     /// C0 controls (NUL among them) and DEL: refused in keys and store
     /// identifiers, which databases, files and terminals do not all keep.
     @inlinable
@@ -60,12 +74,12 @@ public enum UbiquityLimits {
 
 extension PropertyList {
     /// The binary encoding cannot fail (every value has a binary form).
-    func encoded(as format: PropertyListFormat) -> [UInt8] {
+    package func encoded(as format: PropertyListFormat) -> [UInt8] {
         (try? encoded(as: format, options: .init())) ?? []
     }
 
 }
 
 extension String {
-    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+    package func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
