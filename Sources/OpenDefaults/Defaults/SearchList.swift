@@ -12,8 +12,8 @@ import Synchronization
 /// object detaches it from its domains when released.
 final class SearchList: DomainDependent {
     /// A source of values, in search order. Domains are referenced without
-    /// retaining them: a store keeps its domains, and stores live for the
-    /// whole process.
+    /// retaining them: a domain with a dependent attached is kept by its
+    /// store (proposal 0009), and this list holds its store.
     enum Source: Sendable {
         case forced(Unretained<ManagedDomain>)
         case arguments

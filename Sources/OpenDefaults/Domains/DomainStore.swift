@@ -235,10 +235,10 @@ public final class DomainStore: Sendable {
 
     // MARK: Flushing
 
-    /// Flushes `domain` in 20 ms. The pending flush keeps the store (the
+    /// Flushes `domain` after ``flushDelay``. The pending flush keeps the store (the
     /// domain's owner) alive until it has run.
     func scheduleFlush(_ domain: PersistentDomain) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { [self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(Self.flushDelay / .nanoseconds(1)))) { [self] in
             withExtendedLifetime(self) { try? domain.flush() }
         }
     }

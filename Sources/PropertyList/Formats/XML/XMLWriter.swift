@@ -28,13 +28,6 @@ struct XMLWriter {
         return w.out
     }
 
-    /// The XML of `value` alone, at `indent` tabs, without header (for `plutil -extract … xml1` and tests).
-    static func fragment(_ value: PropertyList, indent: Int) -> [UInt8] {
-        var w = XMLWriter()
-        w.value(value, indent: indent)
-        return w.out
-    }
-
     private mutating func value(_ v: PropertyList, indent: Int) {
         out.append(tabs: indent)
         switch v {
