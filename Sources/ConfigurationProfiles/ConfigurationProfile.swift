@@ -172,19 +172,7 @@ public struct ConfigurationProfile: Sendable, Hashable {
         }
     }
 
-    static func kind(_ value: PropertyList) -> String {
-        switch value {
-        case .string: "a string"
-        case .integer: "an integer"
-        case .real: "a real"
-        case .boolean: "a boolean"
-        case .date: "a date"
-        case .data: "data"
-        case .array: "an array"
-        case .dictionary: "a dictionary"
-        case .uid: "a UID"
-        }
-    }
+    static func kind(_ value: PropertyList) -> String { value.typeName }
 
     static func describe(_ value: PropertyList) -> String {
         if case .string(let s) = value { return "\"\(s)\"" }

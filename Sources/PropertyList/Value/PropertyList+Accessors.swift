@@ -90,3 +90,20 @@ extension PropertyList {
         return nil
     }
 }
+
+extension PropertyList {
+    /// The value's type with its article, for messages ("an integer", "a dictionary", "data").
+    package var typeName: String {
+        switch self {
+        case .string: "a string"
+        case .integer: "an integer"
+        case .real: "a real"
+        case .boolean: "a boolean"
+        case .date: "a date"
+        case .data: "data"
+        case .array: "an array"
+        case .dictionary: "a dictionary"
+        case .uid: "a UID"
+        }
+    }
+}

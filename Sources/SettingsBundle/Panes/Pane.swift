@@ -53,22 +53,6 @@ public struct Pane: Sendable, Hashable {
     }
 }
 
-extension PropertyList {
-    /// The property-list type's name, for messages.
-    var typeName: String {
-        switch self {
-        case .string: "a string"
-        case .integer: "an integer"
-        case .real: "a real"
-        case .boolean: "a boolean"
-        case .date: "a date"
-        case .data: "data"
-        case .array: "an array"
-        case .dictionary: "a dictionary"
-        case .uid: "a UID"
-        }
-    }
-}
 
 extension PropertyList {
     /// The value for a message: strings quoted, so `'0'` and `0` differ.
