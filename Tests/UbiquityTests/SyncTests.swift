@@ -260,6 +260,7 @@ final class Flag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
     func set() { lock.withLock { value = true } }
+    func clear() { lock.withLock { value = false } }
     var isSet: Bool { lock.withLock { value } }
 }
 
