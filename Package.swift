@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The sync server's PostgreSQL backend (the `ubiquity` executable only; no library links it).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The sync server's shutdown order (already in the graph through Hummingbird).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The typed value, every format's reader and writer, Codable. Toolchain only.
@@ -81,6 +83,7 @@ let package = Package(
                 "UbiquityProtocol", "PropertyList", "PlatformIO", "HTTPGuards",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

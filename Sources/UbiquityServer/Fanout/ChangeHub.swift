@@ -68,6 +68,8 @@ package final class ChangeHub: Sendable {
         var epoch: UInt64 = 0
     }
     let known = Lock(Known())
+    /// Set by ``stop()``: every watcher is answered at once, none waits any more.
+    let stopping = Lock(false)
 
     /// When a read or a commit began, as far as wake-ups are concerned.
     package struct Stamp: Sendable, Hashable {
@@ -175,10 +177,33 @@ package final class ChangeHub: Sendable {
     }
 
     /// Registers an event stream for every commit of a store from now on (before its first read).
+    /// While the server stops, the stream is ended at once (it sends its first answer, then ends).
     package func openStream(account: String, store: String) -> StreamSubscription {
         let stream = StreamSubscription(key: Key(account: account, store: store))
-        streams.withLock { $0[stream.key, default: [:]][ObjectIdentifier(stream)] = stream }
+        let open = stopping.withLock { stopping -> Bool in
+            guard !stopping else { return false }
+            streams.withLock { $0[stream.key, default: [:]][ObjectIdentifier(stream)] = stream }
+            return true
+        }
+        if !open { stream.end() }
         return stream
+    }
+
+    /// The server is stopping: every event stream ends and every long poll is
+    /// answered now (the client asks again, of another instance or of this
+    /// one restarted); a watcher that comes later is answered without waiting.
+    package func stop() {
+        stopping.withLock { $0 = true }
+        let ended = streams.withLock { s -> [StreamSubscription] in
+            defer { s.removeAll() }
+            return s.values.flatMap { $0.values }
+        }
+        for stream in ended { stream.end() }
+        let waiting = subscribers.withLock { s -> [Subscription] in
+            defer { s.removeAll() }
+            return s.values.flatMap { $0.values }
+        }
+        for sub in waiting { sub.fire(nil) }
     }
 
     /// Removes an event stream (it ended).
@@ -200,7 +225,12 @@ package final class ChangeHub: Sendable {
     package func subscribe(account: String, store: String) -> Ticket {
         let key = Key(account: account, store: store)
         let sub = Subscription()
-        subscribers.withLock { $0[key, default: [:]][ObjectIdentifier(sub)] = sub }
+        let waits = stopping.withLock { stopping -> Bool in
+            guard !stopping else { return false }
+            subscribers.withLock { $0[key, default: [:]][ObjectIdentifier(sub)] = sub }
+            return true
+        }
+        if !waits { sub.fire(nil) }
         return Ticket(key: key, subscription: sub)
     }
 

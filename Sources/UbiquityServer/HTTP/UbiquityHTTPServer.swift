@@ -5,6 +5,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
+import ServiceLifecycle
 import UbiquityProtocol
 
 /// The sync server on Hummingbird: HTTP/1.1 (TLS when given a certificate),
@@ -68,7 +69,15 @@ package struct UbiquityHTTPServer: Sendable {
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        // SIGTERM or SIGINT: the watchers end first (WatcherShutdown, told first as the last
+        // service), then the HTTP server stops accepting and lets requests in flight finish;
+        // a second signal, or 10 seconds without finishing, cancels what is left.
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: app), .init(service: WatcherShutdown(hub: service.hub))],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        try await ServiceGroup(configuration: configuration).run()
     }
 
     struct BodyLimits: Sendable {
