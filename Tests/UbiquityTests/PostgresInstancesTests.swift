@@ -166,7 +166,8 @@ struct PostgresInstancesTests {
         }
     }
 
-    @Test("PostgreSQL crashes (pg_ctl -m immediate) and comes back: 503 meanwhile, then eventually recovery by itself; nothing acknowledged lost")
+    @Test("PostgreSQL crashes (pg_ctl -m immediate) and comes back: 503 meanwhile, then eventually recovery by itself; nothing acknowledged lost",
+          .requires(.curl))
     func databaseCrash() async throws {
         // A cluster of its own: suites running meanwhile use the shared one.
         let cluster = try PostgresCluster.privateCluster()
@@ -197,6 +198,9 @@ struct PostgresInstancesTests {
             // Eventually a 503, not a hang (bounded by the 5 s deadline); how fast once the server
             // knows (proposal 0012: 0.3 s) is `Benchmarks/ubiquity-postgres.sh --down`'s figure.
             #expect(Date().timeIntervalSince(started) < 15)
+            // Not ready while the database is away (a load balancer sends clients elsewhere).
+            let readiness = try rawRequest(one, path: "/readyz")
+            #expect(readiness.status == 503 && readiness.body.contains("database"), "\(readiness)")
             try await Task.sleep(for: .milliseconds(500))
             let during = acknowledged.count
             try cluster.start()
@@ -207,6 +211,7 @@ struct PostgresInstancesTests {
             try await group.waitForAll()
         }
         #expect(refusals.count > 0, "no request failed while the database was down")
+        #expect(await settle(10) { (try? rawRequest(one, path: "/readyz").status) == 200 }, "not ready again after the database came back")
         print("database crash: \(acknowledged.count) acknowledged, \(acknowledged.failureCount) failed, \(acknowledged.refusedCount) of them answered 503 \"not applied\"")
         let changes = try #require(await Self.everything(one, token: token))
         Self.expectNothingLost(acknowledged, writers: writers, in: changes)

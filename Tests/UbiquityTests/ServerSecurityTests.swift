@@ -67,6 +67,19 @@ struct ServerSecurityTests {
         }
     }
 
+    @Test("/healthz and /readyz answer without a token and say nothing private; other methods are refused", .requires(.curl), arguments: Backend.available)
+    func healthAndReadiness(backend: Backend) throws {
+        let server = try SyncServer(backend)
+        _ = try server.addAccount("alice")
+        let alive = try rawRequest(server, path: "/healthz")
+        #expect(alive.status == 200 && alive.body.contains("\"ok\""), "\(alive)")
+        let ready = try rawRequest(server, path: "/readyz")
+        #expect(ready.status == 200 && ready.body == #"{"status":"ready"}"#, "\(ready)")
+        #expect(try rawRequest(server, method: "POST", path: "/readyz").status == 405)
+        // Still refused from a web page, as everything is.
+        #expect(try rawRequest(server, path: "/readyz", headers: ["Origin": "https://evil.example"]).status == 403)
+    }
+
     @Test("web pages (an Origin header) and unknown Host names are refused; malformed requests get 4xx, never 5xx",
           .requires(.curl), arguments: Backend.available)
     func hostileRequests(backend: Backend) async throws {

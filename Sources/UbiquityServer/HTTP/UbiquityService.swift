@@ -134,7 +134,7 @@ package final class UbiquityService: Sendable {
 
     /// What a request is, decided from its head alone.
     package struct Route: Sendable {
-        package enum Kind: Sendable { case health, account, commit, changes, events }
+        package enum Kind: Sendable { case health, ready, account, commit, changes, events }
         package var kind: Kind
         /// The store named in the path ("" for health and account).
         package var store: String
@@ -181,16 +181,19 @@ package final class UbiquityService: Sendable {
         var store = ""
         switch (request.method, parts.count) {
         case ("GET", 3) where parts[1] == "v1" && parts[2] == "health": kind = .health
+        case ("GET", 2) where parts[1] == "healthz": kind = .health
+        case ("GET", 2) where parts[1] == "readyz": kind = .ready
         case ("GET", 3) where parts[1] == "v1" && parts[2] == "account": kind = .account
         case ("POST", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "commit": (kind, store) = (.commit, parts[3])
         case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes": (kind, store) = (.changes, parts[3])
         case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "events": (kind, store) = (.events, parts[3])
         default:
-            let known = ["/v1/health", "/v1/account"].contains(request.path)
+            let known = ["/v1/health", "/v1/account", "/healthz", "/readyz"].contains(request.path)
                 || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes", "events"].contains(parts[4]))
             return .refused(known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)"))
         }
-        if kind == .health { return .admitted(Route(kind: kind, store: store, account: nil, tokenHash: [])) }
+        // Alive and ready need no token and say nothing private (for load balancers and systemd).
+        if kind == .health || kind == .ready { return .admitted(Route(kind: kind, store: store, account: nil, tokenHash: [])) }
         let account: UbiquityAccountInfo, tokenHash: [UInt8]
         switch await authenticate(request) {
         case .failure(let refusal): return .refused(refusal.response)
@@ -208,11 +211,23 @@ package final class UbiquityService: Sendable {
         return .admitted(Route(kind: kind, store: store, account: account, tokenHash: tokenHash))
     }
 
+    /// `GET /readyz`: 200 when the server takes requests (not stopping, the
+    /// database answers, its schema current since it was opened), else 503 and why.
+    func readiness() async -> ServiceResponse {
+        if hub.stopping.withLock({ $0 }) { return Self.json(503, ["status": "not ready", "reason": "the server is stopping"]) }
+        do { _ = try await backend.tokenGeneration() } catch {
+            return Self.json(503, ["status": "not ready", "reason": "the database does not answer"])
+        }
+        return Self.json(200, ["status": "ready"])
+    }
+
     /// Answers an admitted request (its body read when ``Route/readsBody``).
     package func handle(_ route: Route, _ request: ServiceRequest) async -> ServiceResponse {
-        guard let account = route.account else { return Self.json(200, ["status": "ok"]) }
+        guard let account = route.account else {
+            return route.kind == .ready ? await readiness() : Self.json(200, ["status": "ok"])
+        }
         switch route.kind {
-        case .health: return Self.json(200, ["status": "ok"])
+        case .health, .ready: return Self.json(200, ["status": "ok"])
         case .account: return Self.json(200, account)
         case .commit: return await commit(request, account: account, store: route.store)
         case .changes: return await changes(request, account: account, store: route.store)
