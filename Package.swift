@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The sync server's PostgreSQL backend (the `ubiquity` executable only; no library links it).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Configuration profiles' CMS signatures (the `profiles` executable only; no library links it).
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         // The sync server's shutdown order (already in the graph through Hummingbird).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
@@ -60,7 +63,7 @@ let package = Package(
         // The `defaults write` value grammar (-string, -int, -array …), shared by `defaults` and `ubiquity`.
         .target(name: "ValueGrammar", dependencies: ["OpenDefaults", "PropertyList"]),
         // macOS `defaults` on Linux, over OpenDefaults.
-        .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "ValueGrammar"]),
+        .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "ValueGrammar", "ConfigurationProfiles"]),
         // The sync protocol both sides agree on: wire messages, limits, key and store-name rules.
         .target(name: "UbiquityProtocol", dependencies: ["PropertyList"]),
         // NSUbiquitousKeyValueStore: the local-first store and its sync engine (transport is a seam). Toolchain only.
@@ -129,19 +132,30 @@ let package = Package(
         ),
         // Configuration profiles (.mobileconfig): their managed preferences (Forced, Set-Once, custom payloads).
         .target(name: "ConfigurationProfiles", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
-        // `profiles show|validate`: configuration profiles from the command line.
+        // A profile's CMS signature checked against trusted roots (swift-certificates); for the `profiles` tool.
+        .target(
+            name: "ProfileSignatures",
+            dependencies: [
+                "ConfigurationProfiles", "PlatformIO",
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // `profiles`: install, remove, list, show, validate, status, apply.
         .executableTarget(
             name: "profiles",
-            dependencies: ["ConfigurationProfiles", "PropertyList", "PlatformIO", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(
             name: "ConfigurationProfilesTests",
-            dependencies: ["TestSupport", "ConfigurationProfiles", "OpenDefaults", "PropertyList"]
+            dependencies: ["TestSupport", "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO"]
         ),
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
         // The Settings app as HTML pages and form handling (no server code; testable alone).
-        .target(name: "SettingsWeb", dependencies: ["SettingsBundle", "OpenDefaults", "PropertyList", "PlatformIO"]),
+        .target(name: "SettingsWeb", dependencies: ["SettingsBundle", "OpenDefaults", "PropertyList", "PlatformIO", "ConfigurationProfiles"]),
         // `settings validate|defaults|install|serve`: the Settings app in the browser.
         .executableTarget(
             name: "settings",

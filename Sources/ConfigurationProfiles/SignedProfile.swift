@@ -9,14 +9,20 @@ import PropertyList
 /// ```swift
 /// if let inner = try SignedProfile.content(of: bytes) { … }   // nil: not signed
 /// ```
-enum SignedProfile {
-    /// The encapsulated content when `bytes` are a CMS SignedData; nil when they are not signed.
-    static func content(of bytes: [UInt8]) throws(ProfileError) -> [UInt8]? {
+package enum SignedProfile {
+    /// The BER/DER bytes of the signature wrapping when `bytes` are signed
+    /// (PEM decoded, leading white space dropped); nil when they are not.
+    package static func encoded(_ bytes: [UInt8]) throws(ProfileError) -> [UInt8]? {
         var der = bytes[...]
         while let first = der.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { der = der.dropFirst() }
-        if der.starts(with: Array("-----BEGIN".utf8)) { return try content(of: pem(Array(der))) }
-        guard der.first == 0x30 else { return nil }
-        let top = try BERElement.parse(Array(der))
+        if der.starts(with: Array("-----BEGIN".utf8)) { return try pem(Array(der)) }
+        return der.first == 0x30 ? Array(der) : nil
+    }
+
+    /// The encapsulated content when `bytes` are a CMS SignedData; nil when they are not signed.
+    package static func content(of bytes: [UInt8]) throws(ProfileError) -> [UInt8]? {
+        guard let der = try encoded(bytes) else { return nil }
+        let top = try BERElement.parse(der)
         // ContentInfo ::= SEQUENCE { contentType OID, content [0] EXPLICIT SignedData }
         guard top.tag == 0x30, top.children.count >= 2, top.children[0].tag == 0x06,
               top.children[0].value == signedDataOID else {

@@ -1,3 +1,4 @@
+import ConfigurationProfiles
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -103,6 +104,11 @@ package final class SettingsApp: Sendable {
         return name
     }
 
+    /// The installed configuration profiles (none when the index cannot be read: keys then show as managed, unnamed).
+    func installedProfiles() -> ProfileIndex {
+        (try? ProfileStore(layout: store.layout).index()) ?? ProfileIndex()
+    }
+
     func controller(for bundle: SettingsBundle, domain: String) -> DefaultsController {
         let valuesDomain = (try? valuesDomain(of: bundle, domain: domain)) ?? domain
         let defaults = defaults(for: valuesDomain)
@@ -115,7 +121,7 @@ package final class SettingsApp: Sendable {
     }
 
     func showPane(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], status: String?) -> SettingsResponse {
-        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller(for: bundle, domain: domain), languages: languages, formToken: policy.formToken)
+        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller(for: bundle, domain: domain), languages: languages, formToken: policy.formToken, profiles: installedProfiles(), profileUser: store.layout.userName)
         switch status {
         case "saved": page.banner = (false, "Your changes were applied.", [])
         case "unchanged": page.banner = (false, "Nothing to apply: no value changed.", [])
@@ -144,7 +150,7 @@ package final class SettingsApp: Sendable {
             guard submission.refusals.isEmpty else {
                 // Show the acceptable edits again, unsaved, so that only the refused field needs fixing.
                 for edit in submission.edits { controller.values[edit.key] = edit.value }
-                var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages, formToken: policy.formToken)
+                var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages, formToken: policy.formToken, profiles: installedProfiles(), profileUser: store.layout.userName)
                 page.banner = (true, "Nothing was changed (your other edits are kept below, not applied):", submission.refusals)
                 return .html(422, page.render())
             }
@@ -158,7 +164,7 @@ package final class SettingsApp: Sendable {
     }
 
     func writeFailed(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], _ controller: DefaultsController) -> SettingsResponse {
-        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages, formToken: policy.formToken)
+        var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages, formToken: policy.formToken, profiles: installedProfiles(), profileUser: store.layout.userName)
         var reason = "the preferences file could not be written"
         do { try controller.defaults.synchronizeOrThrow() } catch { reason = error.description }
         page.banner = (true, "The changes could not be saved:", [reason])

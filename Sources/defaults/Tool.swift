@@ -1,3 +1,4 @@
+import ConfigurationProfiles
 @_spi(Engine) import OpenDefaults
 import PlatformIO
 import PropertyList
@@ -68,7 +69,8 @@ struct Tool {
         switch d.kind {
         case .named(let name):
             guard PreferencesLayout.isValidDomainName(name) else { Messages.fail("\nDomain \(name) is not a valid domain name") }
-            top = store.value(forKey: first, inDomain: name, scope: scope)
+            // A forced value is the one in force (the user's own stays stored underneath).
+            top = store.forcedValues(name)[first] ?? store.value(forKey: first, inDomain: name, scope: scope)
         case .file(let file):
             top = store.value(forKey: first, inDomainAtPath: file)
         }
@@ -97,7 +99,9 @@ struct Tool {
     }
 
     func read(_ d: DomainArgument) {
-        let entries = domain(d).entries
+        var entries = domain(d).entries
+        // What is in force: an administrator's forced values over the user's own.
+        if case .named(let name) = d.kind { entries.merge(store.forcedValues(name)) { _, forced in forced } }
         if entries.isEmpty { Messages.fail("\nDomain \(d.displayName) does not exist") }
         StandardStream.output.write(render(.dictionary(entries)))
     }
@@ -187,6 +191,22 @@ struct Tool {
                 entries[root] = rootValue
             }
         }
+    }
+
+    /// After a write to a key an administrator forces: says so, and by what.
+    /// The user's own value is stored (as macOS stores it) but not in force.
+    func reportForced(_ d: DomainArgument, key: String) {
+        guard case .named(let name) = d.kind, let first = keyPath(key).components.first,
+              store.forcedValues(name)[first] != nil else { return }
+        let layout = store.layout
+        let by: String
+        if let profile = (try? ProfileStore(layout: layout).index())?.forcingProfile(domain: name, key: first, user: layout.userName) {
+            by = "the configuration profile \"\(profile.displayName)\" (\(profile.identifier))"
+        } else {
+            by = "your administrator (a managed-preferences file)"
+        }
+        StandardStream.error.write("defaults: \(first) in \(d.displayName) is managed by \(by): the value in force is unchanged. "
+            + "Your own value was stored and applies when the key is no longer managed.\n")
     }
 
     /// A refusal from inside an edit: nothing is written, the message is printed.

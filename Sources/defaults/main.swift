@@ -86,6 +86,7 @@ case "write":
             }
         }
         tool.write(domain, key: first, value: value)
+        tool.reportForced(domain, key: first)
     }
 case "rename":
     let domain = DomainArgument.parse(&args, verb: "rename")

@@ -1,78 +1,65 @@
 import ArgumentParser
 import ConfigurationProfiles
 import PlatformIO
+import ProfileSignatures
 import PropertyList
 
 /// `profiles`: configuration profiles (`.mobileconfig`) for managed preferences.
 @main
-struct ProfilesTool: ParsableCommand {
+struct ProfilesTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "profiles",
-        abstract: "Read and check configuration profiles (.mobileconfig) that set managed preferences.",
+        abstract: "Install, remove, list and check configuration profiles (.mobileconfig) that set managed preferences.",
         discussion: """
-            A profile's preference payloads (com.apple.ManagedClient.preferences with Forced and \
-            Set-Once, or custom-settings payloads named for their domain) become managed preferences; \
-            other payloads (Wi-Fi, certificates, restrictions, …) do not apply on this system and are listed as such.
-            Installing profiles (install, remove, list, status) is not implemented yet.
+            A profile's preference payloads (com.apple.ManagedClient.preferences with Forced, Set-Once and \
+            Often, or custom-settings payloads named for their domain) become managed preferences; other \
+            payloads (Wi-Fi, certificates, restrictions, …) do not apply on this system and are listed as such. \
+            Installed profiles live in <managed>/profiles (see profiles(1)); installing and removing need root.
             """,
         version: "profiles (OpenDefaults) \(OpenDefaultsVersion.string)",
-        subcommands: [Show.self, Validate.self]
+        subcommands: [Install.self, Remove.self, List.self, Show.self, Validate.self, Status.self, Apply.self]
     )
 }
 
-/// Reads the profile at `path`, or says why not (naming the file) and exits 1.
-func readProfile(_ path: String) throws -> ConfigurationProfile {
-    let bytes: [UInt8]
-    do {
-        bytes = try FileIO.read(path, limit: ConfigurationProfile.maximumSize)
-    } catch {
-        StandardStream.error.write("profiles: \(error)\n")
-        throw ExitCode(1)
+/// Prints `message` to standard error as `profiles: message` and exits 1.
+func fail(_ message: String) -> ExitCode {
+    StandardStream.error.write("profiles: \(message)\n")
+    return ExitCode(1)
+}
+
+/// A profile file read and checked: its bytes, what it sets, and what its signature proved.
+struct ReadProfile {
+    var path: String
+    var bytes: [UInt8]
+    var profile: ConfigurationProfile
+    var signature: ProfileSignatureCheck.Outcome
+
+    /// Reads the profile at `path`, or says why not (naming the file) and exits 1.
+    static func read(_ path: String, trustFiles: [String]) async throws -> ReadProfile {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileIO.read(path, limit: ConfigurationProfile.maximumSize)
+        } catch {
+            throw fail("\(error)")
+        }
+        let profile: ConfigurationProfile
+        do { profile = try ConfigurationProfile(bytes: bytes) } catch { throw fail("\(path): \(error)") }
+        let signature = await ProfileSignatureCheck.check(bytes, trustFiles: trustFiles)
+        return ReadProfile(path: path, bytes: bytes, profile: profile, signature: signature)
     }
-    do {
-        return try ConfigurationProfile(bytes: bytes)
-    } catch {
-        StandardStream.error.write("profiles: \(path): \(error)\n")
-        throw ExitCode(1)
-    }
+}
+
+/// Options every command that checks signatures shares.
+struct TrustOptions: ParsableArguments {
+    @Option(name: .customLong("trust"), help: ArgumentHelp("A PEM file of certificates to trust as signers' roots (repeatable); added to the system's CA bundle and <root>/etc/opendefaults/profile-trust.", valueName: "file"))
+    var extraTrust: [String] = []
+
+    var trustFiles: [String] { ProfileSignatureCheck.defaultTrustFiles() + extraTrust }
 }
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }
 
-struct Show: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show what a profile file would set: its payloads, domains, keys and values.")
-
-    @Option(help: "The profile file.")
-    var path: String
-
-    @Option(help: "text (default) or json: {\"forced\": {domain: {key: value}}, \"set_once\": {…}, \"ignored_payloads\": […]}.")
-    var output: OutputFormat = .text
-
-    func run() throws {
-        let profile = try readProfile(path)
-        switch output {
-        case .json: StandardStream.output.write(ProfileJSON.text(profile.preferences) + "\n")
-        case .text: StandardStream.output.write(ProfileText.describe(profile))
-        }
-    }
-}
-
-struct Validate: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Check a profile without installing it: its problem and where it is, or what it sets.")
-
-    @Option(help: "The profile file.")
-    var path: String
-
-    func run() throws {
-        let profile = try readProfile(path)
-        let p = profile.preferences
-        let forcedKeys = p.forced.values.reduce(0) { $0 + $1.count }, onceKeys = p.setOnce.values.reduce(0) { $0 + $1.count }
-        var line = "\(path): valid: \(forcedKeys) forced key\(forcedKeys == 1 ? "" : "s") in \(p.forced.count) domain\(p.forced.count == 1 ? "" : "s")"
-        line += ", \(onceKeys) set-once key\(onceKeys == 1 ? "" : "s") in \(p.setOnce.count) domain\(p.setOnce.count == 1 ? "" : "s")"
-        if !p.ignoredPayloads.isEmpty { line += ", \(p.ignoredPayloads.count) payload\(p.ignoredPayloads.count == 1 ? "" : "s") not applicable here" }
-        if p.isEmpty { line += " (it sets no preferences here)" }
-        StandardStream.output.write(line + "\n")
-    }
-}
+/// Text helpers for counts.
+func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }

@@ -15,7 +15,10 @@ struct LayoutTests {
         #expect(layout.path(for: "com.example.app", scope: .anyUser) == "/usr/local/etc/com.example.app.plist")
         #expect(layout.path(for: "com.example.app", scope: .anyUserCurrentHost) == "/usr/local/etc/ByHost/com.example.app.abc123.plist")
         #expect(layout.managedPaths(for: "com.example.app") == [
-            "/etc/managed-preferences/com.example.app.plist", "/etc/managed-preferences/users/ada/com.example.app.plist",
+            "/etc/managed-preferences/com.example.app.plist",
+            "/etc/managed-preferences/profiles/forced/com.example.app.plist",
+            "/etc/managed-preferences/users/ada/com.example.app.plist",
+            "/etc/managed-preferences/profiles/users/ada/forced/com.example.app.plist",
         ])
     }
 

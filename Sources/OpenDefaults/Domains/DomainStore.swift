@@ -206,6 +206,14 @@ public final class DomainStore: Sendable {
         return domain
     }
 
+    /// The values forced for `name` now, read once (from the watched managed
+    /// domain when one is loaded; else from the files, without watching them:
+    /// for one-shot tools).
+    package func forcedValues(_ name: String) -> [LiteralString: PropertyList] {
+        if let existing = managed.withLock({ $0[name]?.object }) { return existing.entries }
+        return ManagedDomain.read(name: name, paths: layout.managedPaths(for: name)).0
+    }
+
     /// The domains loaded so far.
     package var loadedDomains: [PersistentDomain] { domains.withLock { $0.values.compactMap(\.object) } }
 

@@ -55,6 +55,13 @@ package final class ManagedDomain: Sendable {
 
     /// Re-reads the managed files and tells dependents what changed.
     package func reload() {
+        let (merged, problems) = Self.read(name: name, paths: paths)
+        publish(merged, problems)
+    }
+
+    /// Every forced key and value of `name` from `paths` (later files win),
+    /// and the problems of the files that were not honoured, by path.
+    static func read(name: String, paths: [String]) -> ([LiteralString: PropertyList], [String: StorageError]) {
         var merged: [LiteralString: PropertyList] = [:]
         var problems: [String: StorageError] = [:]
         for path in paths {
@@ -73,6 +80,10 @@ package final class ManagedDomain: Sendable {
             case .absent: break
             }
         }
+        return (merged, problems)
+    }
+
+    private func publish(_ merged: [LiteralString: PropertyList], _ problems: [String: StorageError]) {
         let (changes, dependents, newProblems) = state.withLock { s in
             let changes = DomainChange.diff(s.values, merged)
             s.values = merged

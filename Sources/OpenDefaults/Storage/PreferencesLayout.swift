@@ -11,6 +11,7 @@ import PlatformIO
 /// | any user, current host | `/usr/local/etc/ByHost/<domain>.<host id>.plist` |
 /// | managed, everyone | `/etc/managed-preferences/<domain>.plist` |
 /// | managed, one user | `/etc/managed-preferences/users/<name>/<domain>.plist` |
+/// | managed by profiles | `/etc/managed-preferences/profiles/forced/<domain>.plist`, `…/profiles/users/<name>/forced/<domain>.plist` |
 ///
 /// The global domain's file is `.GlobalPreferences.plist`. The host id is
 /// the first line of `/etc/machine-id` (else `/var/lib/dbus/machine-id`,
@@ -135,10 +136,19 @@ public struct PreferencesLayout: Sendable, Hashable {
         return directory(for: scope) + "/" + name
     }
 
-    /// The managed-preference files for `domain`: everyone's, then this user's (which wins).
+    /// The managed-preference files for `domain`, in increasing precedence:
+    /// everyone's (written by hand, then derived from installed `System`
+    /// configuration profiles), then this user's (by hand, then from `User`
+    /// profiles). A user's forced value wins over everyone's.
     public func managedPaths(for domain: String) -> [String] {
         let stem = Self.fileStem(for: domain)
-        return [managedDirectory + "/\(stem).plist", managedDirectory + "/users/\(userName)/\(stem).plist"]
+        let user = "/users/\(userName)"
+        return [
+            managedDirectory + "/\(stem).plist",
+            managedDirectory + "/profiles/forced/\(stem).plist",
+            managedDirectory + user + "/\(stem).plist",
+            managedDirectory + "/profiles" + user + "/forced/\(stem).plist",
+        ]
     }
 
     /// The longest domain name accepted, in UTF-8 bytes (a file name holds

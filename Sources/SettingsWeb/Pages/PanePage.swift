@@ -1,3 +1,4 @@
+import ConfigurationProfiles
 @_spi(Engine) import OpenDefaults
 import PropertyList
 import SettingsBundle
@@ -14,6 +15,12 @@ struct PanePage {
     let languages: [String]
     /// The server's form token, sent back in a hidden field (see ``AccessPolicy``).
     let formToken: String
+    /// The installed configuration profiles, to name the one that forces a key.
+    var profiles = ProfileIndex()
+    /// The user whose managed preferences apply (for user-scoped profiles).
+    var profileUser = ""
+    /// The domain the pane's values live in (the bundle's app group, or the app's).
+    var valuesDomain: String { controller.defaults.domainName }
     /// The page's banner: a confirmation, or the reasons a form was refused.
     var banner: (isError: Bool, title: String, lines: [String])?
 
@@ -123,8 +130,16 @@ struct PanePage {
         close(&h)
     }
 
-    func managedNote(_ h: inout HTMLBuilder, _ forced: Bool) {
-        if forced { h.raw("<span class=\"managed\">Managed by your administrator</span>") }
+    /// "Managed by your administrator", naming the configuration profile that forces `key` when one does.
+    func managedNote(_ h: inout HTMLBuilder, _ forced: Bool, key: String) {
+        guard forced else { return }
+        let user = profileUser
+        if let profile = profiles.forcingProfile(domain: valuesDomain, key: key, user: user)
+            ?? profiles.forcingProfile(domain: PreferencesLayout.globalDomainName, key: key, user: user) {
+            h.raw("<span class=\"managed\">Managed by your administrator: profile “\(profile.displayName.htmlEscaped)”</span>")
+        } else {
+            h.raw("<span class=\"managed\">Managed by your administrator</span>")
+        }
     }
 
     func renderCell(_ h: inout HTMLBuilder, _ s: Specifier, index: Int) {
@@ -138,7 +153,7 @@ struct PanePage {
         case .textField where !key.isEmpty:
             h.raw("<li class=\"text\(cellClass)\" data-key=\"\(key.htmlEscaped)\"><label class=\"label\" for=\"f\(index)\">")
             h.text(localized(s.title ?? ""))
-            managedNote(&h, forced)
+            managedNote(&h, forced, key: key)
             h.raw("</label>")
             if s.isSecure {
                 h.raw("<input type=\"password\" id=\"f\(index)\" name=\"\(field)\" autocomplete=\"new-password\" placeholder=\"\(value == nil ? "" : "••••••")\"\(disabled)>")
@@ -154,7 +169,7 @@ struct PanePage {
         case .toggleSwitch where !key.isEmpty:
             h.raw("<li class=\"toggle\(cellClass)\" data-key=\"\(key.htmlEscaped)\"><span class=\"label\">")
             h.text(localized(s.title ?? ""))
-            managedNote(&h, forced)
+            managedNote(&h, forced, key: key)
             h.raw("</span>")
             if !forced { h.raw("<input type=\"hidden\" name=\"\(PaneSubmission.toggleMarker(key).htmlEscaped)\" value=\"1\">") }
             h.raw("<label class=\"switch\"><input type=\"checkbox\" role=\"switch\" id=\"f\(index)\" name=\"\(field)\" value=\"on\"")
@@ -172,12 +187,12 @@ struct PanePage {
             h.text(localized(s.title ?? key))
             h.raw("\">")
             if let image = s.maximumValueImage { imageTag(&h, image) }
-            managedNote(&h, forced)
+            managedNote(&h, forced, key: key)
             h.raw("</li>")
         case .multiValue where !key.isEmpty:
             h.raw("<li class=\"multi\(cellClass)\" data-key=\"\(key.htmlEscaped)\"><details id=\"f\(index)\"><summary><span class=\"label\">")
             h.text(localized(s.title ?? ""))
-            managedNote(&h, forced)
+            managedNote(&h, forced, key: key)
             h.raw("</span><span class=\"value\">")
             let shown = s.shortTitles.flatMap { shorts -> String? in
                 guard let value, let i = s.index(of: value), i < shorts.count else { return nil }
@@ -219,7 +234,7 @@ struct PanePage {
         guard let key = s.key, !key.isEmpty else { return }
         let value = controller.values[key]
         let forced = controller.defaults.objectIsForced(forKey: key)
-        if forced { h.raw("<li class=\"disabled\">"); managedNote(&h, true); h.raw("</li>") }
+        if forced { h.raw("<li class=\"disabled\">"); managedNote(&h, true, key: key); h.raw("</li>") }
         renderChoices(&h, s, value: value, field: PaneSubmission.fieldName(key).htmlEscaped, disabled: forced ? " disabled" : "", asCells: true, key: key)
     }
 

@@ -1,0 +1,32 @@
+import ArgumentParser
+import ConfigurationProfiles
+import PlatformIO
+
+/// `profiles remove --identifier ID`.
+struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove an installed profile: its forced values stop at once (the users' own values are back in force); set-once values stay.",
+        discussion: "A profile with PayloadRemovalDisallowed is removed only with --force. Needs root."
+    )
+
+    @Option(help: "The profile's PayloadIdentifier.")
+    var identifier: String
+
+    @Option(help: "Only the copy installed for this user (a User profile); default: every copy.")
+    var user: String?
+
+    @Flag(help: "Remove it even if the profile disallows its removal.")
+    var force = false
+
+    func run() throws {
+        let removed: [InstalledProfile]
+        do {
+            removed = try ProfileStore().remove(identifier: identifier, target: user.map(ProfileTarget.user), force: force)
+        } catch {
+            throw fail("\(error)")
+        }
+        for p in removed {
+            StandardStream.output.write("Removed \(p.identifier) (\(p.displayName)) for the \(p.target)\n")
+        }
+    }
+}

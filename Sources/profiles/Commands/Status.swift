@@ -1,0 +1,66 @@
+import ArgumentParser
+import ConfigurationProfiles
+@_spi(Engine) import OpenDefaults
+import PlatformIO
+import PropertyList
+
+/// `profiles status [--user NAME]`: what is forced for a user, and by what.
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what is forced for a user (you by default): each domain's keys, the value in force, and the profile that forces it."
+    )
+
+    @Option(help: "The user (default: you).")
+    var user: String?
+
+    @Option(help: "text (default) or json: {domain: {key: {\"value\": …, \"profile\": ID or null}}}.")
+    var output: OutputFormat = .text
+
+    func run() throws {
+        var layout = PreferencesLayout.current
+        if let user {
+            guard UserAccount.named(user) != nil else { throw fail("no user is called \(user)") }
+            layout.userName = user
+        }
+        let name = layout.userName
+        let index: ProfileIndex
+        do { index = try ProfileStore(layout: layout).index() } catch { throw fail("\(error)") }
+        // Domains forced by profiles, and by files written by hand (everyone's and this user's).
+        var domains = Set<String>()
+        for target in [ProfileTarget.system, .user(name)] { domains.formUnion(index.forcedBy[target]?.keys ?? [:].keys) }
+        for folder in [layout.managedDirectory, layout.managedDirectory + "/users/" + name] {
+            for file in FileIO.directoryEntries(folder) ?? [] where file.hasSuffix(".plist") {
+                domains.insert(PreferencesLayout.domainName(forFileStem: String(file.dropLast(6))))
+            }
+        }
+        let store = DomainStore(layout: layout)
+        var table: [LiteralString: PropertyList] = [:]
+        var text = ""
+        for domain in domains.sorted(by: { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }) {
+            let entries = store.managedDomain(domain).entries
+            guard !entries.isEmpty else { continue }
+            text += "\(domain):\n"
+            var keys: [LiteralString: PropertyList] = [:]
+            for key in entries.keys.sorted(by: { $0.string.unicodeScalars.lexicographicallyPrecedes($1.string.unicodeScalars) }) {
+                let value = entries[key]!
+                let profile = index.forcingProfile(domain: domain, key: key.string, user: name)
+                // A hand-written file of higher precedence may be what is in force.
+                let source = profile.map { "\($0.identifier) (\($0.displayName))" } ?? "a managed-preferences file written by hand"
+                let shown = value.description.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
+                text += "    \(key.string) = \(shown)    — \(source)\n"
+                var entry: [LiteralString: PropertyList] = ["value": value]
+                if let profile { entry["profile"] = .string(profile.identifier) }
+                keys[key] = .dictionary(entry)
+            }
+            table[LiteralString(domain)] = .dictionary(keys)
+        }
+        switch output {
+        case .json:
+            var out: [UInt8] = []
+            ProfileJSON.append(.dictionary(table), to: &out)
+            StandardStream.output.write(out + [0x0A])
+        case .text:
+            StandardStream.output.write(text.isEmpty ? "Nothing is forced for \(name)\n" : text)
+        }
+    }
+}
