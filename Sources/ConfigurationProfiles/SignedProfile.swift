@@ -41,6 +41,63 @@ package enum SignedProfile {
         return try octets.octetString()
     }
 
+    /// `der` re-encoded in the algorithm spellings swift-certificates
+    /// checks (RFC 5754), without changing what is signed: a signer's
+    /// `signatureAlgorithm` that says only `rsaEncryption` (as Apple's and
+    /// OpenSSL's CMS signers write it) becomes the algorithm its digest
+    /// names (sha256WithRSAEncryption, …), and SHA-2 digest identifiers lose
+    /// their NULL parameters. Neither field is covered by the signature (it
+    /// covers the content or the signed attributes, which are kept byte for
+    /// byte). Returned unchanged when it is not a SignedData this understands.
+    package static func normalizedForVerification(_ der: [UInt8]) -> [UInt8] {
+        guard var top = try? BERElement.parse(der), top.children.count >= 2, top.children[1].tag == 0xA0,
+              var signedData = top.children[1].children.first, signedData.tag == 0x30, signedData.children.count >= 4,
+              var signerInfos = signedData.children.last, signerInfos.tag == 0x31 else { return der }
+        // digestAlgorithms SET
+        if signedData.children[1].tag == 0x31 {
+            signedData.children[1].children = signedData.children[1].children.map(withoutNullParameters)
+        }
+        for i in signerInfos.children.indices where signerInfos.children[i].tag == 0x30 && signerInfos.children[i].children.count >= 5 {
+            // SignerInfo ::= SEQUENCE { version, sid, digestAlgorithm, [0] signedAttrs OPTIONAL, signatureAlgorithm, signature, … }
+            var signer = signerInfos.children[i]
+            let digestOID = signer.children[2].children.first?.value ?? []
+            signer.children[2] = withoutNullParameters(signer.children[2])
+            if let a = signer.children.indices.dropFirst(3).first(where: { signer.children[$0].tag == 0x30 }),
+               let oid = signer.children[a].children.first, oid.tag == 0x06, oid.value == rsaEncryptionOID {
+                let last: UInt8?
+                switch digestOID {
+                case sha1OID: last = 0x05
+                case sha2OIDPrefix + [0x01]: last = 0x0B
+                case sha2OIDPrefix + [0x02]: last = 0x0C
+                case sha2OIDPrefix + [0x03]: last = 0x0D
+                default: last = nil
+                }
+                if let last { signer.children[a].children[0].value[rsaEncryptionOID.count - 1] = last }
+            }
+            signerInfos.children[i] = signer
+        }
+        signedData.children[signedData.children.count - 1] = signerInfos
+        top.children[1].children[0] = signedData
+        return top.encoded()
+    }
+
+    /// A SHA-2 AlgorithmIdentifier written with absent parameters (RFC 5754 § 2); others unchanged.
+    static func withoutNullParameters(_ algorithm: BERElement) -> BERElement {
+        guard algorithm.tag == 0x30, algorithm.children.count == 2, algorithm.children[1].tag == 0x05,
+              let oid = algorithm.children.first?.value, oid.starts(with: sha2OIDPrefix) else { return algorithm }
+        var out = algorithm
+        out.children.removeLast()
+        return out
+    }
+
+    /// 1.3.14.3.2.26 (SHA-1).
+    static let sha1OID: [UInt8] = [0x2B, 0x0E, 0x03, 0x02, 0x1A]
+    /// 2.16.840.1.101.3.4.2 (the SHA-2 digests: .1 SHA-256, .2 SHA-384, .3 SHA-512).
+    static let sha2OIDPrefix: [UInt8] = [0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02]
+
+    /// 1.2.840.113549.1.1.1 (rsaEncryption).
+    static let rsaEncryptionOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
+
     /// 1.2.840.113549.1.7.2 (signedData).
     static let signedDataOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
 
@@ -61,6 +118,8 @@ struct BERElement {
     /// The contents of a primitive element.
     var value: [UInt8]
     var children: [BERElement]
+    /// Where a primitive element's contents begin in the bytes parsed.
+    var valueOffset = 0
 
     static let maximumDepth = 64
     static let maximumElements = 1_000_000
@@ -104,7 +163,7 @@ struct BERElement {
             let contentEnd = offset + length
             if !constructed {
                 defer { offset = contentEnd }
-                return BERElement(tag: tag, value: Array(b[offset..<contentEnd]), children: [])
+                return BERElement(tag: tag, value: Array(b[offset..<contentEnd]), children: [], valueOffset: offset)
             }
             var children: [BERElement] = []
             while offset < contentEnd { children.append(try parse(b, &offset, end: contentEnd, depth: depth + 1, count: &count)) }
@@ -118,6 +177,28 @@ struct BERElement {
             children.append(try parse(b, &offset, end: end, depth: depth + 1, count: &count))
         }
         return BERElement(tag: tag, value: [], children: children)
+    }
+
+    /// The element in definite-length form: its tag, its length, its contents
+    /// (a DER input comes back byte for byte).
+    func encoded() -> [UInt8] {
+        var content: [UInt8] = value
+        if tag & 0x20 != 0 {
+            content = []
+            for child in children { content += child.encoded() }
+        }
+        var out: [UInt8] = [tag]
+        let n = content.count
+        if n < 0x80 {
+            out.append(UInt8(n))
+        } else {
+            var bytes: [UInt8] = []
+            var rest = n
+            while rest > 0 { bytes.insert(UInt8(rest & 0xFF), at: 0); rest >>= 8 }
+            out.append(0x80 | UInt8(bytes.count))
+            out += bytes
+        }
+        return out + content
     }
 
     /// An OCTET STRING's bytes, joined from its segments when constructed (BER).

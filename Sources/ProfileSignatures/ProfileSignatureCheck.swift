@@ -62,12 +62,21 @@ package enum ProfileSignatureCheck {
         return out
     }
 
+    /// Why a signer is not trusted, in a line.
+    static func reason(_ signer: Certificate, _ failures: [CertificateValidationResult.PolicyFailure], now: Date) -> String {
+        if signer.notValidAfter < now { return "the signer's certificate expired on \(signer.notValidAfter.formatted(.iso8601))" }
+        if signer.notValidBefore > now { return "the signer's certificate is not valid before \(signer.notValidBefore.formatted(.iso8601))" }
+        guard let first = failures.first else { return "the signer's certificate does not chain to a trusted root" }
+        let text = first.policyFailureReason.description
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+
     /// Checks `bytes` (a profile file as read).
     package static func check(_ bytes: [UInt8], trustFiles: [String], now: Date = Date()) async -> Outcome {
         let der: [UInt8]
         do {
             guard let encoded = try SignedProfile.encoded(bytes) else { return .unsigned }
-            der = encoded
+            der = SignedProfile.normalizedForVerification(encoded)
         } catch {
             return .invalid(error.description)
         }
@@ -79,9 +88,7 @@ package enum ProfileSignatureCheck {
         case .success(let valid):
             return .signed(.verified(signer: valid.signer.subject.description))
         case .failure(.unableToValidateSigner(let failure)):
-            let why = failure.policyFailures.map(\.policyFailureReason.description).joined(separator: "; ")
-            return .signed(.unverified(signer: failure.signer.subject.description,
-                                       reason: why.isEmpty ? "its certificate does not chain to a trusted root" : why))
+            return .signed(.unverified(signer: failure.signer.subject.description, reason: reason(failure.signer, failure.policyFailures, now: now)))
         case .failure(.invalidCMSBlock(let block)):
             return .invalid("the signature does not match the profile or is malformed: \(block.reason)")
         case .failure(let other):

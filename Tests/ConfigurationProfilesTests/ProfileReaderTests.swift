@@ -105,11 +105,11 @@ struct ProfileReaderTests {
         let good = folder.appendingPathComponent("good.mobileconfig").path
         try PropertyList.dictionary(Self.profile([Self.mcx, Self.custom, Self.wifi])).data(as: .xml).write(to: URL(fileURLWithPath: good))
         let valid = try runTool("profiles", ["validate", "--path", good])
-        #expect(valid.status == 0 && valid.stdout == "\(good): valid: 4 forced keys in 2 domains, 2 set-once keys in 2 domains, 1 payload not applicable here\n",
+        #expect(valid.status == 0 && valid.stdout == "\(good): valid: 4 forced keys in 2 domains, 2 set-once keys in 2 domains, 1 payload not applicable here; signature: Unsigned\n",
                 "\(valid.stdout)\(valid.stderr)")
         let shown = try runTool("profiles", ["show", "--path", good])
         #expect(shown.status == 0 && shown.stdout.contains("forced com.google.Chrome:\n    HomepageLocation = https://example.com\n"), "\(shown.stdout)")
-        #expect(shown.stdout.contains("signature: unsigned") && shown.stdout.contains("not applicable here: com.apple.wifi.managed"))
+        #expect(shown.stdout.contains("signature: Unsigned") && shown.stdout.contains("not applicable here: com.apple.wifi.managed"))
         let huge = folder.appendingPathComponent("huge.mobileconfig").path
         #expect(FileManager.default.createFile(atPath: huge, contents: nil))
         #expect(truncate(huge, 100 << 20) == 0)
@@ -138,7 +138,10 @@ struct ProfileReaderTests {
             let p = try ConfigurationProfile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: signed))))
             #expect(p.isSigned && p.preferences.forced == ["com.google.Chrome": ["HomepageLocation": "https://example.com", "RestoreOnStartup": 4]], "\(form)")
             let shown = try runTool("profiles", ["show", "--path", signed])
-            #expect(shown.stdout.contains("signature: signed (not verified"), "\(form): \(shown.stdout)")
+            // Signed by a certificate nobody trusts: the signature matches, the signer is not verified.
+            #expect(shown.stdout.contains("signature: Unverified (signed by CN=Throw-away profile signer"), "\(form): \(shown.stdout)")
+            let trusted = try runTool("profiles", ["show", "--path", signed, "--trust", path("cert.pem")])
+            #expect(trusted.stdout.contains("signature: Verified (signed by CN=Throw-away profile signer)"), "\(form): \(trusted.stdout)")
         }
         // A signature around something else, or cut short, is refused.
         var cut = Array(try Data(contentsOf: URL(fileURLWithPath: path("signed-DER.mobileconfig"))))

@@ -1,0 +1,239 @@
+import Foundation
+@_spi(Engine) import OpenDefaults
+import PropertyList
+import Testing
+import TestSupport
+@testable import ConfigurationProfiles
+
+/// `profiles install/remove/list/show/status` as root against real files, with
+/// a defaults object in this process watching them.
+@Suite("Configuration profiles: installing", .timeLimit(.minutes(10)), .requires(.root))
+struct ProfileInstallTests {
+    @Test("install forces a key in a running process; the user's own value stays on disk and is back in force after remove")
+    func installAndRemove() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let store = DomainStore(layout: box.layout)
+        let defaults = Defaults(domainName: "com.example.app", store: store, arguments: [])
+        defaults.set("mine", forKey: "Homepage")
+        #expect(defaults.synchronize())
+        #expect(!defaults.objectIsForced(forKey: "Homepage"))
+        let path = try box.write(profileDictionary("com.example.one", [customPayload("com.example.app", ["Homepage": "https://one", "Level": 3])],
+                                                   name: "Example One"), name: "one.mobileconfig")
+        let installed = try box.profiles(["install", "--path", path])
+        #expect(installed.status == 0, "\(installed.stderr)")
+        #expect(installed.stdout.hasPrefix("Installed com.example.one (Example One) for the system: 2 forced keys in 1 domain"), "\(installed.stdout)")
+        #expect(eventually { defaults.string(forKey: "Homepage") == "https://one" && defaults.objectIsForced(forKey: "Homepage") })
+        #expect(defaults.integer(forKey: "Level") == 3)
+        // The user's file still holds the user's value.
+        let own = try PropertyList(decoding: Array(try Data(contentsOf: URL(fileURLWithPath: box.userFolder + "/com.example.app.plist"))))
+        #expect(own.dictionaryValue?["Homepage"] == "mine")
+        let list = try box.profiles(["list"])
+        #expect(list.stdout == "com.example.one\tExample One\tsystem\tUnsigned\t2 forced keys in 1 domain\n", "\(list.stdout)")
+        let removed = try box.profiles(["remove", "--identifier", "com.example.one"])
+        #expect(removed.status == 0 && removed.stdout == "Removed com.example.one (Example One) for the system\n", "\(removed.stdout)\(removed.stderr)")
+        #expect(eventually { defaults.string(forKey: "Homepage") == "mine" && !defaults.objectIsForced(forKey: "Homepage") })
+        #expect(defaults.object(forKey: "Level") == nil)
+        #expect(try box.profiles(["list"]).stdout.hasPrefix("There are no configuration profiles installed"))
+    }
+
+    @Test("two profiles force one key differently: the latest installed wins, the conflict is listed; removing it brings back the other")
+    func conflicts() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let defaults = Defaults(domainName: "com.example.app", store: DomainStore(layout: box.layout), arguments: [])
+        let a = try box.write(profileDictionary("com.example.a", [customPayload("com.example.app", ["Level": 1])], name: "A"), name: "a.mobileconfig")
+        let b = try box.write(profileDictionary("com.example.b", [mcxPayload("com.example.app", "Forced", ["Level": 2])], name: "B"), name: "b.mobileconfig")
+        #expect(try box.profiles(["install", "--path", a]).status == 0)
+        let second = try box.profiles(["install", "--path", b])
+        #expect(second.stdout.contains("conflict: com.example.app Level is forced differently by com.example.a; com.example.b is in force"), "\(second.stdout)")
+        #expect(eventually { defaults.integer(forKey: "Level") == 2 })
+        let list = try box.profiles(["list"])
+        #expect(list.stdout.contains("conflict (system): com.example.app Level is forced by com.example.b (in force) and differently by com.example.a"), "\(list.stdout)")
+        let json = try box.profiles(["list", "--output", "json"])
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let conflicts = parsed?["conflicts"] as? [[String: Any]]
+        #expect(conflicts?.first?["in_force"] as? String == "com.example.b" && conflicts?.first?["overridden"] as? [String] == ["com.example.a"])
+        let shown = try box.profiles(["show", "--identifier", "com.example.a"])
+        #expect(shown.stdout.contains("for: the system") && shown.stdout.contains("conflict (system)"), "\(shown.stdout)")
+        // Installing A again makes it the latest: the rule is install order, not a flip-flop on each read.
+        #expect(try box.profiles(["install", "--path", a]).stdout.hasPrefix("Replaced com.example.a"))
+        #expect(eventually { defaults.integer(forKey: "Level") == 1 })
+        #expect(try box.profiles(["remove", "--identifier", "com.example.a"]).status == 0)
+        #expect(eventually { defaults.integer(forKey: "Level") == 2 })
+        let status = try box.profiles(["status", "--user", box.userName])
+        #expect(status.stdout == "com.example.app:\n    Level = 2    — com.example.b (B)\n", "\(status.stdout)")
+    }
+
+    @Test("a User profile for one user wins over a System one for that user only")
+    func userOverSystem() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let system = try box.write(profileDictionary("com.example.sys", [customPayload("com.example.app", ["Level": 1])]), name: "s.mobileconfig")
+        let user = try box.write(profileDictionary("com.example.usr", [customPayload("com.example.app", ["Level": 5])], scope: "User"), name: "u.mobileconfig")
+        #expect(try box.profiles(["install", "--path", system]).status == 0)
+        let noUser = try box.profiles(["install", "--path", user])
+        #expect(noUser.status == 1 && noUser.stderr.contains("User profile: name its user with --user NAME"), "\(noUser.stderr)")
+        let ghost = try box.profiles(["install", "--path", user, "--user", "no-such-user-here"])
+        #expect(ghost.status == 1 && ghost.stderr.contains("no user is called no-such-user-here"))
+        let r = try box.profiles(["install", "--path", user, "--user", box.userName])
+        #expect(r.status == 0 && r.stdout.contains("for the user nobody"), "\(r.stdout)\(r.stderr)")
+        let mine = Defaults(domainName: "com.example.app", store: DomainStore(layout: box.layout), arguments: [])
+        #expect(mine.integer(forKey: "Level") == 5)
+        var other = box.layout
+        other.userName = "root"
+        #expect(Defaults(domainName: "com.example.app", store: DomainStore(layout: other), arguments: []).integer(forKey: "Level") == 1)
+        let list = try box.profiles(["list", "--all"])
+        #expect(list.stdout.contains("com.example.usr\tcom.example.usr\tuser nobody"), "\(list.stdout)")
+        #expect(!list.stdout.contains("conflict"), "user and system profiles do not conflict: \(list.stdout)")
+    }
+
+    @Test("PayloadRemovalDisallowed: remove is refused without --force, and nothing changes")
+    func removalDisallowed() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let path = try box.write(profileDictionary("com.example.locked", [customPayload("com.example.app", ["K": 1])],
+                                                   extra: ["PayloadRemovalDisallowed": true]), name: "l.mobileconfig")
+        #expect(try box.profiles(["install", "--path", path]).status == 0)
+        let before = box.indexBytes
+        let refused = try box.profiles(["remove", "--identifier", "com.example.locked"])
+        #expect(refused.status == 1 && refused.stderr.contains("disallows its removal") && refused.stderr.contains("--force"), "\(refused.stderr)")
+        #expect(box.indexBytes == before)
+        #expect(try box.profiles(["remove", "--identifier", "com.example.locked", "--force"]).status == 0)
+        let missing = try box.profiles(["remove", "--identifier", "com.example.locked"])
+        #expect(missing.status == 1 && missing.stderr.contains("no installed profile has the identifier com.example.locked"))
+    }
+
+    @Test("bad profiles are refused naming the place; what is installed is not disturbed", arguments: [
+        ("not a property list", Data("hello, world".utf8), "not a property list"),
+        ("Forced not an array", try! PropertyList.dictionary(profileDictionary("com.example.bad", [
+            ["PayloadType": "com.apple.ManagedClient.preferences", "PayloadIdentifier": "m", "PayloadUUID": "u",
+             "PayloadContent": ["com.example.app": ["Forced": ["mcx_preference_settings": ["K": 1]]]]],
+        ])).data(as: .xml), "com.example.app › Forced: expected an array"),
+        ("a domain that is a path", try! PropertyList.dictionary(profileDictionary("com.example.bad", [customPayload("../../etc/passwd", ["K": 1])])).data(as: .xml),
+         "PayloadContent[0]: the preference domain \"../../etc/passwd\""),
+    ])
+    func badInput(name: String, bytes: Data, message: String) throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let good = try box.write(profileDictionary("com.example.good", [customPayload("com.example.app", ["K": 1])]), name: "g.mobileconfig")
+        #expect(try box.profiles(["install", "--path", good]).status == 0)
+        let before = box.indexBytes
+        let tree = try FileManager.default.subpathsOfDirectory(atPath: box.managed)
+        let path = box.root + "/bad.mobileconfig"
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let r = try box.profiles(["install", "--path", path])
+        #expect(r.status == 1 && r.stderr.contains(path) && r.stderr.contains(message), "\(name): \(r.stderr)")
+        #expect(box.indexBytes == before)
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: box.managed) == tree)
+    }
+
+    @Test("an unprivileged user cannot install or remove (setpriv); nothing changes", .requires(.otherUser))
+    func unprivileged() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let path = try box.write(profileDictionary("com.example.one", [customPayload("com.example.app", ["K": 1])]), name: "one.mobileconfig")
+        chmod(path, 0o644)
+        #expect(try box.profiles(["install", "--path", path]).status == 0)
+        let before = box.indexBytes
+        let tool = productsDirectory.appendingPathComponent("profiles").path
+        for verb in [["install", "--path", path], ["remove", "--identifier", "com.example.one"]] {
+            let r = try runTool("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", tool] + verb,
+                                absolute: true, environment: box.environment)
+            #expect(r.status == 1 && r.stderr.contains("needs root"), "\(verb[0]): \(r.stderr)")
+        }
+        #expect(box.indexBytes == before)
+        // Reading is for everyone: list works, and the original bytes stay private.
+        let list = try runTool("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", tool, "list", "--all"],
+                               absolute: true, environment: box.environment)
+        #expect(list.status == 0 && list.stdout.hasPrefix("com.example.one\t"), "\(list.stdout)\(list.stderr)")
+        let installed = try FileManager.default.attributesOfItem(atPath: box.managed + "/profiles/installed")
+        #expect((installed[.posixPermissions] as? Int) == 0o700)
+    }
+
+    @Test("defaults: read shows the value in force; write of a forced key names the profile and stores the user's own value")
+    func defaultsTool() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let path = try box.write(profileDictionary("com.example.one", [customPayload("com.example.app", ["Homepage": "https://one"])],
+                                                   name: "Example One"), name: "one.mobileconfig")
+        #expect(try box.profiles(["install", "--path", path]).status == 0)
+        let write = try box.defaults(["write", "com.example.app", "Homepage", "mine"])
+        #expect(write.status == 0)
+        #expect(write.stderr.contains("Homepage in com.example.app is managed by the configuration profile \"Example One\" (com.example.one)"), "\(write.stderr)")
+        #expect(write.stderr.contains("Your own value was stored"))
+        #expect(try box.defaults(["read", "com.example.app", "Homepage"]).stdout == "https://one\n")
+        #expect(try box.defaults(["read", "com.example.app"]).stdout.contains("Homepage = \"https://one\""))
+        let own = try PropertyList(decoding: Array(try Data(contentsOf: URL(fileURLWithPath: box.userFolder + "/com.example.app.plist"))))
+        #expect(own.dictionaryValue?["Homepage"] == "mine")
+        // An unmanaged key: no message.
+        #expect(try box.defaults(["write", "com.example.app", "Other", "1"]).stderr.isEmpty)
+    }
+}
+
+/// Signed profiles made here with a throw-away CA: verified against a trust file, refused when tampered with, and the policy option.
+@Suite("Configuration profiles: signatures", .timeLimit(.minutes(10)), .requires(.root, .openssl))
+struct ProfileSignatureTests {
+    /// A CA, a signer it issued, and a profile signed by the signer (DER), in the sandbox.
+    static func signedProfile(_ box: ProfileSandbox) throws -> (signed: String, ca: String, unsigned: String) {
+        func path(_ name: String) -> String { box.root + "/" + name }
+        let openssl = "/usr/bin/openssl"
+        func run(_ args: [String]) throws {
+            let r = try runTool(openssl, args, absolute: true)
+            try #require(r.status == 0, "openssl \(args.first ?? ""): \(r.stderr)")
+        }
+        try run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2",
+                 "-subj", "/CN=Throw-away profile CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"])
+        try run(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("signer.key"), "-out", path("signer.csr"), "-subj", "/CN=Profile signer"])
+        try "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\n".write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
+        try run(["x509", "-req", "-in", path("signer.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
+                 "-out", path("signer.pem"), "-days", "1", "-extfile", path("ext.cnf")])
+        let unsigned = try box.write(profileDictionary("com.example.signed", [customPayload("com.example.app", ["Homepage": "https://example.com"])],
+                                                       name: "Signed"), name: "p.mobileconfig")
+        try run(["cms", "-sign", "-nodetach", "-binary", "-in", unsigned, "-signer", path("signer.pem"), "-inkey", path("signer.key"),
+                 "-outform", "DER", "-out", path("signed.mobileconfig")])
+        return (path("signed.mobileconfig"), path("ca.pem"), unsigned)
+    }
+
+    @Test("Verified with the CA trusted (a trust file, or the administrator's trust folder), Unverified without; recorded at install")
+    func verified() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let (signed, ca, _) = try Self.signedProfile(box)
+        let untrusted = try box.profiles(["show", "--path", signed])
+        #expect(untrusted.status == 0 && untrusted.stdout.contains("signature: Unverified (signed by CN=Profile signer"), "\(untrusted.stdout)")
+        let withFile = try box.profiles(["show", "--path", signed, "--trust", ca])
+        #expect(withFile.stdout.contains("signature: Verified (signed by CN=Profile signer)"), "\(withFile.stdout)")
+        let refused = try box.profiles(["install", "--path", signed, "--signature-policy", "verified"])
+        #expect(refused.status == 1 && refused.stderr.contains("is not verified") && refused.stderr.contains("nothing was installed"), "\(refused.stderr)")
+        #expect(box.indexBytes == nil)
+        // The administrator's trust folder.
+        try FileManager.default.createDirectory(atPath: box.root + "/etc/opendefaults/profile-trust", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: ca, toPath: box.root + "/etc/opendefaults/profile-trust/ca.pem")
+        let installed = try box.profiles(["install", "--path", signed, "--signature-policy", "verified"])
+        #expect(installed.status == 0 && installed.stdout.contains("signature: Verified (signed by CN=Profile signer)"), "\(installed.stdout)\(installed.stderr)")
+        #expect(try box.profiles(["list"]).stdout.contains("\tVerified\t"))
+    }
+
+    @Test("a signature that does not match its content is refused everywhere and never installed")
+    func tampered() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let (signed, ca, unsigned) = try Self.signedProfile(box)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: signed)))
+        let needle = Array("example.com".utf8)
+        let at = try #require((0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle })
+        bytes[at + 2] = UInt8(ascii: "b")  // "exbmple.com": still a valid profile inside, no longer what was signed
+        let forged = box.root + "/forged.mobileconfig"
+        try Data(bytes).write(to: URL(fileURLWithPath: forged))
+        for verb in [["install", "--path", forged], ["validate", "--path", forged], ["show", "--path", forged, "--trust", ca]] {
+            let r = try box.profiles(verb)
+            #expect(r.status == 1, "\(verb[0]) \(r.stdout)")
+            #expect((r.stderr + r.stdout).contains("does not match"), "\(verb[0]): \(r.stderr)\(r.stdout)")
+        }
+        #expect(box.indexBytes == nil)
+        // The policy: unsigned refused under `signed`.
+        let r = try box.profiles(["install", "--path", unsigned, "--signature-policy", "signed"])
+        #expect(r.status == 1 && r.stderr.contains("not signed"), "\(r.stderr)")
+    }
+}
