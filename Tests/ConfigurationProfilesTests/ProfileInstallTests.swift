@@ -237,3 +237,102 @@ struct ProfileSignatureTests {
         #expect(r.status == 1 && r.stderr.contains("not signed"), "\(r.stderr)")
     }
 }
+
+/// Set-Once and Often: written into the user's own domain, again only for a newer timestamp, left in place on removal.
+@Suite("Configuration profiles: set-once values", .timeLimit(.minutes(10)), .requires(.root))
+struct SetOnceTests {
+    static let t1 = Date(timeIntervalSince1970: 1_700_000_000)
+    static let t2 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func ownValue(_ box: ProfileSandbox, _ domain: String, _ key: String) throws -> PropertyList? {
+        guard let data = FileManager.default.contents(atPath: box.userFolder + "/\(domain).plist") else { return nil }
+        return try PropertyList(decoding: Array(data)).dictionaryValue?[LiteralString(key)]
+    }
+
+    @Test("applied once; the user's change survives a re-run; a newer mcx_data_timestamp applies again; removal leaves the value")
+    func timestamps() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        func install(_ stamp: Date) throws {
+            let path = try box.write(profileDictionary("com.example.once", [mcxPayload("com.example.app", "Set-Once", ["Theme": "dark"], timestamp: stamp)]),
+                                     name: "once.mobileconfig")
+            let r = try box.profiles(["install", "--path", path])
+            try #require(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("1 set-once key") && r.stdout.contains("next `profiles apply`"), "\(r.stdout)")
+        }
+        try install(Self.t1)
+        #expect(try ownValue(box, "com.example.app", "Theme") == nil, "installing writes nothing into a user's domain by itself")
+        let first = try box.profiles(["apply"])
+        #expect(first.status == 0 && first.stdout == "set once: com.example.app: Theme (from com.example.once)\n", "\(first.stdout)\(first.stderr)")
+        #expect(try ownValue(box, "com.example.app", "Theme") == "dark")
+        // The user changes it: an ordinary value, not forced.
+        #expect(try box.defaults(["write", "com.example.app", "Theme", "light"]).stderr.isEmpty)
+        #expect(try box.profiles(["apply"]).stdout.isEmpty)
+        #expect(try ownValue(box, "com.example.app", "Theme") == "light")
+        // The same timestamp again (a reinstall): not applied.
+        try install(Self.t1)
+        #expect(try box.profiles(["apply"]).stdout.isEmpty)
+        #expect(try ownValue(box, "com.example.app", "Theme") == "light")
+        // A newer one: applied again.
+        try install(Self.t2)
+        #expect(try box.profiles(["apply"]).stdout.contains("Theme"))
+        #expect(try ownValue(box, "com.example.app", "Theme") == "dark")
+        // An older one after it: not applied.
+        #expect(try box.defaults(["write", "com.example.app", "Theme", "light"]).status == 0)
+        try install(Self.t1)
+        #expect(try box.profiles(["apply"]).stdout.isEmpty)
+        // Removing the profile leaves the user's value where it is.
+        #expect(try box.profiles(["remove", "--identifier", "com.example.once"]).status == 0)
+        #expect(try box.profiles(["apply"]).stdout.isEmpty)
+        #expect(try ownValue(box, "com.example.app", "Theme") == "light")
+    }
+
+    @Test("Often is written again at every run")
+    func often() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let path = try box.write(profileDictionary("com.example.often", [mcxPayload("com.example.app", "Often", ["Dock": "left"])]), name: "o.mobileconfig")
+        #expect(try box.profiles(["install", "--path", path]).status == 0)
+        for _ in 0..<2 {
+            #expect(try box.profiles(["apply"]).stdout.contains("Dock"))
+            #expect(try ownValue(box, "com.example.app", "Dock") == "left")
+            #expect(try box.defaults(["write", "com.example.app", "Dock", "right"]).status == 0)
+        }
+    }
+
+    @Test("a damaged state file is refused by name, not overwritten")
+    func damagedState() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let path = try box.write(profileDictionary("com.example.once", [mcxPayload("com.example.app", "Set-Once", ["Theme": "dark"])]), name: "s.mobileconfig")
+        #expect(try box.profiles(["install", "--path", path]).status == 0)
+        try FileManager.default.createDirectory(atPath: box.userFolder + "/opendefaults", withIntermediateDirectories: true)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: box.userFolder + "/opendefaults/set-once.plist"))
+        let r = try box.profiles(["apply"])
+        #expect(r.status == 1 && r.stderr.contains("opendefaults/set-once.plist") && r.stderr.contains("not a property-list dictionary"), "\(r.stderr)")
+        #expect(FileManager.default.contents(atPath: box.userFolder + "/opendefaults/set-once.plist") == Data("garbage".utf8))
+        #expect(try ownValue(box, "com.example.app", "Theme") == nil)
+    }
+
+    @Test("a User profile's set-once values are written as that user (setpriv), into that user's files", .requires(.otherUser))
+    func asTheUser() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let path = try box.write(profileDictionary("com.example.mine", [mcxPayload("com.example.app", "Set-Once", ["Theme": "dark"])], scope: "User"),
+                                 name: "u.mobileconfig")
+        // `nobody` has no home: install says the values wait for the user's own `profiles apply`, and still installs.
+        let r = try box.profiles(["install", "--path", path, "--user", "nobody"])
+        #expect(r.status == 0 && r.stderr.contains("next `profiles apply`"), "\(r.stdout)\(r.stderr)")
+        // The user's own run, in a folder the user owns.
+        let folder = box.root + "/nobody-config"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(chown(folder, 65534, 65534) == 0)
+        var env = box.environment
+        env["XDG_CONFIG_HOME"] = folder
+        let tool = productsDirectory.appendingPathComponent("profiles").path
+        let applied = try runTool("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", tool, "apply"], absolute: true, environment: env)
+        #expect(applied.status == 0 && applied.stdout.contains("Theme (from com.example.mine)"), "\(applied.stdout)\(applied.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/com.example.app.plist")
+        #expect((attributes[.ownerAccountID] as? Int) == 65534)
+    }
+}
