@@ -30,6 +30,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 "BenchmarkSupport",
                 .product(name: "OpenDefaults", package: "OpenDefaults"),
+                .product(name: "ConfigurationProfiles", package: "OpenDefaults"),
                 .product(name: "PropertyList", package: "OpenDefaults"),
             ],
             path: "Benchmarks/DefaultsBenchmarks",

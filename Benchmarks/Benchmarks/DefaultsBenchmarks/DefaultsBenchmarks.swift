@@ -3,6 +3,7 @@
 //   swift build -c release && swift package benchmark --target DefaultsBenchmarks
 import Benchmark
 import BenchmarkSupport
+import ConfigurationProfiles
 import Foundation
 @_spi(Engine) import OpenDefaults
 import PropertyList
@@ -246,6 +247,101 @@ let benchmarks: @Sendable () -> Void = {
                 while managed.integer(forKey: "Forced") != value || !managed.objectIsForced(forKey: "Forced") { usleep(50) }
                 benchmark.stopMeasurement()
             }
+        }
+    }
+
+    // MARK: Configuration profiles (issue 28)
+
+    // Install (or remove) of a profile forcing 1,000 keys over 50 domains,
+    // through the library (the `profiles` tool adds its own start), until
+    // each of 50 running Defaults objects (one per domain) answers with the
+    // new value and reports it forced. Promised: p99 ≤ 50 ms. Needs root.
+    if getuid() == 0 {
+        let root = Sandbox.folder(named: "opendefaults-bench-profiles")
+        chmod(root, 0o755)
+        var layout = PreferencesLayout.current
+        layout.userDirectory = root + "/user"
+        layout.managedDirectory = root + "/managed"
+        try? FileManager.default.createDirectory(atPath: layout.userDirectory, withIntermediateDirectories: true)
+        let profileStore = ProfileStore(managedDirectory: layout.managedDirectory)
+        func profile(_ version: Int) -> (ConfigurationProfile, [UInt8]) {
+            var payloads: [PropertyList] = []
+            for d in 0..<50 {
+                var p: [LiteralString: PropertyList] = ["PayloadType": .string("com.bench.profile\(d)"), "PayloadIdentifier": "p", "PayloadUUID": "u"]
+                for k in 0..<20 { p[LiteralString("key\(k)")] = PropertyList(version * 100 + k) }
+                payloads.append(.dictionary(p))
+            }
+            let bytes = try! PropertyList.dictionary([
+                "PayloadType": "Configuration", "PayloadIdentifier": "com.bench.profile", "PayloadUUID": "U", "PayloadContent": .array(payloads),
+            ]).encoded(as: .xml)
+            return (try! ConfigurationProfile(bytes: bytes), bytes)
+        }
+        let watchers = (0..<50).map { d -> Defaults in
+            let store = DomainStore(layout: layout)
+            store.setErrorHandler { _ in }
+            return Defaults(domainName: "com.bench.profile\(d)", store: store, arguments: [])
+        }
+        func allSee(_ value: Int?) -> Bool {
+            watchers.allSatisfy { w in
+                if let value { return w.integer(forKey: "key19") == value && w.objectIsForced(forKey: "key19") }
+                return !w.objectIsForced(forKey: "key19")
+            }
+        }
+        Benchmark("profile install, 1,000 keys in 50 domains, until 50 running Defaults see it · OpenDefaults",
+                  configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 2, maxDuration: .seconds(20), maxIterations: 100)) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let version = Int(Counter.next() % 1000) + 1
+                let (p, bytes) = profile(version)
+                benchmark.startMeasurement()
+                _ = try profileStore.install(p, bytes: bytes, signature: .unsigned, target: .system)
+                while !allSee(version * 100 + 19) { usleep(50) }
+                benchmark.stopMeasurement()
+            }
+        }
+        Benchmark("profile install alone (library call), 1,000 keys in 50 domains · OpenDefaults",
+                  configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 2, maxDuration: .seconds(20), maxIterations: 100)) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let version = Int(Counter.next() % 1000) + 1
+                let (p, bytes) = profile(version)
+                benchmark.startMeasurement()
+                _ = try profileStore.install(p, bytes: bytes, signature: .unsigned, target: .system)
+                benchmark.stopMeasurement()
+                while !allSee(version * 100 + 19) { usleep(50) }
+            }
+        }
+        Benchmark("profile remove, 1,000 keys in 50 domains, until 50 running Defaults see it · OpenDefaults",
+                  configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 2, maxDuration: .seconds(20), maxIterations: 100)) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let version = Int(Counter.next() % 1000) + 1
+                let (p, bytes) = profile(version)
+                _ = try profileStore.install(p, bytes: bytes, signature: .unsigned, target: .system)
+                while !allSee(version * 100 + 19) { usleep(50) }
+                benchmark.startMeasurement()
+                try profileStore.remove(identifier: "com.bench.profile")
+                while !allSee(nil) { usleep(50) }
+                benchmark.stopMeasurement()
+            }
+        }
+        // Reads of a forced key and objectIsForced, against Foundation's reads of an ordinary key
+        // (Foundation on Linux has no managed preferences: its objectIsForced is always false).
+        let (p, bytes) = profile(1)
+        _ = try? profileStore.install(p, bytes: bytes, signature: .unsigned, target: .system)
+        let forced = watchers[0]
+        while !forced.objectIsForced(forKey: "key3") { usleep(100) }
+        let foundationForced = UserDefaults(suiteName: "com.bench.profile0")!
+        foundationForced.set(3, forKey: "key3")
+        let fastRead = Benchmark.Configuration(metrics: [.wallClock], timeUnits: .nanoseconds, scalingFactor: .kilo, maxDuration: .seconds(3))
+        Benchmark("object(forKey:) of a forced key · OpenDefaults", configuration: fastRead) { b in
+            for _ in b.scaledIterations { blackHole(forced.propertyList(forKey: "key3")) }
+        }
+        Benchmark("object(forKey:) of a forced key · Foundation", configuration: fastRead) { b in
+            for _ in b.scaledIterations { blackHole(foundationForced.object(forKey: "key3")) }
+        }
+        Benchmark("objectIsForced(forKey:) · OpenDefaults", configuration: fastRead) { b in
+            for _ in b.scaledIterations { blackHole(forced.objectIsForced(forKey: "key3")) }
+        }
+        Benchmark("objectIsForced(forKey:) · Foundation", configuration: fastRead) { b in
+            for _ in b.scaledIterations { blackHole(foundationForced.objectIsForced(forKey: "key3")) }
         }
     }
 

@@ -269,8 +269,13 @@ public struct ProfileStore: Sendable {
             throw ProfileError(directory, "the new managed preferences cannot be put in place (\(error.reason)); nothing was changed")
         }
         FileIO.syncDirectory(managedDirectory)
-        // The previous tree (now at the staging name): removing it also tells
-        // watchers of the old folders to look again.
+        // The previous tree is now at the staging name. Watchers still watch
+        // its `forced` folders: renaming each tells every watcher at once (one
+        // event) to look at the live path again, where deleting its files one
+        // by one would wake every watcher for every file.
+        var oldForced = [staging + "/forced"]
+        for name in FileIO.directoryEntries(staging + "/users") ?? [] { oldForced.append(staging + "/users/" + name + "/forced") }
+        for folder in oldForced { try? FileIO.rename(folder, to: folder + ".removed") }
         try? FileIO.removeTree(staging)
     }
 

@@ -169,7 +169,7 @@ extension Defaults {
     /// if defaults.objectIsForced(forKey: "UpdateURL") { disableEditing() }
     /// ```
     public func objectIsForced(forKey key: String) -> Bool {
-        searchList.order.forcedValue(forKey: key, in: store) != nil
+        searchList.isForced(key)
     }
 
     /// True when an administrator forces `key` in `domain`.

@@ -31,6 +31,8 @@ final class SearchList: DomainDependent {
         var managedDomains: [ManagedDomain] = []
         /// The effective value of every key: the union of the search list.
         var resolved = ResolvedView()
+        /// The forced values alone (the managed sources' union), for ``Defaults/objectIsForced(forKey:)``.
+        var forced = ResolvedView()
         var registrationVersion: UInt64 = .max
         var keyObservers: [LiteralString: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
         var anyObservers: [UInt64: @Sendable () -> Void] = [:]
@@ -113,6 +115,7 @@ final class SearchList: DomainDependent {
             s.persistentDomains = persistent
             s.managedDomains = managedDomains
             s.resolved = ResolvedView(resolveAll(s, registration: registered))
+            s.forced = ResolvedView(forcedUnion(s))
             s.registrationVersion = version
             return (old.filter { o in !persistent.contains { $0 === o } },
                     oldManaged.filter { o in !managedDomains.contains { $0 === o } })
@@ -149,6 +152,26 @@ final class SearchList: DomainDependent {
             }
         }
         return merged
+    }
+
+    /// The union of the managed sources, earlier ones winning.
+    private func forcedUnion(_ s: State) -> [LiteralString: PropertyList] {
+        var merged: [LiteralString: PropertyList] = [:]
+        for case .forced(let m) in s.sources.reversed() { merged.merge(m.withObject(\.entries)) { _, new in new } }
+        return merged
+    }
+
+    /// The forced value of one key, if a managed source has it.
+    private func resolveForced(_ key: String, _ s: borrowing State) -> PropertyList? {
+        for case .forced(let m) in s.sources {
+            if let v = m.withObject({ $0.entryCount.load(ordering: .acquiring) == 0 ? nil : $0.value(forKey: key) }) { return v }
+        }
+        return nil
+    }
+
+    /// Whether a managed source forces `key` (one lock, one lookup).
+    func isForced(_ key: String) -> Bool {
+        state.withLock { $0.forced[key] != nil }
     }
 
     /// The effective value of one key, walking the search list. `changed`
@@ -215,6 +238,7 @@ final class SearchList: DomainDependent {
         let any: [@Sendable () -> Void] = state.withLock { s in
             for literal in keys {
                 let key = literal.string
+                s.forced[key] = resolveForced(key, s)
                 let old = s.resolved[key]
                 let new = resolve(key, s)
                 guard old != new else { continue }
