@@ -170,7 +170,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SettingsBundleTests",
-            dependencies: ["TestSupport", "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList"]
+            dependencies: ["TestSupport", "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList", "ConfigurationProfiles"]
         ),
         // Test helper: prints a file's value as the conformance corpus' canonical JSON.
         .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),

@@ -63,6 +63,12 @@ struct ProfileInstallTests {
         #expect(eventually { defaults.integer(forKey: "Level") == 2 })
         let status = try box.profiles(["status", "--user", box.userName])
         #expect(status.stdout == "com.example.app:\n    Level = 2    — com.example.b (B)\n", "\(status.stdout)")
+        // A file written by hand for the user is of higher precedence: status names it, not the profile.
+        let handWritten = box.managed + "/users/\(box.userName)/com.example.app.plist"
+        try FileManager.default.createDirectory(atPath: box.managed + "/users/\(box.userName)", withIntermediateDirectories: true)
+        try PropertyList.dictionary(["Level": 7]).data(as: .xml).write(to: URL(fileURLWithPath: handWritten))
+        let byHand = try box.profiles(["status", "--user", box.userName])
+        #expect(byHand.stdout == "com.example.app:\n    Level = 7    — the file \(handWritten)\n", "\(byHand.stdout)")
     }
 
     @Test("a User profile for one user wins over a System one for that user only")

@@ -1,3 +1,4 @@
+import ConfigurationProfiles
 import Foundation
 @_spi(Engine) import OpenDefaults
 import PropertyList
@@ -161,6 +162,24 @@ struct SettingsWebTests {
         #expect(onDisk("protocol") == nil)
         // Lifting the policy shows the control enabled again, without a restart.
         try FileManager.default.removeItem(atPath: path)
+        #expect(!get("/apps/com.example.AppSettings").text.contains("Managed by your administrator"))
+    }
+
+    @Test("a key forced by an installed configuration profile is locked and names the profile", .requires(.root))
+    func forcedByAProfile() throws {
+        let bytes = try PropertyList.dictionary([
+            "PayloadType": "Configuration", "PayloadIdentifier": "com.example.mail-policy", "PayloadUUID": "U",
+            "PayloadDisplayName": "Mail <Policy>",
+            "PayloadContent": [["PayloadType": .string(domain), "PayloadIdentifier": "p", "PayloadUUID": "q", "protocol": "IMAP"]],
+        ]).encoded(as: .xml)
+        let store = ProfileStore(managedDirectory: layout.managedDirectory)
+        _ = try store.install(try ConfigurationProfile(bytes: bytes), bytes: bytes, signature: .unsigned, target: .system)
+        let page = get("/apps/com.example.AppSettings").text
+        #expect(page.contains("Managed by your administrator: profile “Mail &lt;Policy&gt;”"), "\(page)")
+        #expect(page.contains("value=\"IMAP\" checked disabled"))
+        let r = post("/apps/com.example.AppSettings", form: "action=apply&value%3Aprotocol=HTTP")
+        #expect(r.status == 422 && onDisk("protocol") == nil)
+        try store.remove(identifier: "com.example.mail-policy")
         #expect(!get("/apps/com.example.AppSettings").text.contains("Managed by your administrator"))
     }
 

@@ -214,6 +214,16 @@ public final class DomainStore: Sendable {
         return ManagedDomain.read(name: name, paths: layout.managedPaths(for: name)).0
     }
 
+    /// Each managed file of `name` with what it forces, in increasing
+    /// precedence (see ``PreferencesLayout/managedPaths(for:)``); files absent
+    /// or not trusted are left out. For tools that say where a value comes from.
+    package func forcedValuesByFile(_ name: String) -> [(path: String, entries: [LiteralString: PropertyList])] {
+        layout.managedPaths(for: name).compactMap { path in
+            let entries = ManagedDomain.read(name: name, paths: [path]).0
+            return entries.isEmpty ? nil : (path, entries)
+        }
+    }
+
     /// The domains loaded so far.
     package var loadedDomains: [PersistentDomain] { domains.withLock { $0.values.compactMap(\.object) } }
 

@@ -13,7 +13,7 @@ struct Status: ParsableCommand {
     @Option(help: "The user (default: you).")
     var user: String?
 
-    @Option(help: "text (default) or json: {domain: {key: {\"value\": …, \"profile\": ID or null}}}.")
+    @Option(help: "text (default) or json: {domain: {key: {\"value\": …, \"profile\": ID (when a profile forces it), \"file\": path}}}.")
     var output: OutputFormat = .text
 
     func run() throws {
@@ -34,22 +34,29 @@ struct Status: ParsableCommand {
             }
         }
         let store = DomainStore(layout: layout)
+        let profilesFolder = layout.managedDirectory + "/profiles/"
         var table: [LiteralString: PropertyList] = [:]
         var text = ""
         for domain in domains.sorted(by: { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }) {
-            let entries = store.managedDomain(domain).entries
-            guard !entries.isEmpty else { continue }
+            let files = store.forcedValuesByFile(domain)
+            var inForce: [LiteralString: (value: PropertyList, path: String)] = [:]
+            for file in files { for (key, value) in file.entries { inForce[key] = (value, file.path) } }
+            guard !inForce.isEmpty else { continue }
             text += "\(domain):\n"
             var keys: [LiteralString: PropertyList] = [:]
-            for key in entries.keys.sorted(by: { $0.string.unicodeScalars.lexicographicallyPrecedes($1.string.unicodeScalars) }) {
-                let value = entries[key]!
-                let profile = index.forcingProfile(domain: domain, key: key.string, user: name)
-                // A hand-written file of higher precedence may be what is in force.
-                let source = profile.map { "\($0.identifier) (\($0.displayName))" } ?? "a managed-preferences file written by hand"
+            for key in inForce.keys.sorted(by: { $0.string.unicodeScalars.lexicographicallyPrecedes($1.string.unicodeScalars) }) {
+                let (value, path) = inForce[key]!
+                // The file in force says who: a profile's derived file, or one written by hand.
+                let target: ProfileTarget = path.hasPrefix(profilesFolder + "users/") ? .user(name) : .system
+                let profile = path.hasPrefix(profilesFolder)
+                    ? index.forcedBy[target]?[domain]?[key.string].flatMap { id in index.profiles.last { $0.identifier == id && $0.target == target } }
+                    : nil
+                let source = profile.map { "\($0.identifier) (\($0.displayName))" } ?? "the file \(path)"
                 let shown = value.description.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
                 text += "    \(key.string) = \(shown)    — \(source)\n"
                 var entry: [LiteralString: PropertyList] = ["value": value]
-                if let profile { entry["profile"] = .string(profile.identifier) }
+                entry["profile"] = profile.map { .string($0.identifier) }
+                entry["file"] = .string(path)
                 keys[key] = .dictionary(entry)
             }
             table[LiteralString(domain)] = .dictionary(keys)
