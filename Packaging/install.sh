@@ -39,10 +39,13 @@ for t in "${tools[@]}"; do
   files+=("bin/$t" "share/man/man1/$t.1.gz" "share/bash-completion/completions/$t" "$zshdir/_$t" "share/fish/vendor_completions.d/$t.fish")
 done
 files+=(share/doc/opendefaults/README.md share/doc/opendefaults/LICENSE)
+# Set-once values of configuration profiles, written at each user's session start (enabled for every user).
+userunit=lib/systemd/user/opendefaults-profiles-apply.service
+files+=("$userunit" lib/systemd/user/default.target.wants/opendefaults-profiles-apply.service)
 
 if ((uninstall)); then
   for f in "${files[@]}"; do rm -f "$root/$f"; done
-  rmdir "$root/share/doc/opendefaults" 2>/dev/null || true
+  rmdir "$root/share/doc/opendefaults" "$root/lib/systemd/user/default.target.wants" 2>/dev/null || true
   exit 0
 fi
 
@@ -81,3 +84,7 @@ for shell in bash zsh fish; do
   chmod 0644 "$root/$dir/$(name defaults)" "$root/$dir/$(name settings)" "$root/$dir/$(name ubiquity)" "$root/$dir/$(name profiles)" "$root/$dir/$(name plutil)"
 done
 install -m 0644 README.md LICENSE "$root/share/doc/opendefaults/"
+install -d "$root/lib/systemd/user/default.target.wants"
+sed "s|/usr/bin/profiles|$prefix/bin/profiles|" Packaging/systemd/opendefaults-profiles-apply.service > "$root/$userunit"
+chmod 0644 "$root/$userunit"
+ln -sf ../opendefaults-profiles-apply.service "$root/lib/systemd/user/default.target.wants/opendefaults-profiles-apply.service"

@@ -38,6 +38,29 @@ home=$(mktemp -d)
 XDG_CONFIG_HOME=$home "$root/usr/bin/defaults" write com.example.deb Volume -int 11
 [[ $(XDG_CONFIG_HOME=$home "$root/usr/bin/defaults" read com.example.deb Volume) == 11 ]] || fail "installed defaults does not work"
 rm -rf "$home"
+# A configuration profile installed by the installed tool reaches the installed defaults; removing it undoes that.
+unit=$root/usr/lib/systemd/user/opendefaults-profiles-apply.service
+[[ -f $unit && -L $root/usr/lib/systemd/user/default.target.wants/opendefaults-profiles-apply.service ]] || fail "missing the profiles apply user unit"
+if command -v systemd-analyze >/dev/null && [[ $(id -u) == 0 ]]; then
+  sed "s|/usr/bin/profiles|$root/usr/bin/profiles|" "$unit" > "$root/check.service"
+  systemd-analyze verify "$root/check.service" 2>&1 | grep -v "^$" | (! grep -i "error\|invalid") || fail "the user unit does not verify"
+  rm -f "$root/check.service"
+fi
+if [[ $(id -u) == 0 ]]; then
+  sys=$(mktemp -d); chmod 755 "$sys"; home=$(mktemp -d)
+  cat > "$sys/p.mobileconfig" <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0"><dict><key>PayloadType</key><string>Configuration</string>
+<key>PayloadIdentifier</key><string>com.example.deb</string><key>PayloadUUID</key><string>D</string>
+<key>PayloadContent</key><array><dict><key>PayloadType</key><string>com.example.deb</string>
+<key>PayloadIdentifier</key><string>p</string><key>PayloadUUID</key><string>q</string>
+<key>Volume</key><integer>3</integer></dict></array></dict></plist>
+XML
+  OPENDEFAULTS_SYSTEM_ROOT=$sys "$root/usr/bin/profiles" install --path "$sys/p.mobileconfig" >/dev/null || fail "installed profiles cannot install"
+  [[ $(OPENDEFAULTS_SYSTEM_ROOT=$sys XDG_CONFIG_HOME=$home "$root/usr/bin/defaults" read com.example.deb Volume) == 3 ]] || fail "a profile's forced value does not reach defaults"
+  OPENDEFAULTS_SYSTEM_ROOT=$sys "$root/usr/bin/profiles" remove --identifier com.example.deb >/dev/null || fail "installed profiles cannot remove"
+  rm -rf "$sys" "$home"
+fi
 # Only the C library is a shared dependency.
 for t in defaults plutil settings ubiquity profiles; do
   if ldd "$root/usr/bin/$t" | grep -Eq 'libswift|libFoundation|libdispatch'; then fail "$t links the Swift runtime dynamically"; fi
