@@ -99,3 +99,11 @@ extension FileIO {
         }
     }
 }
+
+extension FileIO {
+    /// Creates the folder `path` (its parent must exist) with exactly `permissions`, whatever the umask.
+    package static func makeDirectoryExactly(_ path: String, permissions: UInt32) throws(FileError) {
+        guard mkdir(path, mode_t(permissions)) == 0 else { throw FileError(path: path) }
+        guard chmod(path, mode_t(permissions)) == 0 else { throw FileError(path: path) }
+    }
+}

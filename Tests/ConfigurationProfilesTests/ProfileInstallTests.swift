@@ -140,9 +140,15 @@ struct ProfileInstallTests {
         defer { box.remove() }
         let path = try box.write(profileDictionary("com.example.one", [customPayload("com.example.app", ["K": 1])]), name: "one.mobileconfig")
         chmod(path, 0o644)
-        #expect(try box.profiles(["install", "--path", path]).status == 0)
-        let before = box.indexBytes
         let tool = productsDirectory.appendingPathComponent("profiles").path
+        // Installed under a strict umask: the forced files must still be readable by every user.
+        let strict = try runTool("/bin/sh", ["-c", "umask 077; exec \"$0\" install --path \"$1\"", tool, path], absolute: true, environment: box.environment)
+        #expect(strict.status == 0, "\(strict.stderr)")
+        let defaultsTool = productsDirectory.appendingPathComponent("defaults").path
+        let read = try runTool("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", defaultsTool, "read", "com.example.app", "K"],
+                               absolute: true, environment: box.environment)
+        #expect(read.stdout == "1\n", "another user reads the forced value: \(read.stdout)\(read.stderr)")
+        let before = box.indexBytes
         for verb in [["install", "--path", path], ["remove", "--identifier", "com.example.one"]] {
             let r = try runTool("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", tool] + verb,
                                 absolute: true, environment: box.environment)

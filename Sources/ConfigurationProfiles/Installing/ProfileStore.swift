@@ -181,7 +181,16 @@ public struct ProfileStore: Sendable {
         guard Environment.effectiveUserID == 0 else {
             throw ProfileError("", "installing and removing profiles needs root: the library trusts managed preferences only in files root owns (run it with sudo)")
         }
-        do { try FileIO.makeDirectories(managedDirectory, mode: 0o755) } catch {
+        do {
+            // Each missing folder on the way made 0755 exactly (root's umask may be 077).
+            var missing: [String] = []
+            var folder = managedDirectory
+            while !FileStatus.exists(folder), folder != "/", !folder.isEmpty {
+                missing.append(folder)
+                folder = FileIO.parentDirectory(of: folder)
+            }
+            for path in missing.reversed() { try FileIO.makeDirectoryExactly(path, permissions: 0o755) }
+        } catch {
             throw ProfileError(managedDirectory, "cannot be created: \(error.reason)")
         }
         let lock: FileLock
@@ -226,8 +235,9 @@ public struct ProfileStore: Sendable {
     func replaceTree(with tree: ManagedTree, index: ProfileIndex, entries: [StoredProfile]) throws(ProfileError) {
         let staging = managedDirectory + "/" + Self.stagingPrefix + "\(Environment.processID)"
         do {
-            try FileIO.makeDirectory(staging, permissions: 0o755)
-            try FileIO.makeDirectory(staging + "/installed", permissions: 0o700)
+            // Exact modes, whatever root's umask: every user's processes must read the forced files.
+            try FileIO.makeDirectoryExactly(staging, permissions: 0o755)
+            try FileIO.makeDirectoryExactly(staging + "/installed", permissions: 0o700)
             for e in entries {
                 try FileIO.createNew(staging + "/installed/" + e.record.file, bytes: e.bytes, mode: 0o600)
             }
@@ -235,9 +245,12 @@ public struct ProfileStore: Sendable {
             targets.insert(.system)
             for target in targets {
                 let folder = Self.folder(of: target, in: staging)
-                if case .user = target { try FileIO.makeDirectories(folder, mode: 0o755) }
+                if case .user(let name) = target {
+                    if !FileStatus.exists(staging + "/users") { try FileIO.makeDirectoryExactly(staging + "/users", permissions: 0o755) }
+                    try FileIO.makeDirectoryExactly(staging + "/users/" + name, permissions: 0o755)
+                }
                 let forced = tree.forced[target] ?? [:]
-                try FileIO.makeDirectory(folder + "/forced", permissions: 0o755)
+                try FileIO.makeDirectoryExactly(folder + "/forced", permissions: 0o755)
                 for (domain, values) in forced {
                     try FileIO.createNew(folder + "/forced/" + PreferencesLayout.fileStem(for: domain) + ".plist",
                                          bytes: try Self.encode(.dictionary(values)), mode: 0o644)
