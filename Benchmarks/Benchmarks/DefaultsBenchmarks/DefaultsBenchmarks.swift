@@ -13,6 +13,17 @@ let sandbox = Sandbox.folder(named: "opendefaults-bench")
 
 let store = Sandbox.store(in: sandbox)
 
+/// A layout whose user and managed folders are in a root-owned 0755 sandbox (managed files are trusted there).
+func managedLayout(named name: String) -> PreferencesLayout {
+    let root = Sandbox.folder(named: name)
+    chmod(root, 0o755)
+    var layout = PreferencesLayout.current
+    layout.userDirectory = root + "/user"
+    layout.managedDirectory = root + "/managed"
+    try? FileManager.default.createDirectory(atPath: layout.userDirectory, withIntermediateDirectories: true)
+    return layout
+}
+
 /// A domain with `count` keys, written by OpenDefaults (binary plist, the same file Foundation reads).
 func populate(_ name: String, count: Int) {
     let d = store.domain(name)
@@ -218,12 +229,7 @@ let benchmarks: @Sendable () -> Void = {
     // The store's watcher promises 50 ms; the peer is macOS's cfprefsd, not
     // measurable here, so the figure stands alone. Needs root.
     if getuid() == 0 {
-        let root = Sandbox.folder(named: "opendefaults-bench-managed")
-        chmod(root, 0o755)
-        var layout = PreferencesLayout.current
-        layout.userDirectory = root + "/user"
-        layout.managedDirectory = root + "/managed"
-        try? FileManager.default.createDirectory(atPath: layout.userDirectory, withIntermediateDirectories: true)
+        let layout = managedLayout(named: "opendefaults-bench-managed")
         try? FileManager.default.createDirectory(atPath: layout.managedDirectory, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o755])
         let managedStore = DomainStore(layout: layout)
@@ -257,12 +263,7 @@ let benchmarks: @Sendable () -> Void = {
     // each of 50 running Defaults objects (one per domain) answers with the
     // new value and reports it forced. Promised: p99 ≤ 50 ms. Needs root.
     if getuid() == 0 {
-        let root = Sandbox.folder(named: "opendefaults-bench-profiles")
-        chmod(root, 0o755)
-        var layout = PreferencesLayout.current
-        layout.userDirectory = root + "/user"
-        layout.managedDirectory = root + "/managed"
-        try? FileManager.default.createDirectory(atPath: layout.userDirectory, withIntermediateDirectories: true)
+        let layout = managedLayout(named: "opendefaults-bench-profiles")
         let profileStore = ProfileStore(managedDirectory: layout.managedDirectory)
         func profile(_ version: Int) -> (ConfigurationProfile, [UInt8]) {
             var payloads: [PropertyList] = []
