@@ -301,3 +301,85 @@ struct ShutdownTests {
         #expect(try server.check().status == 0)
     }
 }
+
+extension ShutdownTests {
+    @Test("a second SIGTERM or SIGINT exits at once while the first waits for a request in flight", arguments: ["TERM", "INT"])
+    func secondSignal(second: String) async throws {
+        let server = try SyncServer(.sqlite)
+        let token = try server.addAccount("alice")
+        let pid = try #require(server.process?.processIdentifier)
+        // A commit whose body trickles: the first signal's graceful stop waits for it (up to 10 s).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        let head = "POST /v1/stores/com.example.slow/commit HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"changes\": ["
+        _ = head.withCString { send(fd, $0, strlen($0), 0) }
+        await pause(0.5)
+        kill(pid, SIGTERM)
+        await pause(1.0)
+        #expect(server.process?.isRunning == true, "the first signal waits for the request in flight")
+        let clock = ContinuousClock()
+        let start = clock.now
+        kill(pid, second == "TERM" ? SIGTERM : SIGINT)
+        let exited = await settle(5) { server.process?.isRunning == false }
+        let took = clock.now - start
+        print("second SIG\(second): exited after \(took)")
+        #expect(exited && took < .seconds(1), "the second signal took \(took)")
+        // The lock is free for the next server.
+        try server.start(port: 0)
+        #expect(try server.check().status == 0)
+    }
+}
+
+/// The systemd notification protocol, as a service manager sees it: a datagram socket named by NOTIFY_SOCKET.
+@Suite("ubiquity serve: Type=notify (READY, WATCHDOG, STOPPING)", .timeLimit(.minutes(5)))
+struct ServiceNotifyTests {
+    @Test("READY=1 once serving (with MAINPID), WATCHDOG=1 at half WATCHDOG_USEC, STOPPING=1 on SIGTERM")
+    func notify() async throws {
+        let folder = try TemporaryFolder("notify")
+        let path = folder.path + "/notify.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let messages = Locked<[String]>([])
+        let reading = Flag()
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !reading.isSet {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n > 0 { messages.mutate { $0.append(String(decoding: buffer[0..<n], as: UTF8.self)) } }
+            }
+        }
+        reader.start()
+        defer { reading.set() }
+        setenv("NOTIFY_SOCKET", path, 1)
+        setenv("WATCHDOG_USEC", "400000", 1)
+        defer { unsetenv("NOTIFY_SOCKET"); unsetenv("WATCHDOG_USEC") }
+        let server = try SyncServer(.sqlite)
+        unsetenv("NOTIFY_SOCKET"); unsetenv("WATCHDOG_USEC")
+        let pid = try #require(server.process?.processIdentifier)
+        #expect(await settle(10) { messages.value.contains { $0.hasPrefix("READY=1\nMAINPID=\(pid)\n") } }, "\(messages.value)")
+        #expect(await settle(10) { messages.value.filter { $0 == "WATCHDOG=1" }.count >= 3 }, "\(messages.value)")
+        server.stop()
+        #expect(await settle(5) { messages.value.contains { $0.hasPrefix("STOPPING=1") } }, "\(messages.value)")
+        // Nothing but READY, WATCHDOG and STOPPING, READY first.
+        let all = messages.value
+        #expect(all.first?.hasPrefix("READY=1") == true && all.allSatisfy { $0.hasPrefix("READY=1") || $0 == "WATCHDOG=1" || $0.hasPrefix("STOPPING=1") }, "\(all)")
+    }
+}

@@ -264,3 +264,12 @@ final class Flag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
 }
 
+
+/// A value shared between threads.
+final class Locked<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
+    var value: T { lock.withLock { stored } }
+}

@@ -5,8 +5,10 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
+import PlatformIO
 import ServiceLifecycle
 import UbiquityProtocol
+import UnixSignals
 
 /// The sync server on Hummingbird: HTTP/1.1 (TLS when given a certificate),
 /// idle connections closed, connections capped (``ConnectionGovernor``: idle
@@ -62,18 +64,37 @@ package struct UbiquityHTTPServer: Sendable {
                 EventLoopBoundChannel(base: CurrentConnectionChannel(base: HTTP1Channel(responder: responder, configuration: http1)))
             }
         }
+        let readiness = Watchdog.Readiness()
         let app = Application(
             responder: responder,
             server: builder,
             configuration: .init(address: .hostname(host, port: port), serverName: "ubiquity"),
-            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                onRunning(port)
+                ServiceManager.notify("READY=1\nMAINPID=\(Environment.processID)\nSTATUS=serving on port \(port)")
+                readiness.set()
+            },
             logger: logger
         )
         // SIGTERM or SIGINT: the watchers end first (WatcherShutdown, told first as the last
         // service), then the HTTP server stops accepting and lets requests in flight finish;
         // a second signal, or 10 seconds without finishing, cancels what is left.
+        // A second SIGTERM or SIGINT while stopping: exit at once (the data folder's lock goes with the process).
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let escalation = Task.detached {
+            var seen = 0
+            for await signal in signals {
+                seen += 1
+                if seen >= 2 { Environment.exit(128 + signal.rawValue) }
+            }
+        }
+        defer { escalation.cancel() }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app), .init(service: WatcherShutdown(hub: service.hub))]
+        // Type=notify with WatchdogSec: "WATCHDOG=1" at half the interval while serving.
+        if let interval = ServiceManager.watchdogInterval { services.append(.init(service: Watchdog(interval: interval, ready: readiness))) }
         var configuration = ServiceGroupConfiguration(
-            services: [.init(service: app), .init(service: WatcherShutdown(hub: service.hub))],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(10)

@@ -1,3 +1,4 @@
+import PlatformIO
 import ServiceLifecycle
 
 /// Ends the watchers when the server starts to stop (SIGTERM): a service of
@@ -10,6 +11,7 @@ struct WatcherShutdown: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
+        ServiceManager.notify("STOPPING=1\nSTATUS=stopping: ending event streams, finishing commits")
         hub.stop()
     }
 }
