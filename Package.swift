@@ -123,6 +123,7 @@ let package = Package(
                 "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityPostgres", "ValueGrammar",
                 "OpenDefaults", "PropertyList", "PlatformIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
         .testTarget(

@@ -18,8 +18,14 @@ func defaultServerData() -> String {
     return data + "/opendefaults/ubiquity-server"
 }
 
-/// Where the server's data is: `--data DIR` (SQLite) or `--postgres URL`.
+/// Where the server's data is: `--data DIR` (SQLite) or `--postgres URL`,
+/// from the command line, `UBIQUITY_*` variables or the `--config` file.
 struct DatabaseOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "A settings file (a property list, such as /etc/opendefaults/ubiquity.plist): its keys are the options' names.",
+        discussion: "The command line wins over UBIQUITY_* environment variables, which win over the file."))
+    var config: String?
+
     @Option(help: "The folder of the SQLite database (default: $XDG_DATA_HOME/opendefaults/ubiquity-server).")
     var data: String?
 
@@ -28,30 +34,58 @@ struct DatabaseOptions: ParsableArguments {
         discussion: "Several servers may share one PostgreSQL database. Beyond loopback, TLS is required unless the URL says sslmode=disable."))
     var postgres: String?
 
-    @Option(name: .customLong("pool-size"), help: "Connections to PostgreSQL per server (the listener's not counted).")
-    var poolSize: Int = PostgresBackend.defaultPoolSize
+    @Option(name: .customLong("pool-size"), help: "Connections to PostgreSQL per server (the listener's not counted; default \(PostgresBackend.defaultPoolSize)).")
+    var poolSize: Int?
 
-    func validate() throws {
-        if data != nil && postgres != nil { throw ValidationError("--data and --postgres are two different databases: give one") }
-        guard (PostgresBackend.writers + 1...1_000).contains(poolSize) else {
-            throw ValidationError("--pool-size must be between \(PostgresBackend.writers + 1) and 1000")
-        }
-        if let postgres {
-            do { _ = try PostgresLocation(postgres) } catch { throw ValidationError(error.description) }
+    /// The database after the command line, the environment and the settings file.
+    struct Resolved {
+        var data: String?
+        var postgres: String?
+        var poolSize: Int
+    }
+
+    /// The settings file and environment, or a message naming what is wrong and exit status 64.
+    func settings() throws -> ServerSettings {
+        do { return try ServerSettings(file: config) } catch {
+            StandardStream.error.write("ubiquity: \(error)\n")
+            throw ExitCode(64)
         }
     }
 
+    /// Merges and checks; a wrong combination is a usage error (64).
+    func resolved(_ settings: ServerSettings) throws -> Resolved {
+        func usage(_ message: String) -> ExitCode {
+            StandardStream.error.write("ubiquity: \(message)\n")
+            return ExitCode(64)
+        }
+        let r: Resolved
+        do {
+            r = Resolved(data: data ?? (postgres == nil ? settings.string("data") : nil),
+                         postgres: postgres ?? (data == nil ? settings.string("postgres") : nil),
+                         poolSize: try poolSize ?? settings.int("pool-size") ?? PostgresBackend.defaultPoolSize)
+        } catch { throw usage("\(error)") }
+        if r.data != nil && r.postgres != nil { throw usage("data and postgres are two different databases: give one") }
+        guard (PostgresBackend.writers + 1...1_000).contains(r.poolSize) else {
+            throw usage("pool-size must be between \(PostgresBackend.writers + 1) and 1000")
+        }
+        if let postgres = r.postgres {
+            do { _ = try PostgresLocation(postgres) } catch { throw usage(error.description) }
+        }
+        return r
+    }
+
     /// Opens the database (a server's SQLite folder `exclusive`ly), or explains on standard error why not and exits 1.
-    func open(exclusive: Bool, quota: AccountQuota? = nil) async throws -> any UbiquityBackend {
-        if let postgres {
+    func open(exclusive: Bool, quota: AccountQuota? = nil, settings: ServerSettings? = nil) async throws -> any UbiquityBackend {
+        let r = try resolved(try settings ?? self.settings())
+        if let postgres = r.postgres {
             do {
-                return try await PostgresBackend.open(try PostgresLocation(postgres), poolSize: poolSize, quota: quota)
+                return try await PostgresBackend.open(try PostgresLocation(postgres), poolSize: r.poolSize, quota: quota)
             } catch {
                 StandardStream.error.write("ubiquity: \(error)\n")
                 throw ExitCode(1)
             }
         }
-        let directory = data ?? defaultServerData()
+        let directory = r.data ?? defaultServerData()
         do { return try await SQLiteBackend.open(directory: directory, exclusive: exclusive, quota: quota) } catch {
             StandardStream.error.write("ubiquity: cannot open the database in \(directory): \(error)\n")
             throw ExitCode(1)
@@ -72,11 +106,11 @@ struct Serve: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The address to listen on.")
-    var host: String = "127.0.0.1"
+    @Option(help: "The address to listen on (default 127.0.0.1).")
+    var host: String?
 
-    @Option(help: "The port to listen on (0 picks a free one).")
-    var port: Int = 0
+    @Option(help: "The port to listen on (0, the default, picks a free one).")
+    var port: Int?
 
     @OptionGroup var database: DatabaseOptions
 
@@ -93,58 +127,89 @@ struct Serve: AsyncParsableCommand {
     var allowHosts: [String] = []
 
     @Option(name: .customLong("max-connections"), help: ArgumentHelp(
-        "The most connections kept open at once.",
+        "The most connections kept open at once (default 10240).",
         discussion: "Beyond it, the longest idle connection that never authenticated is closed first. Kept below the open-file limit (raised to its hard limit at start) with 64 descriptors in reserve."))
-    var maxConnections: Int = 10_240
+    var maxConnections: Int?
 
-    @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take before it must arrive at --body-rate.")
-    var bodyTimeout: Int = 10
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take before it must arrive at --body-rate (default 10).")
+    var bodyTimeout: Int?
 
-    @Option(name: .customLong("body-rate"), help: "The slowest a request body may arrive after --body-timeout, in bytes a second.")
-    var bodyRate: Int = 16_384
+    @Option(name: .customLong("body-rate"), help: "The slowest a request body may arrive after --body-timeout, in bytes a second (default 16384).")
+    var bodyRate: Int?
 
-    @Option(name: .customLong("quota-stores"), help: "The most stores an account may hold (0: no limit); a commit that would make one more is refused (422, quota \"stores\").")
-    var quotaStores: Int = AccountQuota.standard.maximumStores
+    @Option(name: .customLong("quota-stores"), help: "The most stores an account may hold (0: no limit; default \(AccountQuota.standard.maximumStores)); a commit that would make one more is refused (422, quota \"stores\").")
+    var quotaStores: Int?
 
-    @Option(name: .customLong("quota-bytes"), help: "The most bytes an account's stores may hold together (0: no limit); a commit that would pass it is refused (422, quota \"bytes\").")
-    var quotaBytes: Int = AccountQuota.standard.maximumBytes
+    @Option(name: .customLong("quota-bytes"), help: "The most bytes an account's stores may hold together (0: no limit; default \(AccountQuota.standard.maximumBytes)); a commit that would pass it is refused (422, quota \"bytes\").")
+    var quotaBytes: Int?
 
-    func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard maxConnections >= 2 else { throw ValidationError("--max-connections must be at least 2") }
-        guard bodyTimeout >= 1 else { throw ValidationError("--body-timeout must be at least 1 second") }
-        guard bodyRate >= 1 else { throw ValidationError("--body-rate must be at least 1 byte a second") }
-        guard quotaStores >= 0, quotaBytes >= 0 else { throw ValidationError("--quota-stores and --quota-bytes are 0 (no limit) or more") }
-        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-        if !HostNames.isLoopback(host), tlsCert == nil, !insecure {
-            throw ValidationError("listening on \(host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
+    /// The settings after the command line, the environment and the file.
+    struct Resolved {
+        var host = "127.0.0.1", port = 0, tlsCert: String? = nil, tlsKey: String? = nil, insecure = false, allowHosts: [String] = []
+        var maxConnections = 10_240, bodyTimeout = 10, bodyRate = 16_384
+        var quotaStores = AccountQuota.standard.maximumStores, quotaBytes = AccountQuota.standard.maximumBytes
+    }
+
+    /// Merges the three sources and checks the result; a problem is a usage error (64) naming where it came from.
+    func resolve(_ s: ServerSettings) throws -> Resolved {
+        func usage(_ message: String) -> ExitCode {
+            StandardStream.error.write("ubiquity: \(message)\n")
+            return ExitCode(64)
         }
+        var r = Resolved()
+        do {
+            r.host = host ?? s.string("host") ?? r.host
+            r.port = try port ?? s.int("port") ?? r.port
+            r.tlsCert = tlsCert ?? s.string("tls-cert")
+            r.tlsKey = tlsKey ?? s.string("tls-key")
+            r.insecure = try insecure || (s.bool("insecure") ?? false)
+            r.allowHosts = allowHosts.isEmpty ? (s.strings("allow-host") ?? []) : allowHosts
+            r.maxConnections = try maxConnections ?? s.int("max-connections") ?? r.maxConnections
+            r.bodyTimeout = try bodyTimeout ?? s.int("body-timeout") ?? r.bodyTimeout
+            r.bodyRate = try bodyRate ?? s.int("body-rate") ?? r.bodyRate
+            r.quotaStores = try quotaStores ?? s.int("quota-stores") ?? r.quotaStores
+            r.quotaBytes = try quotaBytes ?? s.int("quota-bytes") ?? r.quotaBytes
+        } catch { throw usage("\(error)") }
+        guard (0...65535).contains(r.port) else { throw usage("port must be between 0 and 65535") }
+        guard r.maxConnections >= 2 else { throw usage("max-connections must be at least 2") }
+        guard r.bodyTimeout >= 1 else { throw usage("body-timeout must be at least 1 second") }
+        guard r.bodyRate >= 1 else { throw usage("body-rate must be at least 1 byte a second") }
+        guard r.quotaStores >= 0, r.quotaBytes >= 0 else { throw usage("quota-stores and quota-bytes are 0 (no limit) or more") }
+        if (r.tlsCert == nil) != (r.tlsKey == nil) { throw usage("tls-cert and tls-key go together") }
+        if !HostNames.isLoopback(r.host), r.tlsCert == nil, !r.insecure {
+            throw usage("listening on \(r.host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
+        }
+        return r
     }
 
     func run() async throws {
-        let quota = quotaStores == 0 && quotaBytes == 0 ? nil
-            : AccountQuota(maximumStores: quotaStores == 0 ? Int.max : quotaStores, maximumBytes: quotaBytes == 0 ? Int.max : quotaBytes)
-        let backend = try await database.open(exclusive: true, quota: quota)
+        let settings = try database.settings()
+        let o = try resolve(settings)
+        let quota = o.quotaStores == 0 && o.quotaBytes == 0 ? nil
+            : AccountQuota(maximumStores: o.quotaStores == 0 ? Int.max : o.quotaStores, maximumBytes: o.quotaBytes == 0 ? Int.max : o.quotaBytes)
+        let db = try database.resolved(settings)
+        let backend = try await database.open(exclusive: true, quota: quota, settings: settings)
+        let host = o.host
         let listening = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         var hosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
         hosts.insert(listening.lowercased())
-        for h in allowHosts { hosts.insert(h.lowercased()) }
+        for h in o.allowHosts { hosts.insert(h.lowercased()) }
         let any = host == "0.0.0.0" || host == "::"
         // Bound to every address, the Host names are the operator's to list; without any, all are answered.
-        let allowed: Set<String>? = any && allowHosts.isEmpty ? nil : hosts
+        let allowed: Set<String>? = any && o.allowHosts.isEmpty ? nil : hosts
         let service = UbiquityService(backend: backend, allowedHosts: allowed)
-        var server = UbiquityHTTPServer(host: host, port: port, tls: tlsCert.map { ($0, tlsKey!) }, service: service)
+        var server = UbiquityHTTPServer(host: host, port: o.port, tls: o.tlsCert.map { ($0, o.tlsKey!) }, service: service)
         // Descriptors: the soft limit raised to the hard one; connections capped below it,
         // with a reserve for the database, its pool and the files the server opens.
-        let reserve = 64 + (database.postgres == nil ? 0 : database.poolSize)
+        let reserve = 64 + (db.postgres == nil ? 0 : db.poolSize)
         let files = Environment.raiseOpenFileLimitToHard() ?? 1_024
-        server.maxConnections = max(2, min(maxConnections, files - reserve))
-        if server.maxConnections < maxConnections {
+        server.maxConnections = max(2, min(o.maxConnections, files - reserve))
+        if server.maxConnections < o.maxConnections {
             StandardStream.error.write("ubiquity: at most \(server.maxConnections) connections (the open-file limit is \(files), \(reserve) kept in reserve)\n")
         }
-        server.bodyGrace = .seconds(bodyTimeout)
-        server.bodyMinimumRate = bodyRate
-        let scheme = tlsCert == nil ? "http" : "https"
+        server.bodyGrace = .seconds(o.bodyTimeout)
+        server.bodyMinimumRate = o.bodyRate
+        let scheme = o.tlsCert == nil ? "http" : "https"
         let shown = any ? "127.0.0.1" : listening
         try await server.run { bound in
             StandardStream.output.write("\(scheme)://\(shown):\(bound)\n")

@@ -368,11 +368,7 @@ struct ServiceNotifyTests {
         }
         reader.start()
         defer { reading.set() }
-        setenv("NOTIFY_SOCKET", path, 1)
-        setenv("WATCHDOG_USEC", "400000", 1)
-        defer { unsetenv("NOTIFY_SOCKET"); unsetenv("WATCHDOG_USEC") }
-        let server = try SyncServer(.sqlite)
-        unsetenv("NOTIFY_SOCKET"); unsetenv("WATCHDOG_USEC")
+        let server = try SyncServer(.sqlite, environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000"])
         let pid = try #require(server.process?.processIdentifier)
         #expect(await settle(10) { messages.value.contains { $0.hasPrefix("READY=1\nMAINPID=\(pid)\n") } }, "\(messages.value)")
         #expect(await settle(10) { messages.value.filter { $0 == "WATCHDOG=1" }.count >= 3 }, "\(messages.value)")

@@ -109,13 +109,17 @@ final class SyncServer: @unchecked Sendable {
     let extraArguments: [String]
     /// A command the server is started through (`prlimit --nofile=…`), or none.
     let launcher: [String]
+    /// Variables added to the server's environment.
+    let extraEnvironment: [String: String]
 
     /// `cluster`: the PostgreSQL server (default: the test process's shared one).
-    init(_ backend: Backend = .sqlite, extraArguments: [String] = [], launcher: [String] = [], cluster: PostgresCluster? = nil) throws {
+    init(_ backend: Backend = .sqlite, extraArguments: [String] = [], launcher: [String] = [], cluster: PostgresCluster? = nil,
+         environment extra: [String: String] = [:]) throws {
         folder = try TemporaryFolder("server")
         self.backend = backend
         self.extraArguments = extraArguments
         self.launcher = launcher
+        self.extraEnvironment = extra
         switch backend {
         case .sqlite: postgres = nil
         case .postgres:
@@ -132,6 +136,7 @@ final class SyncServer: @unchecked Sendable {
         postgres = other.postgres
         extraArguments = other.extraArguments
         launcher = other.launcher
+        extraEnvironment = other.extraEnvironment
         try start(port: 0)
     }
 
@@ -146,6 +151,7 @@ final class SyncServer: @unchecked Sendable {
         env["HOME"] = folder.path
         env["XDG_CONFIG_HOME"] = nil
         env["XDG_DATA_HOME"] = nil
+        env.merge(extraEnvironment) { _, new in new }
         return env
     }
 

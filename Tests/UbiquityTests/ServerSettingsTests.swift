@@ -1,0 +1,60 @@
+import Foundation
+import OpenDefaultsUbiquityHTTP
+import PropertyList
+import Testing
+
+/// `ubiquity serve --config FILE`: the settings file, `UBIQUITY_*` variables
+/// and the command line, in that increasing order of precedence, through swift-configuration.
+@Suite("ubiquity serve: settings from a file, the environment and the command line", .timeLimit(.minutes(5)))
+struct ServerSettingsTests {
+    /// The number of stores the server lets an account make (its stores quota, as it behaves).
+    func storesAllowed(_ server: SyncServer) async throws -> Int {
+        let token = try server.addAccount("alice")
+        let t = HTTPUbiquityTransport(account: server.account(token: token))
+        for i in 1...5 where try await QuotaTests.commit(t, "com.example.s\(i)", "k", .integer(1)).refusal != nil { return i - 1 }
+        return 5
+    }
+
+    /// Kept for the test's length (a temporary folder is removed when released).
+    let folder = try! TemporaryFolder("settings")
+
+    func settingsFile(_ values: [LiteralString: PropertyList]) throws -> String {
+        let path = folder.path + "/ubiquity-\(UUID().uuidString.prefix(8)).plist"
+        try PropertyList.dictionary(values).data(as: .xml).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("the file applies; a UBIQUITY_ variable wins over it; the command line wins over both")
+    func precedence() async throws {
+        let file = try settingsFile(["quota-stores": 1, "allow-host": ["sync.example"]])
+        #expect(try await storesAllowed(SyncServer(extraArguments: ["--config", file])) == 1)
+        #expect(try await storesAllowed(SyncServer(extraArguments: ["--config", file], environment: ["UBIQUITY_QUOTA_STORES": "2"])) == 2)
+        #expect(try await storesAllowed(SyncServer(extraArguments: ["--config", file, "--quota-stores", "3"],
+                                                   environment: ["UBIQUITY_QUOTA_STORES": "2"])) == 3)
+        // An array from the file: the extra Host name is answered.
+        let server = try SyncServer(extraArguments: ["--config", file])
+        #expect(try rawRequest(server, path: "/healthz", headers: ["Host": "sync.example"]).status == 200)
+        #expect(try rawRequest(server, path: "/healthz", headers: ["Host": "other.example"]).status != 200)
+    }
+
+    @Test("an unknown key, a value of the wrong type, a bad variable, a missing file: exit 64 naming the file and key, or the variable")
+    func refusals() throws {
+        let env = ProcessInfo.processInfo.environment
+        let unknown = try settingsFile(["prot": 1])
+        let r1 = try ubiquity(["serve", "--config", unknown], environment: env)
+        #expect(r1.status == 64 && r1.stderr.contains("\(unknown): unknown setting \"prot\""), "\(r1.stderr)")
+        let wrong = try settingsFile(["port": "eighty"])
+        let r2 = try ubiquity(["serve", "--config", wrong], environment: env)
+        #expect(r2.status == 64 && r2.stderr.contains("\(wrong): port: expected an integer, found a string"), "\(r2.stderr)")
+        var bad = env
+        bad["UBIQUITY_MAX_CONNECTIONS"] = "lots"
+        let r3 = try ubiquity(["serve", "--port", "0"], environment: bad)
+        #expect(r3.status == 64 && r3.stderr.contains("UBIQUITY_MAX_CONNECTIONS: expected an integer, found \"lots\""), "\(r3.stderr)")
+        let r4 = try ubiquity(["serve", "--config", "/nonexistent/ubiquity.plist"], environment: env)
+        #expect(r4.status == 64 && r4.stderr.contains("/nonexistent/ubiquity.plist"), "\(r4.stderr)")
+        // Beyond loopback without TLS, from the file too.
+        let open = try settingsFile(["host": "0.0.0.0"])
+        let r5 = try ubiquity(["serve", "--config", open], environment: env)
+        #expect(r5.status == 64 && r5.stderr.contains("needs --tls-cert and --tls-key"), "\(r5.stderr)")
+    }
+}
