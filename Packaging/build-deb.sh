@@ -54,9 +54,23 @@ Description: macOS user defaults tools for Linux: defaults, plutil, settings, ub
  runtime: defaults (read and write preferences), plutil (check, convert and
  edit property lists), settings (validate, install and serve iOS Settings
  bundles in the browser), ubiquity (the iCloud key-value store's sync
- server and client) and profiles (read and check configuration profiles),
- with man pages and bash, zsh and fish completions.
+ server and client, with a systemd unit) and profiles (install and check
+ configuration profiles that set managed preferences), with man pages and
+ bash, zsh and fish completions.
 CONTROL
+echo /etc/opendefaults/ubiquity.plist > "$stage/DEBIAN/conffiles"
+# The sync server's system user, from its sysusers.d file (inside the dpkg root when there is one).
+cat > "$stage/DEBIAN/postinst" <<'POSTINST'
+#!/bin/sh
+set -e
+if [ "$1" = configure ] && command -v systemd-sysusers >/dev/null 2>&1; then
+  systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} ubiquity.conf
+fi
+if [ "$1" = configure ] && [ -z "$DPKG_ROOT" ] && [ -d /run/systemd/system ]; then
+  systemctl daemon-reload >/dev/null 2>&1 || true
+fi
+POSTINST
+chmod 0755 "$stage/DEBIAN/postinst"
 find "$stage" -type d -exec chmod 0755 {} +
 
 mkdir -p "$out"

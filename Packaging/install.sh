@@ -42,10 +42,15 @@ files+=(share/doc/opendefaults/README.md share/doc/opendefaults/LICENSE)
 # Set-once values of configuration profiles, written at each user's session start (enabled for every user).
 userunit=lib/systemd/user/opendefaults-profiles-apply.service
 files+=("$userunit" lib/systemd/user/default.target.wants/opendefaults-profiles-apply.service)
+# The sync server as a system service (not enabled: `systemctl enable --now ubiquity` once configured),
+# its system user (systemd-sysusers), and its settings file.
+files+=(lib/systemd/system/ubiquity.service lib/sysusers.d/ubiquity.conf)
+if [[ $prefix == /usr ]]; then etc=$destdir/etc; else etc=$root/etc; fi
 
 if ((uninstall)); then
   for f in "${files[@]}"; do rm -f "$root/$f"; done
   rmdir "$root/share/doc/opendefaults" "$root/lib/systemd/user/default.target.wants" 2>/dev/null || true
+  # The settings file stays (it is the administrator's), as Debian keeps a conffile until purge.
   exit 0
 fi
 
@@ -88,3 +93,9 @@ install -d "$root/lib/systemd/user/default.target.wants"
 sed "s|/usr/bin/profiles|$prefix/bin/profiles|" Packaging/systemd/opendefaults-profiles-apply.service > "$root/$userunit"
 chmod 0644 "$root/$userunit"
 ln -sf ../opendefaults-profiles-apply.service "$root/lib/systemd/user/default.target.wants/opendefaults-profiles-apply.service"
+install -d "$root/lib/systemd/system" "$root/lib/sysusers.d" "$etc/opendefaults"
+sed "s|/usr/bin/ubiquity|$prefix/bin/ubiquity|" Packaging/systemd/ubiquity.service > "$root/lib/systemd/system/ubiquity.service"
+chmod 0644 "$root/lib/systemd/system/ubiquity.service"
+install -m 0644 Packaging/systemd/ubiquity.sysusers "$root/lib/sysusers.d/ubiquity.conf"
+# The settings file is the administrator's: never replaced once there.
+[[ -e $etc/opendefaults/ubiquity.plist ]] || install -m 0644 Packaging/systemd/ubiquity.plist "$etc/opendefaults/ubiquity.plist"

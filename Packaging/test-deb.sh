@@ -13,7 +13,7 @@ mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/d
 : > "$root/var/lib/dpkg/available"
 fail() { echo "test-deb: $*" >&2; exit 1; }
 
-before=$(cd "$root" && find . -not -path './var/lib/dpkg*' | sort)
+before=$(cd "$root" && find . -not -path './var/lib/dpkg*' -not -regex '\./etc\(/\(passwd\|group\|shadow\|gshadow\|\.pwd\.lock\)-?\)?' | sort)
 # The throw-away root has no libc6 package (the host's C library serves the
 # static tools), so its dependency is the one thing forced.
 dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >"$root/dpkg.log" 2>&1 \
@@ -43,8 +43,10 @@ unit=$root/usr/lib/systemd/user/opendefaults-profiles-apply.service
 [[ -f $unit && -L $root/usr/lib/systemd/user/default.target.wants/opendefaults-profiles-apply.service ]] || fail "missing the profiles apply user unit"
 if command -v systemd-analyze >/dev/null && [[ $(id -u) == 0 ]]; then
   sed "s|/usr/bin/profiles|$root/usr/bin/profiles|" "$unit" > "$root/check.service"
-  systemd-analyze verify "$root/check.service" 2>&1 | grep -v "^$" | (! grep -i "error\|invalid") || fail "the user unit does not verify"
-  rm -f "$root/check.service"
+  systemd-analyze verify --man=no "$root/check.service" || fail "the user unit does not verify"
+  sed "s|/usr/bin/ubiquity|$root/usr/bin/ubiquity|; s|/etc/opendefaults|$root/etc/opendefaults|" "$root/usr/lib/systemd/system/ubiquity.service" > "$root/ubiquity-check.service"
+  systemd-analyze verify --man=no "$root/ubiquity-check.service" || fail "ubiquity.service does not verify"
+  rm -f "$root/check.service" "$root/ubiquity-check.service"
 fi
 if [[ $(id -u) == 0 ]]; then
   sys=$(mktemp -d); chmod 755 "$sys"; home=$(mktemp -d)
@@ -61,12 +63,22 @@ XML
   OPENDEFAULTS_SYSTEM_ROOT=$sys "$root/usr/bin/profiles" remove --identifier com.example.deb >/dev/null || fail "installed profiles cannot remove"
   rm -rf "$sys" "$home"
 fi
+# The sync server's unit, user and settings.
+[[ -f $root/usr/lib/systemd/system/ubiquity.service ]] || fail "missing ubiquity.service"
+grep -q '^Type=notify' "$root/usr/lib/systemd/system/ubiquity.service" || fail "ubiquity.service is not Type=notify"
+[[ -f $root/etc/opendefaults/ubiquity.plist ]] || fail "missing /etc/opendefaults/ubiquity.plist"
+grep -qx /etc/opendefaults/ubiquity.plist "$root/var/lib/dpkg/info/opendefaults.conffiles" || fail "the settings file is not a conffile"
+"$root/usr/bin/ubiquity" check --config "$root/etc/opendefaults/ubiquity.plist" --data "$(mktemp -d)" >/dev/null || fail "the shipped settings file is refused"
+if command -v systemd-sysusers >/dev/null; then
+  grep -q '^ubiquity:' "$root/etc/passwd" || fail "postinst made no ubiquity user"
+fi
 # Only the C library is a shared dependency.
 for t in defaults plutil settings ubiquity profiles; do
   if ldd "$root/usr/bin/$t" | grep -Eq 'libswift|libFoundation|libdispatch'; then fail "$t links the Swift runtime dynamically"; fi
 done
 
-dpkg --root="$root" --force-script-chrootless -r opendefaults >/dev/null
-after=$(cd "$root" && find . -not -path './var/lib/dpkg*' | sort)
+dpkg --root="$root" --force-script-chrootless --purge opendefaults >/dev/null
+# The system user stays after purge (Debian never deletes one: its files may outlive the package).
+after=$(cd "$root" && find . -not -path './var/lib/dpkg*' -not -regex '\./etc\(/\(passwd\|group\|shadow\|gshadow\|\.pwd\.lock\)-?\)?' | sort)
 [[ $before == "$after" ]] || { diff <(echo "$before") <(echo "$after") >&2; fail "files left after removal"; }
 echo "test-deb: installed, used and removed $(basename "$deb") cleanly ($(du -k "$deb" | cut -f1) KiB)"
