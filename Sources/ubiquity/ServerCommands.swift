@@ -432,3 +432,69 @@ struct Check: AsyncParsableCommand {
         StandardStream.output.write("ok\n")
     }
 }
+
+/// `ubiquity backup`: a consistent copy of the SQLite database while the server runs.
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the server's SQLite database to a file while it serves and writes (one consistent moment).",
+        discussion: "The copy is checked and made 0600; an existing file is never replaced. For PostgreSQL, use pg_dump (see ubiquity(1))."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The backup file to make (it must not exist).")
+    var destination: String
+
+    func run() async throws {
+        let r = try database.resolved(try database.settings())
+        if r.postgres != nil {
+            StandardStream.error.write("ubiquity: a PostgreSQL database is backed up with pg_dump -Fc (and restored with pg_restore, then `ubiquity check`)\n")
+            throw ExitCode(1)
+        }
+        let directory = r.data ?? defaultServerData()
+        do {
+            let s = try await SQLiteBackup.backup(directory: directory, to: destination)
+            StandardStream.output.write("Backed up \(s.stores) store\(s.stores == 1 ? "" : "s") (\(s.commits) commit\(s.commits == 1 ? "" : "s")) to \(destination) (\(s.bytes) bytes)\n")
+        } catch {
+            StandardStream.error.write("ubiquity: \(error)\n")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// `ubiquity restore`: a backup put in place of the database of a stopped server.
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Put a backup in place of the server's SQLite database (the server stopped); the replaced database is kept aside.",
+        discussion: "The backup is checked first; afterwards the restored database is checked as `ubiquity check` does."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The backup file (made by `ubiquity backup`).")
+    var backup: String
+
+    func run() async throws {
+        let settings = try database.settings()
+        let r = try database.resolved(settings)
+        if r.postgres != nil {
+            StandardStream.error.write("ubiquity: a PostgreSQL database is restored with pg_restore, then checked with `ubiquity check`\n")
+            throw ExitCode(1)
+        }
+        let directory = r.data ?? defaultServerData()
+        do {
+            let (s, aside) = try await SQLiteBackup.restore(from: backup, into: directory)
+            StandardStream.output.write("Restored \(s.stores) store\(s.stores == 1 ? "" : "s") (\(s.commits) commit\(s.commits == 1 ? "" : "s")) into \(directory)\n")
+            if let aside { StandardStream.output.write("The database it replaced is kept as \(aside)\n") }
+        } catch {
+            StandardStream.error.write("ubiquity: \(error)\n")
+            throw ExitCode(1)
+        }
+        let backend = try await database.open(exclusive: false, settings: settings)
+        let problems = try await backend.check()
+        try? await backend.close()
+        for p in problems { StandardStream.error.write("ubiquity: \(p)\n") }
+        if !problems.isEmpty { throw ExitCode(1) }
+        StandardStream.output.write("check: ok\n")
+    }
+}

@@ -17,7 +17,7 @@ struct UbiquityTool: AsyncParsableCommand {
               HOME=/tmp/b ubiquity get --store com.example.notes theme
             """,
         version: "ubiquity (OpenDefaults) \(OpenDefaultsVersion.string)",
-        subcommands: [Serve.self, Account.self, Check.self, Login.self, Logout.self,
+        subcommands: [Serve.self, Account.self, Check.self, Backup.self, Restore.self, Login.self, Logout.self,
                       Get.self, SetCommand.self, Remove.self, ListCommand.self, Watch.self, Sync.self]
     )
 }
