@@ -55,6 +55,13 @@ package enum Environment {
         return "\(t.year)\(two(t.month))\(two(t.day))T\(two(t.hour))\(two(t.minute))\(two(t.second))Z"
     }
 
+    /// The wall clock now, in UTC, as ISO 8601 with milliseconds (`2026-11-25T16:55:00.123Z`), for log lines.
+    package static func isoTimestamp() -> String {
+        let t = calendarNow(local: false)
+        func pad(_ v: Int, _ n: Int = 2) -> String { String(repeating: "0", count: max(0, n - String(v).count)) + String(v) }
+        return "\(t.year)-\(pad(t.month))-\(pad(t.day))T\(pad(t.hour)):\(pad(t.minute)):\(pad(t.second)).\(pad(t.millisecond, 3))Z"
+    }
+
     /// Runs `body` when the process exits normally (`exit`, or returning from `main`).
     package static func atExit(_ body: @escaping @convention(c) () -> Void) { atexit(body) }
 

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Logging
+import Metrics
 import OpenDefaults
 import OpenDefaultsUbiquity
 import PlatformIO
@@ -8,6 +10,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Prometheus
 import UbiquityPostgres
 import UbiquityServer
 
@@ -140,6 +143,15 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("quota-stores"), help: "The most stores an account may hold (0: no limit; default \(AccountQuota.standard.maximumStores)); a commit that would make one more is refused (422, quota \"stores\").")
     var quotaStores: Int?
 
+    @Option(name: .customLong("log-format"), help: "Log lines as logfmt (default) or json, on standard error.")
+    var logFormat: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug (every request), info (default: start and stop), notice, warning, error (failed requests), critical.")
+    var logLevel: String?
+
+    @Option(help: ArgumentHelp("Serve Prometheus metrics at http://ADDRESS:PORT/metrics (loopback only), for example 127.0.0.1:9470.", valueName: "address:port"))
+    var metrics: String?
+
     @Option(name: .customLong("quota-bytes"), help: "The most bytes an account's stores may hold together (0: no limit; default \(AccountQuota.standard.maximumBytes)); a commit that would pass it is refused (422, quota \"bytes\").")
     var quotaBytes: Int?
 
@@ -148,6 +160,8 @@ struct Serve: AsyncParsableCommand {
         var host = "127.0.0.1", port = 0, tlsCert: String? = nil, tlsKey: String? = nil, insecure = false, allowHosts: [String] = []
         var maxConnections = 10_240, bodyTimeout = 10, bodyRate = 16_384
         var quotaStores = AccountQuota.standard.maximumStores, quotaBytes = AccountQuota.standard.maximumBytes
+        var logFormat = LineLogHandler.Format.logfmt, logLevel = Logger.Level.info
+        var metrics: (host: String, port: Int)? = nil
     }
 
     /// Merges the three sources and checks the result; a problem is a usage error (64) naming where it came from.
@@ -170,6 +184,31 @@ struct Serve: AsyncParsableCommand {
             r.quotaStores = try quotaStores ?? s.int("quota-stores") ?? r.quotaStores
             r.quotaBytes = try quotaBytes ?? s.int("quota-bytes") ?? r.quotaBytes
         } catch { throw usage("\(error)") }
+        if let text = logFormat ?? s.string("log-format") {
+            guard let f = LineLogHandler.Format(rawValue: text) else { throw usage("log-format is logfmt or json, not \"\(TerminalText.safe(text))\"") }
+            r.logFormat = f
+        }
+        if let text = logLevel ?? s.string("log-level") {
+            guard let l = Logger.Level(rawValue: text) else {
+                throw usage("log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalText.safe(text))\"")
+            }
+            r.logLevel = l
+        }
+        if let text = metrics ?? s.string("metrics") {
+            let host: Substring, portText: Substring
+            if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+                host = text[text.index(after: text.startIndex)..<close]
+                portText = text[text.index(after: close)...].drop { $0 == ":" }
+            } else {
+                host = text.split(separator: ":", maxSplits: 1).first ?? ""
+                portText = text.split(separator: ":", maxSplits: 1).dropFirst().first ?? ""
+            }
+            guard let p = Int(portText), (0...65535).contains(p), !host.isEmpty else { throw usage("metrics is ADDRESS:PORT, for example 127.0.0.1:9470") }
+            guard HostNames.isLoopback(String(host)) else {
+                throw usage("metrics listens on loopback only (\(host) is not): put a proxy with TLS and authentication in front for a scraper elsewhere")
+            }
+            r.metrics = (String(host), p)
+        }
         guard (0...65535).contains(r.port) else { throw usage("port must be between 0 and 65535") }
         guard r.maxConnections >= 2 else { throw usage("max-connections must be at least 2") }
         guard r.bodyTimeout >= 1 else { throw usage("body-timeout must be at least 1 second") }
@@ -185,6 +224,15 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let settings = try database.settings()
         let o = try resolve(settings)
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: o.logFormat, level: o.logLevel) }
+        var registry: PrometheusCollectorRegistry? = nil
+        if o.metrics != nil {
+            let r = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: r))
+            ServerMetrics.recordBuildInfo()
+            registry = r
+        }
+        let log = Logger(label: "ubiquity")
         let quota = o.quotaStores == 0 && o.quotaBytes == 0 ? nil
             : AccountQuota(maximumStores: o.quotaStores == 0 ? Int.max : o.quotaStores, maximumBytes: o.quotaBytes == 0 ? Int.max : o.quotaBytes)
         let db = try database.resolved(settings)
@@ -211,9 +259,18 @@ struct Serve: AsyncParsableCommand {
         server.bodyMinimumRate = o.bodyRate
         let scheme = o.tlsCert == nil ? "http" : "https"
         let shown = any ? "127.0.0.1" : listening
+        if let registry, let m = o.metrics {
+            server.companions.append(MetricsListener(host: m.host, port: m.port, registry: registry) { bound in
+                log.info("metrics listening", metadata: ["url": .string("http://\(m.host):\(bound)/metrics")])
+            })
+        }
+        let database = db.postgres == nil ? "sqlite" : "postgresql"
         try await server.run { bound in
             StandardStream.output.write("\(scheme)://\(shown):\(bound)\n")
+            log.info("serving", metadata: ["url": .string("\(scheme)://\(shown):\(bound)"), "database": .string(database),
+                                          "version": .string(OpenDefaultsVersion.string)])
         }
+        log.info("stopped")
         try? await backend.close()
     }
 }

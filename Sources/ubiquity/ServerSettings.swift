@@ -26,6 +26,7 @@ struct ServerSettings {
         "tls-cert": .string, "tls-key": .string, "insecure": .boolean, "allow-host": .strings,
         "max-connections": .integer, "body-timeout": .integer, "body-rate": .integer,
         "quota-stores": .integer, "quota-bytes": .integer,
+        "log-format": .string, "log-level": .string, "metrics": .string,
     ]
 
     let reader: ConfigReader

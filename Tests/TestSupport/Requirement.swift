@@ -60,6 +60,19 @@ public struct Requirement: Sendable, CustomStringConvertible {
     /// `curl`, for requests no HTTP client library would send.
     public static let curl = program("/usr/bin/curl", "CURL")
 
+    /// Python's `prometheus_client` (PyPI), whose parser checks the metrics' text format.
+    public static let prometheusParser = Requirement("PROMETHEUS", "needs python3 with prometheus_client (pip install prometheus-client)") {
+        guard let python = pythonPath else { return false }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = ["-c", "import prometheus_client.parser"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
     /// `openssl`, for throw-away certificates.
     public static let openssl = program("/usr/bin/openssl", "OPENSSL")
 

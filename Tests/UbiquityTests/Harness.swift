@@ -106,6 +106,9 @@ final class SyncServer: @unchecked Sendable {
     private(set) var process: Process?
     private(set) var url = ""
     private(set) var port = 0
+    /// The running (or last) server's standard error: its log lines.
+    private(set) var errorLog = ""
+    var logText: String { (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? "" }
     let extraArguments: [String]
     /// A command the server is started through (`prlimit --nofile=…`), or none.
     let launcher: [String]
@@ -171,7 +174,10 @@ final class SyncServer: @unchecked Sendable {
         }
         p.environment = environment
         p.standardOutput = try FileHandle(forWritingTo: log)
-        p.standardError = FileHandle.nullDevice
+        let errors = folder.url.appendingPathComponent("serve-\(UUID().uuidString.prefix(6)).err")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        p.standardError = try FileHandle(forWritingTo: errors)
+        errorLog = errors.path
         p.standardInput = FileHandle.nullDevice
         try p.run()
         process = p

@@ -18,9 +18,12 @@ package final class ChangeHub: Sendable {
         package var encoded: [UInt8]
         /// The answer as one server-sent event (``ServerSentEvent/frame(revision:data:)``).
         package var event: ByteBuffer
+        /// When it was published (the fan-out's latency is measured from here).
+        package var published: ContinuousClock.Instant
         package init(revision: Int64, encoded: [UInt8]) {
             self.revision = revision
             self.encoded = encoded
+            self.published = .now
             self.event = ServerSentEvent.frame(revision: revision, data: encoded)
         }
     }
@@ -53,6 +56,9 @@ package final class ChangeHub: Sendable {
     let subscribers = Lock<[Key: [ObjectIdentifier: Subscription]]>([:])
     /// The event streams of each store (registered for their whole life).
     let streams = Lock<[Key: [ObjectIdentifier: StreamSubscription]]>([:])
+
+    /// The event streams open now.
+    package var openStreamCount: Int { streams.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
     /// What the hub knows of the stores' revisions, and how many wake-ups from
     /// other servers each has had (a read that began before a wake-up must not

@@ -7,6 +7,7 @@ import NIOCore
 import NIOSSL
 import PlatformIO
 import ServiceLifecycle
+import Tracing
 import UbiquityProtocol
 import UnixSignals
 
@@ -29,6 +30,8 @@ package struct UbiquityHTTPServer: Sendable {
     package var bodyMinimumRate: Int = BodyReading.defaultMinimumRate
     package var bodyGrace: Duration = BodyReading.defaultGrace
     package var service: UbiquityService
+    /// More services run beside the server and stopped with it (the metrics listener).
+    package var companions: [any Service] = []
 
     package init(host: String, port: Int, tls: (certificate: String, key: String)?, service: UbiquityService) {
         self.host = host
@@ -42,8 +45,11 @@ package struct UbiquityHTTPServer: Sendable {
         let service = self.service
         let governor = ConnectionGovernor(limit: maxConnections)
         let bodyLimits = BodyLimits(minimumRate: bodyMinimumRate, grace: bodyGrace)
+        let requestLog = Logger(label: "ubiquity.request")
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await Self.respond(request, service, governor: governor, bodyLimits: bodyLimits)
+            try await Self.observed(request, log: requestLog) {
+                try await Self.respond(request, service, governor: governor, bodyLimits: bodyLimits)
+            }
         }
         var logger = Logger(label: "ubiquity")
         logger.logLevel = .warning
@@ -90,7 +96,8 @@ package struct UbiquityHTTPServer: Sendable {
             }
         }
         defer { escalation.cancel() }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app), .init(service: WatcherShutdown(hub: service.hub))]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = companions.map { .init(service: $0) }
+        services += [.init(service: app), .init(service: WatcherShutdown(hub: service.hub))]
         // Type=notify with WatchdogSec: "WATCHDOG=1" at half the interval while serving.
         if let interval = ServiceManager.watchdogInterval { services.append(.init(service: Watchdog(interval: interval, ready: readiness))) }
         var configuration = ServiceGroupConfiguration(
@@ -99,6 +106,61 @@ package struct UbiquityHTTPServer: Sendable {
             logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(10)
         try await ServiceGroup(configuration: configuration).run()
+    }
+
+    /// Runs one exchange with its request id (the client's `X-Request-Id` when it is a plain
+    /// word of at most 64 characters, else a new one, sent back), a span, the request metrics,
+    /// and one log line: at `debug`, or `error` for a 5xx answer. Never a token.
+    static func observed(_ request: Request, log: Logger, _ body: () async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        let given = request.headers[.init("X-Request-Id")!] ?? ""
+        let id = given.count <= 64 && !given.isEmpty && given.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
+            ? given : randomRequestID()
+        let route = routeLabel(request.method.rawValue, request.uri.path)
+        let box = CurrentRequest.Box()
+        var response = try await CurrentRequest.$box.withValue(box) {
+            try await withSpan("HTTP \(request.method.rawValue) \(route)", ofKind: .server) { span in
+                span.attributes["http.request.method"] = request.method.rawValue
+                span.attributes["ubiquity.request_id"] = id
+                let response = try await body()
+                span.attributes["http.response.status_code"] = Int(response.status.code)
+                return response
+            }
+        }
+        response.headers[.init("X-Request-Id")!] = id
+        let duration = ContinuousClock.now - started
+        let status = Int(response.status.code)
+        ServerMetrics.request(route: route, status: status, duration: duration)
+        let level: Logger.Level = status >= 500 ? .error : .debug
+        if log.logLevel <= level {
+            var metadata: Logger.Metadata = [
+                "request_id": .string(id), "method": .string(request.method.rawValue), "route": .string(route),
+                "status": .stringConvertible(status), "duration_ms": .string(String(Double(duration.nanoseconds / 1000) / 1000)),
+            ]
+            if let account = box.account.withLock({ $0 }) { metadata["account"] = .string(account) }
+            let parts = request.uri.path.split(separator: "/")
+            if parts.count >= 4, parts[1] == "stores" { metadata["store"] = .string(String(parts[2])) }
+            log.log(level: level, "request", metadata: metadata)
+        }
+        return response
+    }
+
+    /// The route's name for metrics and logs (not the path: store names would make a label per store).
+    static func routeLabel(_ method: String, _ path: String) -> String {
+        let parts = path.split(separator: "/")
+        switch (method, parts.count) {
+        case ("GET", 1) where parts[0] == "healthz" || parts[0] == "readyz": return String(parts[0])
+        case (_, 2) where parts[0] == "v1": return String(parts[1])
+        case (_, 4) where parts[0] == "v1" && parts[1] == "stores": return "stores/" + parts[3]
+        default: return "other"
+        }
+    }
+
+    static func randomRequestID() -> String {
+        var g = SystemRandomNumberGenerator()
+        let n = g.next() as UInt64
+        let hex = String(n, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     struct BodyLimits: Sendable {
@@ -129,6 +191,7 @@ package struct UbiquityHTTPServer: Sendable {
         case .admitted(let admitted): route = admitted
         }
         if let connection, route.account != nil { governor.trust(connection) }
+        CurrentRequest.account = route.account?.id
         if route.readsBody {
             switch await BodyReading.collect(request.body, upTo: UbiquityService.maximumBody,
                                              minimumRate: bodyLimits.minimumRate, grace: bodyLimits.grace) {

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Crypto
 import NIOCore
+import Tracing
 import UbiquityProtocol
 import PlatformIO
 import PropertyList
@@ -323,9 +324,24 @@ package final class UbiquityService: Sendable {
         }
         let stamp = hub.stamp(account: account.id, store: store)
         let outcome: CommitOutcome
-        do { outcome = try await backend.commit(account: account.id, store: store, changes: checked) } catch {
+        let started = ContinuousClock.now
+        do {
+            outcome = try await withSpan("database commit") { span in
+                span.attributes["ubiquity.store"] = store
+                span.attributes["ubiquity.changes"] = checked.count
+                return try await backend.commit(account: account.id, store: store, changes: checked)
+            }
+        } catch {
+            ServerMetrics.commit(outcome: "unavailable", duration: .now - started)
             return unavailable(error)
         }
+        let conflicts = outcome.response.results.filter { $0.status == .conflict }.count
+        ServerMetrics.conflicts(conflicts)
+        if let refusal = outcome.response.refusal {
+            ServerMetrics.quotaRefusal(refusal.hasPrefix("quota \"bytes\"") ? "bytes" : refusal.hasPrefix("quota \"stores\"") ? "stores" : "other")
+        }
+        ServerMetrics.commit(outcome: outcome.response.refusal != nil ? "quota" : outcome.applied.isEmpty && conflicts > 0 ? "conflict" : "applied",
+                             duration: .now - started)
         if !outcome.applied.isEmpty {
             let revision = outcome.response.revision
             hub.published(account: account.id, store: store, revision: revision, since: stamp) {
@@ -344,6 +360,8 @@ package final class UbiquityService: Sendable {
         case .failure(let refusal): return refusal.response
         case .success(let p): (after, seconds) = p
         }
+        if seconds > 0 { ServerMetrics.longPolls.increment() }
+        defer { if seconds > 0 { ServerMetrics.longPolls.decrement() } }
         switch await nextChanges(account: account, store: store, after: after, waiting: seconds > 0 ? .milliseconds(Int64(seconds * 1000)) : nil) {
         case .failure(let refusal): return refusal.response
         case .success(let answer): return ServiceResponse(status: 200, body: answer.body)
@@ -386,7 +404,9 @@ package final class UbiquityService: Sendable {
         case .success(let answer): first = answer
         }
         let stream = EventStream { [self] send in
+            ServerMetrics.streams.increment()
             defer {
+                ServerMetrics.streams.decrement()
                 expiry.cancel()
                 closeStream()
             }
@@ -412,6 +432,7 @@ package final class UbiquityService: Sendable {
             for commit in commits where commit.revision > after {
                 guard !read, commit.revision == after + 1 else { read = true; break }
                 do { try await send(commit.event) } catch { return }
+                ServerMetrics.fanout(.now - commit.published)
                 after = commit.revision
             }
             guard read else { continue }

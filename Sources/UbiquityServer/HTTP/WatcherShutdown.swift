@@ -1,3 +1,4 @@
+import Logging
 import PlatformIO
 import ServiceLifecycle
 
@@ -12,6 +13,7 @@ struct WatcherShutdown: Service {
     func run() async throws {
         try? await gracefulShutdown()
         ServiceManager.notify("STOPPING=1\nSTATUS=stopping: ending event streams, finishing commits")
+        Logger(label: "ubiquity").info("stopping", metadata: ["streams_open": .stringConvertible(hub.openStreamCount)])
         hub.stop()
     }
 }
