@@ -29,6 +29,7 @@ func runTool(_ tool: String, _ arguments: [String], input: Data? = nil, absolute
     p.standardInput = input == nil ? FileHandle.nullDevice : inp
     try p.run()
     if let input {
+        TestProcess.ignoreBrokenPipes()
         inp.fileHandleForWriting.write(input)
         try? inp.fileHandleForWriting.close()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import PropertyList
 
@@ -94,6 +95,7 @@ final class ToolSandbox: @unchecked Sendable {
         p.standardError = err
         p.standardInput = inp
         try p.run()
+        TestProcess.ignoreBrokenPipes()
         if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
         try inp.fileHandleForWriting.close()
         let o = out.fileHandleForReading.readDataToEndOfFile()

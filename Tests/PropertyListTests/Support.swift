@@ -46,6 +46,7 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil, enviro
     p.standardError = err
     p.standardInput = inp
     try p.run()
+    TestProcess.ignoreBrokenPipes()
     if let input { inp.fileHandleForWriting.write(input) }
     try inp.fileHandleForWriting.close()
     let o = out.fileHandleForReading.readDataToEndOfFile()

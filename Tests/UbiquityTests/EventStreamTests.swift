@@ -332,7 +332,9 @@ extension ShutdownTests {
         let exited = await settle(5) { server.process?.isRunning == false }
         let took = clock.now - start
         print("second SIG\(second): exited after \(took)")
-        #expect(exited && took < .seconds(1), "the second signal took \(took)")
+        // At once: 0.02 s alone here (the figure is this print); the bound is loose for a loaded machine,
+        // and still far below the first signal's wait (the body's 10 s, which ends near 10 s after the start).
+        #expect(exited && took < .seconds(5), "the second signal took \(took)")
         // The lock is free for the next server.
         try server.start(port: 0)
         #expect(try server.check().status == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
 import PropertyList
@@ -47,6 +48,7 @@ func ubiquity(_ args: [String], environment: [String: String], input: String? = 
     p.standardInput = input == nil ? FileHandle.nullDevice : inp
     try p.run()
     if let input {
+        TestProcess.ignoreBrokenPipes()
         inp.fileHandleForWriting.write(Data(input.utf8))
         try? inp.fileHandleForWriting.close()
     }

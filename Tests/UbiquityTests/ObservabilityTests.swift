@@ -129,6 +129,7 @@ struct MetricsEndpoint {
         check.standardOutput = output
         check.standardError = errors
         try check.run()
+        TestProcess.ignoreBrokenPipes()
         input.fileHandleForWriting.write(body)
         try input.fileHandleForWriting.close()
         let parsed = output.fileHandleForReading.readDataToEndOfFile()

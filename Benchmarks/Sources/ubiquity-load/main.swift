@@ -29,6 +29,7 @@ var remoteWatchers = false
 var streaming = true
 var loadThreads = 1
 var rawClient = true
+var shutdown = false
 var args = CommandLine.arguments.dropFirst()
 let usage = """
     usage: ubiquity-load [--mode watch|commits] [--postgres URL] [--instances N] [--protocol events|poll]
@@ -44,6 +45,8 @@ let usage = """
                cores; library commits through OpenDefaultsUbiquityHTTP's transport (AsyncHTTPClient and
                JSONEncoder/JSONDecoder: ~3 times this program's CPU per write).
       --remote-watchers: watchers only on the instances other than the one committed through.
+      --shutdown (watch): after the commits, SIGTERM to the first server with every watcher connected;
+               the time until it exits (every stream ended, the data folder released).
       --threads N: the watchers' threads in this program (default 1: the server keeps the other cores).
       --fill N (PostgreSQL only, needs psql): first load N stores of 100 keys into the database.
 
@@ -51,6 +54,7 @@ let usage = """
 while let a = args.popFirst() {
     switch a {
     case "--watchers": watchers = Int(args.popFirst() ?? "") ?? watchers
+    case "--shutdown": shutdown = true
     case "--commits": commits = Int(args.popFirst() ?? "") ?? commits
     case "--mode": mode = args.popFirst() ?? mode
     case "--postgres": postgres = args.popFirst()
@@ -646,5 +650,12 @@ print(String(format: "propagation over %d watchers × %d commits: min %.1f ms, p
 print(String(format: "CPU per commit: servers %.0f ms (%.1f µs per watcher), this program %.0f ms",
              serversCPU * 1000 / Double(commits), serversCPU * 1e6 / Double(commits * max(1, channels.count)), ownCPU * 1000 / Double(commits)))
 print("servers' resident memory: \(baseline / 1024) MiB idle, \(withWatchers / 1024) MiB with \(channels.count) watchers (\(channels.count > 0 ? (withWatchers - baseline) * 1024 / channels.count : 0) bytes each)")
+if shutdown {
+    let t0 = Date()
+    kill(server.processIdentifier, SIGTERM)
+    while server.isRunning { try await Task.sleep(for: .milliseconds(1)) }
+    print(String(format: "shutdown with %d event streams open: SIGTERM to exit in %.3f s (exit status %d)",
+                 channels.count, Date().timeIntervalSince(t0), server.terminationStatus))
+}
 for c in channels { c.close(promise: nil) }
 try await group.shutdownGracefully()
