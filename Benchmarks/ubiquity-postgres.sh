@@ -8,6 +8,8 @@
 # --latency-only: only that.
 # --down: only how fast a commit is refused (503) while PostgreSQL is down
 # (proposal 0012 promises 0.3 s; the test only checks the 503, issue 31).
+# --observability: only the 8-store run with logs (info) and Prometheus metrics on, against
+# both off (log level critical, no metrics listener), interleaved, three of each (issue 29).
 #
 # Starts a throw-away PostgreSQL (Debian's postgresql; initdb/pg_ctl as the
 # postgres user when run as root) on a Unix socket in a temporary folder,
@@ -17,12 +19,14 @@ cd "$(dirname "$0")"
 fill=0
 latency_only=0
 down=0
+observability=0
 while [ $# -gt 0 ]; do
   case $1 in
     --fill) fill=${2:?--fill needs a number of stores}; shift 2 ;;
     --latency-only) latency_only=1; shift ;;
     --down) down=1; latency_only=1; shift ;;
-    *) echo "usage: ubiquity-postgres.sh [--fill N [--latency-only]] [--down]"; exit 64 ;;
+    --observability) observability=1; latency_only=1; shift ;;
+    *) echo "usage: ubiquity-postgres.sh [--fill N [--latency-only]] [--down] [--observability]"; exit 64 ;;
   esac
 done
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
@@ -51,6 +55,13 @@ echo "== propagation: 100 watchers on instances 2 and 3, commits through instanc
 $load --mode watch --watchers 100 --commits 50 --postgres "$(db)" --instances 3 --remote-watchers
 echo "== 10,000 watchers over three instances"
 $load --mode watch --watchers 10000 --commits 20 --postgres "$(db)" --instances 3
+fi
+if [ "$observability" = 1 ]; then
+  echo "== 8 stores, 64 writers, PostgreSQL: logs and metrics off, then on (interleaved)"
+  for round in 1 2 3; do
+    echo "-- off"; UBIQUITY_LOG_LEVEL=critical $load --mode commits --writers 64 --stores 8 --commits 20000 --postgres "$(db)" | grep -E "^commits:|^CPU per"
+    echo "-- on";  UBIQUITY_LOG_LEVEL=info UBIQUITY_METRICS=127.0.0.1:$((19470 + round)) $load --mode commits --writers 64 --stores 8 --commits 20000 --postgres "$(db)" | grep -E "^commits:|^CPU per"
+  done
 fi
 if [ "$fill" -gt 0 ]; then
   size() { local name=${1#postgres:///}; name=${name%%\?*}; as_pg "$bin/psql" -h "$dir" -U "$user" -X -A -t -c "SELECT pg_size_pretty(pg_database_size('$name'))" postgres; }

@@ -30,6 +30,7 @@ var streaming = true
 var loadThreads = 1
 var rawClient = true
 var shutdown = false
+let stopAsking = NIOLockedValueBox(false)
 var args = CommandLine.arguments.dropFirst()
 let usage = """
     usage: ubiquity-load [--mode watch|commits] [--postgres URL] [--instances N] [--protocol events|poll]
@@ -446,6 +447,9 @@ class Watcher: ChannelInboundHandler, @unchecked Sendable {
     func request() -> String { "GET \(path)?after=\(after)&wait=30 HTTP/1.1\r\n\(headers)\r\n" }
 
     func ask(_ context: ChannelHandlerContext) {
+        // After the shutdown's SIGTERM the watchers stay quiet (clients elsewhere would reconnect
+        // to another server; here they would only take the server's cores).
+        if stopAsking.withLockedValue({ $0 }) { return }
         context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: request())), promise: nil)
     }
 
@@ -651,6 +655,7 @@ print(String(format: "CPU per commit: servers %.0f ms (%.1f µs per watcher), th
              serversCPU * 1000 / Double(commits), serversCPU * 1e6 / Double(commits * max(1, channels.count)), ownCPU * 1000 / Double(commits)))
 print("servers' resident memory: \(baseline / 1024) MiB idle, \(withWatchers / 1024) MiB with \(channels.count) watchers (\(channels.count > 0 ? (withWatchers - baseline) * 1024 / channels.count : 0) bytes each)")
 if shutdown {
+    stopAsking.withLockedValue { $0 = true }
     let t0 = Date()
     kill(server.processIdentifier, SIGTERM)
     while server.isRunning { try await Task.sleep(for: .milliseconds(1)) }

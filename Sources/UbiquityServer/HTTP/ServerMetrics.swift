@@ -18,32 +18,57 @@ import PlatformIO
 /// | `ubiquity_errors_total` | counter | `kind` (`database_unavailable`, `server_error`) |
 /// | `ubiquity_build_info` | gauge | `version` |
 package enum ServerMetrics {
+    /// Handles made once per label and dimensions (a lookup in the backend's registry per
+    /// request cost the server a few percent of its CPU).
+    private static let counters = Lock<[String: Counter]>([:])
+    private static let timers = Lock<[String: Timer]>([:])
+
+    static func counter(_ label: String, _ dimensions: [(String, String)] = []) -> Counter {
+        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+        return counters.withLock { c in
+            if let known = c[key] { return known }
+            let made = Counter(label: label, dimensions: dimensions)
+            c[key] = made
+            return made
+        }
+    }
+
+    static func timer(_ label: String, _ dimensions: [(String, String)] = []) -> Timer {
+        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+        return timers.withLock { t in
+            if let known = t[key] { return known }
+            let made = Timer(label: label, dimensions: dimensions)
+            t[key] = made
+            return made
+        }
+    }
+
     static func request(route: String, status: Int, duration: Duration) {
-        Counter(label: "ubiquity_requests_total", dimensions: [("route", route), ("status", String(status))]).increment()
-        Timer(label: "ubiquity_request_duration_seconds", dimensions: [("route", route)]).recordNanoseconds(duration.nanoseconds)
+        counter("ubiquity_requests_total", [("route", route), ("status", String(status))]).increment()
+        timer("ubiquity_request_duration_seconds", [("route", route)]).recordNanoseconds(duration.nanoseconds)
         if status >= 500 {
-            Counter(label: "ubiquity_errors_total", dimensions: [("kind", status == 503 ? "database_unavailable" : "server_error")]).increment()
+            counter("ubiquity_errors_total", [("kind", status == 503 ? "database_unavailable" : "server_error")]).increment()
         }
     }
 
     static func commit(outcome: String, duration: Duration) {
-        Counter(label: "ubiquity_commits_total", dimensions: [("outcome", outcome)]).increment()
-        Timer(label: "ubiquity_commit_duration_seconds").recordNanoseconds(duration.nanoseconds)
+        counter("ubiquity_commits_total", [("outcome", outcome)]).increment()
+        timer("ubiquity_commit_duration_seconds").recordNanoseconds(duration.nanoseconds)
     }
 
     static func conflicts(_ count: Int) {
-        if count > 0 { Counter(label: "ubiquity_conflicts_total").increment(by: count) }
+        if count > 0 { counter("ubiquity_conflicts_total").increment(by: count) }
     }
 
     static func quotaRefusal(_ quota: String) {
-        Counter(label: "ubiquity_quota_refusals_total", dimensions: [("quota", quota)]).increment()
+        counter("ubiquity_quota_refusals_total", [("quota", quota)]).increment()
     }
 
     static let streams = Meter(label: "ubiquity_event_streams")
     static let longPolls = Meter(label: "ubiquity_long_polls")
 
     static func fanout(_ duration: Duration) {
-        Timer(label: "ubiquity_fanout_seconds").recordNanoseconds(duration.nanoseconds)
+        timer("ubiquity_fanout_seconds").recordNanoseconds(duration.nanoseconds)
     }
 
     /// Called once at start: `ubiquity_build_info{version="…"} 1`.
