@@ -17,6 +17,20 @@ struct LimitTests {
         return v
     }
 
+    @Test("typed getters coerce as Defaults does: a NaN or out-of-range real is Int64.min, a real truncates, strings as NSString")
+    func typedGetters() throws {
+        let folder = try TemporaryFolder("typed")
+        let store = UbiquitousKeyValueStore(storeIdentifier: "com.example.typed", configuration: .init(dataDirectory: folder.path))
+        for (key, value) in [("big", PropertyList.real(1e20)), ("small", .real(-1e20)), ("nan", .real(.nan)), ("negative", .real(-2.7)),
+                             ("text", .string("  42abc")), ("yes", .string("YES")), ("flag", .boolean(true))] {
+            try store.setOrThrow(value, forKey: key)
+        }
+        #expect(store.longLong(forKey: "big") == .min && store.longLong(forKey: "small") == .min && store.longLong(forKey: "nan") == .min)
+        #expect(store.longLong(forKey: "negative") == -2 && store.longLong(forKey: "text") == 42 && store.longLong(forKey: "flag") == 1)
+        #expect(store.bool(forKey: "yes") && store.bool(forKey: "negative") && !store.bool(forKey: "absent"))
+        #expect(store.double(forKey: "text") == 42 && store.double(forKey: "flag") == 1 && store.double(forKey: "absent") == 0)
+    }
+
     @Test("keys: 64 bytes of UTF-8 pass, 65 are refused (multibyte characters counted in bytes)")
     func keyLength() async throws {
         let folder = try TemporaryFolder("keys")

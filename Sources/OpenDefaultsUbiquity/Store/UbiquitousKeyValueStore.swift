@@ -271,36 +271,19 @@ public final class UbiquitousKeyValueStore: Sendable {
     }
 
     /// The integer of `key` (a real is truncated, a boolean is 0 or 1); 0 when absent.
+    /// A real that is NaN or out of range reads as `Int64.min`, as in `Defaults` (``Coercion``).
     public func longLong(forKey key: String) -> Int64 {
-        switch propertyList(forKey: key) {
-        case .integer(let i)?: return i.int64Value ?? (i.isNegative ? .min : .max)
-        case .real(let d)?: return d.isFinite && abs(d) < 9.2e18 ? Int64(d) : 0
-        case .boolean(let b)?: return b ? 1 : 0
-        case .string(let s)?: return Int64(NumericText.leadingInteger(s))
-        default: return 0
-        }
+        Int64(Coercion.integer(propertyList(forKey: key)))
     }
 
     /// The real of `key` (an integer converts); 0 when absent.
     public func double(forKey key: String) -> Double {
-        switch propertyList(forKey: key) {
-        case .integer(let i)?: return i.doubleValue
-        case .real(let d)?: return d
-        case .boolean(let b)?: return b ? 1 : 0
-        case .string(let s)?: return NumericText.leadingDouble(s)
-        default: return 0
-        }
+        Coercion.double(propertyList(forKey: key))
     }
 
     /// The boolean of `key` (a non-zero number is true, strings as `NSString.boolValue`); false when absent.
     public func bool(forKey key: String) -> Bool {
-        switch propertyList(forKey: key) {
-        case .boolean(let b)?: return b
-        case .integer(let i)?: return i != 0
-        case .real(let d)?: return d != 0
-        case .string(let s)?: return NumericText.boolValue(s)
-        default: return false
-        }
+        Coercion.bool(propertyList(forKey: key))
     }
 
     /// Every key and value, as Foundation types.
