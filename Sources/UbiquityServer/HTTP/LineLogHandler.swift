@@ -1,5 +1,6 @@
 import Logging
 import PlatformIO
+import PropertyList
 
 /// swift-log's lines as operators' tools read them: one line per event on
 /// standard error (journald keeps it), in logfmt (`ts=… level=info
@@ -66,24 +67,10 @@ package struct LineLogHandler: LogHandler {
         return plain ? s : jsonString(s)
     }
 
+    /// A JSON string literal (PropertyList's one JSON escaper).
     static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        var out: [UInt8] = []
+        JSONEscape.appendQuoted(s, to: &out, escapingSlash: false)
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -24,21 +24,21 @@ package enum ServerMetrics {
     private static let timers = Lock<[String: Timer]>([:])
 
     static func counter(_ label: String, _ dimensions: [(String, String)] = []) -> Counter {
-        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
-        return counters.withLock { c in
-            if let known = c[key] { return known }
-            let made = Counter(label: label, dimensions: dimensions)
-            c[key] = made
-            return made
-        }
+        cached(counters, label, dimensions) { Counter(label: label, dimensions: dimensions) }
     }
 
     static func timer(_ label: String, _ dimensions: [(String, String)] = []) -> Timer {
+        cached(timers, label, dimensions) { Timer(label: label, dimensions: dimensions) }
+    }
+
+    /// The handle of `label` with `dimensions` in `cache`, made by `make` the first time.
+    private static func cached<Handle>(_ cache: borrowing Lock<[String: Handle]>, _ label: String, _ dimensions: [(String, String)],
+                                       _ make: () -> Handle) -> Handle {
         let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
-        return timers.withLock { t in
-            if let known = t[key] { return known }
-            let made = Timer(label: label, dimensions: dimensions)
-            t[key] = made
+        return cache.withLock { c in
+            if let known = c[key] { return known }
+            let made = make()
+            c[key] = made
             return made
         }
     }
