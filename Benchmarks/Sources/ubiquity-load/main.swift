@@ -30,6 +30,8 @@ var streaming = true
 var loadThreads = 1
 var rawClient = true
 var shutdown = false
+var dataDirectory: String? = nil
+var backupTo: String? = nil
 let stopAsking = NIOLockedValueBox(false)
 var args = CommandLine.arguments.dropFirst()
 let usage = """
@@ -46,6 +48,8 @@ let usage = """
                cores; library commits through OpenDefaultsUbiquityHTTP's transport (AsyncHTTPClient and
                JSONEncoder/JSONDecoder: ~3 times this program's CPU per write).
       --remote-watchers: watchers only on the instances other than the one committed through.
+      --data DIR: an existing SQLite folder instead of a new one (kept afterwards).
+      --backup-to FILE (commits, SQLite): `ubiquity backup` into FILE while the commits run; its duration.
       --shutdown (watch): after the commits, SIGTERM to the first server with every watcher connected;
                the time until it exits (every stream ended, the data folder released).
       --threads N: the watchers' threads in this program (default 1: the server keeps the other cores).
@@ -56,6 +60,8 @@ while let a = args.popFirst() {
     switch a {
     case "--watchers": watchers = Int(args.popFirst() ?? "") ?? watchers
     case "--shutdown": shutdown = true
+    case "--data": dataDirectory = args.popFirst()
+    case "--backup-to": backupTo = args.popFirst()
     case "--commits": commits = Int(args.popFirst() ?? "") ?? commits
     case "--mode": mode = args.popFirst() ?? mode
     case "--postgres": postgres = args.popFirst()
@@ -117,7 +123,7 @@ func run(_ arguments: [String]) -> String {
     return out
 }
 
-let database: [String] = postgres.map { ["--postgres", $0] } ?? ["--data", work + "/data"]
+let database: [String] = postgres.map { ["--postgres", $0] } ?? ["--data", dataDirectory ?? work + "/data"]
 
 /// Starts one `ubiquity serve`; its process and port.
 @MainActor func startServer(_ n: Int) throws -> (Process, Int, String) {
@@ -353,6 +359,15 @@ if mode == "commits" {
     let tally = WriteTally(goal: commits)
     let cpu0 = (servers: servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) },
                 database: postgres == nil ? 0 : cpuSeconds(named: "postgres"), load: ownCPUSeconds())
+    var backup: Process? = nil
+    let backupStart = DispatchTime.now().uptimeNanoseconds
+    if let backupTo {
+        let b = Process()
+        b.executableURL = URL(fileURLWithPath: tool)
+        b.arguments = ["backup"] + database + [backupTo]
+        try b.run()
+        backup = b
+    }
     let t0 = DispatchTime.now().uptimeNanoseconds
     if rawClient {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: loadThreads)
@@ -405,6 +420,13 @@ if mode == "commits" {
     print(String(format: "CPU per acknowledged write: server(s) %.0f µs, PostgreSQL %.0f µs, this program %.0f µs (%.0f%%, %.0f%%, %.0f%% of a core)",
                  cpu.servers / Double(done) * 1e6, cpu.database / Double(done) * 1e6, cpu.load / Double(done) * 1e6,
                  cpu.servers / seconds * 100, cpu.database / seconds * 100, cpu.load / seconds * 100))
+    if let backup {
+        let ended = backup.isRunning ? nil : DispatchTime.now().uptimeNanoseconds
+        backup.waitUntilExit()
+        let took = Double((ended ?? DispatchTime.now().uptimeNanoseconds) - backupStart) / 1e9
+        print(String(format: "backup: exit status %d, %@ %.1f s (the commits ran %.1f s)", backup.terminationStatus,
+                     ended == nil ? "finished after the commits, in" : "finished within the commits, by", took, seconds))
+    }
     for s in servers { s.process.terminate() }
     exit(0)
 }
