@@ -41,6 +41,8 @@ package final class PostgresBackend: UbiquityBackend {
     /// The current pool's client.
     var client: PostgresClient { pool.withLock { $0.client } }
     let location: PostgresLocation
+    /// Which of ``PostgresLocation/endpoints`` is the primary the pool uses now.
+    let current = Lock<Int>(0)
     let logger: Logger
     /// Commits waiting, and the writers at work (at most ``writers``).
     let work = Lock(Work())
@@ -139,8 +141,20 @@ package final class PostgresBackend: UbiquityBackend {
     package static func open(_ location: PostgresLocation, poolSize: Int = defaultPoolSize, quota: AccountQuota? = nil) async throws -> PostgresBackend {
         var logger = Logger(label: "ubiquity.postgres")
         logger.logLevel = .critical
-        let backend = PostgresBackend(pool: makePool(location, poolSize: poolSize, logger: logger), poolSize: poolSize, location: location,
-                                      logger: logger, quota: quota)
+        // Among several servers, the primary (the others are standbys in recovery, read-only).
+        var primary = 0
+        if location.endpoints.count > 1 {
+            do {
+                let (connection, index) = try await connectPrimary(location, preferred: 0, id: 0, logger: logger)
+                try? await connection.close()
+                primary = index
+            } catch {
+                throw BackendError(status: 500, "cannot use the database \(location): \(Self.describe(error))")
+            }
+        }
+        let backend = PostgresBackend(pool: makePool(location.pointing(at: primary), poolSize: poolSize, logger: logger), poolSize: poolSize,
+                                      location: location, logger: logger, quota: quota)
+        backend.current.withLock { $0 = primary }
         do {
             try await backend.withDeadline(.seconds(10)) { [client = backend.client, logger] in
                 try await PostgresSchema.migrate(client, logger: logger)
@@ -162,13 +176,44 @@ package final class PostgresBackend: UbiquityBackend {
         return Pool(client: client, task: Task { await client.run() })
     }
 
+    /// A connection to the primary among the location's servers, trying `preferred` first; with
+    /// one server, that server. A standby (`pg_is_in_recovery()`) is passed over; when no
+    /// server answers as a primary, the last error (or "no primary") is thrown.
+    static func connectPrimary(_ location: PostgresLocation, preferred: Int, id: Int, logger: Logger) async throws -> (PostgresConnection, Int) {
+        let count = location.endpoints.count
+        var lastError: (any Error)? = nil
+        for step in 0..<count {
+            let index = (preferred + step) % count
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: try location.pointing(at: index).connectionConfiguration(), id: id, logger: logger)
+                if count == 1 { return (connection, index) }
+                var inRecovery = true
+                do {
+                    for try await recovering in try await connection.query("SELECT pg_is_in_recovery()", logger: logger).decode(Bool.self) {
+                        inRecovery = recovering
+                    }
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                if !inRecovery { return (connection, index) }
+                try? await connection.close()
+                lastError = BackendError(status: 503, "no primary among the \(count) servers (\(location.pointing(at: index).endpointDescription) is a standby)")
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? BackendError(status: 503, "no primary among the \(count) servers")
+    }
+
     /// A new pool for what follows; the old one is closed at once, so that
     /// requests waiting on it for a connection fail now (when the database is
     /// found down) or go to the new pool (when it is back: the old pool's
     /// connections died with it, and its backoff would delay recovery).
     func renewPool() {
         let old = pool.withLock { p -> Pool in
-            defer { p = Self.makePool(location, poolSize: poolSize, logger: logger) }
+            defer { p = Self.makePool(location.pointing(at: current.withLock { $0 }), poolSize: poolSize, logger: logger) }
             return p
         }
         old.task.cancel()
@@ -588,17 +633,19 @@ package final class PostgresBackend: UbiquityBackend {
             var id = 1
             while !Task.isCancelled {
                 do {
-                    let configuration = try location.connectionConfiguration()
                     let connection: PostgresConnection
+                    let index: Int
                     do {
-                        connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+                        (connection, index) = try await Self.connectPrimary(location, preferred: self.current.withLock { $0 }, id: id, logger: logger)
                     } catch {
                         // Just found down: a fresh pool fails what waits on the old one now (503s at once, not after the deadline).
                         if self.reachable.withLock({ r -> Bool in defer { r = false }; return r }) { self.renewPool() }
                         throw error
                     }
-                    // Back after being unreachable: a fresh pool, without the old one's backoff.
-                    if self.reachable.withLock({ r -> Bool in defer { r = true }; return !r }) { self.renewPool() }
+                    // Another server is the primary now (a standby promoted): the pool follows it.
+                    let moved = self.current.withLock { c -> Bool in defer { c = index }; return c != index }
+                    // Back after being unreachable, or moved: a fresh pool, without the old one's backoff.
+                    if self.reachable.withLock({ r -> Bool in defer { r = true }; return !r }) || moved { self.renewPool() }
                     id += 1
                     do {
                         try await connection.listen(on: Self.channel) { notifications in

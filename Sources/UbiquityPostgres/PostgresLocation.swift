@@ -20,7 +20,11 @@ package struct PostgresLocation: Sendable, CustomStringConvertible {
     }
     package enum TLSMode: String, Sendable { case disable, prefer, require }
 
+    /// The server this location points at now (the first of ``endpoints`` unless chosen otherwise).
     package var endpoint: Endpoint
+    /// Every server given (`host=a,b` or `HOST1:PORT1,HOST2:PORT2`): a primary and its standbys;
+    /// the backend uses the one that is not in recovery.
+    package var endpoints: [Endpoint]
     package var user: String
     package var password: String?
     package var database: String
@@ -61,38 +65,42 @@ package struct PostgresLocation: Sendable, CustomStringConvertible {
                 password = p
             }
         }
-        var host = ""
-        var port = Int(query["port"] ?? "") ?? 5432
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw bad("an IPv6 host lacks its ]") }
-            host = String(authority[authority.index(after: authority.startIndex)..<close])
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") {
-                guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { throw bad("the port \"\(after.dropFirst())\" is not 1 to 65535") }
+        let defaultPort = Int(query["port"] ?? "") ?? 5432
+        var hosts: [(host: String, port: Int)] = []
+        // Several hosts, comma-separated (libpq's form), each with its own port or the default.
+        for item in authority.split(separator: ",", omittingEmptySubsequences: false) where !(item.isEmpty && authority.isEmpty) {
+            var host = "", port = defaultPort
+            if item.hasPrefix("[") {
+                guard let close = item.firstIndex(of: "]") else { throw bad("an IPv6 host lacks its ]") }
+                host = String(item[item.index(after: item.startIndex)..<close])
+                let after = item[item.index(after: close)...]
+                if after.hasPrefix(":") {
+                    guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { throw bad("the port \"\(after.dropFirst())\" is not 1 to 65535") }
+                    port = p
+                }
+            } else if let colon = item.lastIndex(of: ":") {
+                host = String(item[..<colon])
+                guard let p = Int(item[item.index(after: colon)...]), (1...65535).contains(p) else {
+                    throw bad("the port \"\(item[item.index(after: colon)...])\" is not 1 to 65535")
+                }
                 port = p
+            } else {
+                host = String(item)
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = String(authority[..<colon])
-            guard let p = Int(authority[authority.index(after: colon)...]), (1...65535).contains(p) else {
-                throw bad("the port \"\(authority[authority.index(after: colon)...])\" is not 1 to 65535")
-            }
-            port = p
-        } else {
-            host = String(authority)
+            hosts.append((host, port))
         }
-        if let h = query["host"] { host = h }
+        if let h = query["host"] { hosts = h.split(separator: ",").map { (String($0), defaultPort) } }
         guard let database = Self.percentDecoded(path), !database.isEmpty else { throw bad("it names no database") }
         if user.isEmpty { user = Environment["USER"] ?? "postgres" }
-        if host.isEmpty { host = "/run/postgresql" }
-        if host.hasPrefix("/") {
-            endpoint = .socket(path: host + "/.s.PGSQL.\(port)")
-        } else {
-            endpoint = .tcp(host: host, port: port)
-        }
-        let local: Bool
-        switch endpoint {
-        case .socket: local = true
-        case .tcp(let h, _): local = HostNames.isLoopback(h)
+        if hosts.isEmpty || (hosts.count == 1 && hosts[0].host.isEmpty) { hosts = [("/run/postgresql", defaultPort)] }
+        guard hosts.count <= 16, hosts.allSatisfy({ !$0.host.isEmpty }) else { throw bad("give 1 to 16 hosts, none empty") }
+        endpoints = hosts.map { h in h.host.hasPrefix("/") ? .socket(path: h.host + "/.s.PGSQL.\(h.port)") : .tcp(host: h.host, port: h.port) }
+        endpoint = endpoints[0]
+        let local = endpoints.allSatisfy { e in
+            switch e {
+            case .socket: true
+            case .tcp(let h, _): HostNames.isLoopback(h)
+            }
         }
         if let mode = query["sslmode"] {
             guard let m = TLSMode(rawValue: mode) else { throw bad("sslmode must be disable, prefer or require, not \"\(mode)\"") }
@@ -100,7 +108,7 @@ package struct PostgresLocation: Sendable, CustomStringConvertible {
         } else {
             tls = local ? .disable : .require
         }
-        if case .socket = endpoint, tls == .require { throw bad("sslmode=require over a Unix socket") }
+        if tls == .require, endpoints.contains(where: { if case .socket = $0 { true } else { false } }) { throw bad("sslmode=require over a Unix socket") }
         self.user = user
         self.password = password
         self.database = database
@@ -120,12 +128,30 @@ package struct PostgresLocation: Sendable, CustomStringConvertible {
         return String(validating: bytes, as: UTF8.self)
     }
 
+    /// The same location pointing at `endpoints[index]`.
+    package func pointing(at index: Int) -> PostgresLocation {
+        var copy = self
+        copy.endpoint = endpoints[index]
+        return copy
+    }
+
+    /// The current server, as `HOST:PORT` or the socket's path.
+    package var endpointDescription: String {
+        switch endpoint {
+        case .socket(let path): path
+        case .tcp(let host, let port): "\(host):\(port)"
+        }
+    }
+
     /// The URL without its password (for messages and logs).
     package var description: String {
-        switch endpoint {
-        case .socket(let path): "postgres://\(user)@\(path)/\(database)"
-        case .tcp(let host, let port): "postgres://\(user)@\(host):\(port)/\(database)"
+        let servers = endpoints.map { e -> String in
+            switch e {
+            case .socket(let path): path
+            case .tcp(let host, let port): "\(host):\(port)"
+            }
         }
+        return "postgres://\(user)@\(servers.joined(separator: ","))/\(database)"
     }
 
     /// The pool's configuration.

@@ -134,6 +134,17 @@ final class SyncServer: @unchecked Sendable {
         try start(port: 0)
     }
 
+    /// A server on the PostgreSQL database at `postgresURL` (several hosts, for a failover).
+    init(postgresURL: String) throws {
+        folder = try TemporaryFolder("server")
+        backend = .postgres
+        postgres = postgresURL
+        extraArguments = []
+        launcher = []
+        extraEnvironment = [:]
+        try start(port: 0)
+    }
+
     /// Another server over the same PostgreSQL database (another instance behind the same load balancer).
     init(sharing other: SyncServer) throws {
         folder = try TemporaryFolder("server")

@@ -53,6 +53,35 @@ final class PostgresCluster: @unchecked Sendable {
         c.owned = true
         return c
     }
+
+    /// A primary ready for streaming standbys (``standby(of:)``); ``requireSynchronousStandby()``
+    /// then makes its commits wait for a standby's acknowledgement.
+    static func replicatingPrimary() throws -> PostgresCluster {
+        let c = try PostgresCluster(options: " -c wal_level=replica -c max_wal_senders=10")
+        c.owned = true
+        return c
+    }
+
+    /// Synchronous replication from now on (`synchronous_standby_names = '*'`): a commit is
+    /// acknowledged once a standby has it.
+    func requireSynchronousStandby() throws {
+        let r = try psql("ALTER SYSTEM SET synchronous_standby_names = '*'")
+        guard r.status == 0 else { throw Failure(description: "ALTER SYSTEM failed: \(r.stderr)") }
+        _ = try psql("SELECT pg_reload_conf()")
+    }
+
+    /// A streaming standby of `primary` (`pg_basebackup -R`), started.
+    static func standby(of primary: PostgresCluster) throws -> PostgresCluster {
+        let c = try PostgresCluster(standbyOf: primary)
+        c.owned = true
+        return c
+    }
+
+    /// Promotes a standby to primary (`pg_ctl promote`, waiting for it).
+    func promote() throws {
+        let r = try run(bin + "/pg_ctl", ["-D", folder + "/data", "-w", "-t", "30", "promote"])
+        guard r.status == 0 else { throw Failure(description: "pg_ctl promote failed: \(r.stdout) \(r.stderr)") }
+    }
     private var owned = false
     deinit {
         if owned {
@@ -61,9 +90,14 @@ final class PostgresCluster: @unchecked Sendable {
         }
     }
 
-    private init() throws {
+    /// Extra server settings given at each start.
+    let options: String
+
+    private init(options: String = "", standbyOf primary: PostgresCluster? = nil) throws {
         guard let bin = Self.binaries() else { throw Failure(description: "no /usr/lib/postgresql/<version>/bin/initdb (install Debian's postgresql)") }
         self.bin = bin
+        // A standby, once promoted, has no standby of its own: it must not wait for one.
+        self.options = primary == nil ? options : " -c wal_level=replica"
         let root = getuid() == 0
         user = root ? "postgres" : (ProcessInfo.processInfo.environment["USER"] ?? "postgres")
         // A short path: the socket's path must fit in 107 bytes.
@@ -72,8 +106,13 @@ final class PostgresCluster: @unchecked Sendable {
         if root {
             try FileManager.default.setAttributes([.ownerAccountName: "postgres", .posixPermissions: 0o700], ofItemAtPath: folder)
         }
-        let initdb = try run(bin + "/initdb", ["-D", folder + "/data", "-E", "UTF8", "--locale=C", "-A", "trust", "-U", user])
-        guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb.stderr)") }
+        if let primary {
+            let copy = try run(bin + "/pg_basebackup", ["-h", primary.folder, "-U", user, "-D", folder + "/data", "-R", "-X", "stream", "--checkpoint=fast"])
+            guard copy.status == 0 else { throw Failure(description: "pg_basebackup failed: \(copy.stderr)") }
+        } else {
+            let initdb = try run(bin + "/initdb", ["-D", folder + "/data", "-E", "UTF8", "--locale=C", "-A", "trust", "-U", user])
+            guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb.stderr)") }
+        }
         try start()
     }
 
@@ -122,7 +161,7 @@ final class PostgresCluster: @unchecked Sendable {
     func start() throws {
         let statements = countsStatements ? " -c shared_preload_libraries=pg_stat_statements" : ""
         let r = try run(bin + "/pg_ctl", ["-D", folder + "/data", "-l", folder + "/log", "-w", "-t", "30",
-                                          "-o", "-k \(folder) -c listen_addresses='' -c max_connections=500 -c shared_buffers=128MB -c fsync=off" + statements, "start"])
+                                          "-o", "-k \(folder) -c listen_addresses='' -c max_connections=500 -c shared_buffers=128MB -c fsync=off" + statements + options, "start"])
         guard r.status == 0 else {
             let log = (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? ""
             throw Failure(description: "pg_ctl start failed: \(r.stdout) \(r.stderr) \(log.suffix(2000))")
