@@ -52,6 +52,12 @@ struct ServerSettingsTests {
         #expect(r3.status == 64 && r3.stderr.contains("UBIQUITY_MAX_CONNECTIONS: expected an integer, found \"lots\""), "\(r3.stderr)")
         let r4 = try ubiquity(["serve", "--config", "/nonexistent/ubiquity.plist"], environment: env)
         #expect(r4.status == 64 && r4.stderr.contains("/nonexistent/ubiquity.plist"), "\(r4.stderr)")
+        // PostgreSQL URLs naming several servers: each is checked.
+        let badPort = try ubiquity(["check", "--postgres", "postgres://u@db1:5432,db2:x/kv"], environment: env)
+        #expect(badPort.status == 64 && badPort.stderr.contains("the port \"x\" is not 1 to 65535"), "\(badPort.stderr)")
+        let many = (1...17).map { "db\($0)" }.joined(separator: ",")
+        let tooMany = try ubiquity(["check", "--postgres", "postgres://u@\(many)/kv"], environment: env)
+        #expect(tooMany.status == 64 && tooMany.stderr.contains("1 to 16 hosts"), "\(tooMany.stderr)")
         // Beyond loopback without TLS, from the file too.
         let open = try settingsFile(["host": "0.0.0.0"])
         let r5 = try ubiquity(["serve", "--config", open], environment: env)
