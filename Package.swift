@@ -119,6 +119,7 @@ let package = Package(
             dependencies: [
                 "UbiquityServer", "UbiquityProtocol", "PropertyList", "PlatformIO",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

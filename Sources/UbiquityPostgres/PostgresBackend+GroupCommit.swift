@@ -25,8 +25,12 @@ extension PostgresBackend {
         let ordered = run.jobs.enumerated().sorted { a, b in
             (a.element.account, a.element.store, a.offset) < (b.element.account, b.element.store, b.offset)
         }.map(\.element)
+        DatabaseMetrics.operations.increment()
+        defer { DatabaseMetrics.operations.decrement() }
+        let asked = ContinuousClock.now
         do {
             try await client.withConnection { db in
+                DatabaseMetrics.waited(since: asked)
                 let state = try await read(ordered, on: db, logger: logger)
                 guard run.begin() else { throw CancellationError() }
                 // From here on the writer answers every claimed commit itself.

@@ -307,6 +307,8 @@ package final class PostgresBackend: UbiquityBackend {
         return try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
             once.set { c.resume(with: $0) }
             let work = Task {
+                DatabaseMetrics.operations.increment()
+                defer { DatabaseMetrics.operations.decrement() }
                 do { once.finish(.success(try await body())) } catch { once.finish(.failure(error)) }
             }
             Task {
@@ -383,7 +385,11 @@ package final class PostgresBackend: UbiquityBackend {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
         do {
             return try await withDeadline { [client, logger] in
-                try await client.withTransaction(logger: logger) { db in try await body(db, logger) }
+                let asked = ContinuousClock.now
+                return try await client.withTransaction(logger: logger) { db in
+                    DatabaseMetrics.waited(since: asked)
+                    return try await body(db, logger)
+                }
             }
         } catch let error as PostgresTransactionError {
             throw Self.unavailable(error.closureError ?? error.rollbackError ?? error)
@@ -640,10 +646,13 @@ package final class PostgresBackend: UbiquityBackend {
                     } catch {
                         // Just found down: a fresh pool fails what waits on the old one now (503s at once, not after the deadline).
                         if self.reachable.withLock({ r -> Bool in defer { r = false }; return r }) { self.renewPool() }
+                        DatabaseMetrics.reachable.record(0)
                         throw error
                     }
                     // Another server is the primary now (a standby promoted): the pool follows it.
                     let moved = self.current.withLock { c -> Bool in defer { c = index }; return c != index }
+                    if moved { DatabaseMetrics.failovers.increment() }
+                    DatabaseMetrics.reachable.record(1)
                     // Back after being unreachable, or moved: a fresh pool, without the old one's backoff.
                     if self.reachable.withLock({ r -> Bool in defer { r = true }; return !r }) || moved { self.renewPool() }
                     id += 1

@@ -7,7 +7,7 @@ import TestSupport
 
 /// A primary and a synchronous streaming standby (two throw-away clusters, `pg_basebackup`),
 /// the sync server given both; the primary dies and the standby is promoted while a client writes.
-@Suite("ubiquity serve on PostgreSQL: failover to a promoted standby", .timeLimit(.minutes(5)), .requires(.postgres))
+@Suite("ubiquity serve on PostgreSQL: failover to a promoted standby", .timeLimit(.minutes(5)), .requires(.postgres, .curl, .prometheusParser))
 struct FailoverTests {
     @Test("writes resume within 5 s of the promotion, no acknowledged write is lost, a watcher catches up from its cursor")
     func promotion() async throws {
@@ -17,7 +17,8 @@ struct FailoverTests {
         try primary.requireSynchronousStandby()
         let name = PostgresCluster.databaseName(created)
         let url = "postgres:///\(name)?host=\(primary.folder),\(standby.folder)&user=\(primary.user)"
-        let server = try SyncServer(postgresURL: url)
+        let metricsPort = ObservabilityTests.freePort()
+        let server = try SyncServer(postgresURL: url, extraArguments: ["--metrics", "127.0.0.1:\(metricsPort)"])
         let token = try server.addAccount("alice")
         let t = HTTPUbiquityTransport(account: server.account(token: token))
         let store = "com.example.failover"
@@ -77,5 +78,11 @@ struct FailoverTests {
         // The watcher reaches the final revision from its cursor.
         #expect(await settle(20) { seen.value >= answer.revision }, "the watcher stopped at \(seen.value) of \(answer.revision)")
         #expect(try server.check().status == 0)
+        // The database's metrics saw the move.
+        let metrics = try MetricsEndpoint(port: metricsPort).scrape()
+        #expect(metrics["ubiquity_database_failovers_total"]?[""] == 1, "\(metrics.filter { $0.key.hasPrefix("ubiquity_database") })")
+        #expect(metrics["ubiquity_database_reachable"]?[""] == 1)
+        #expect((metrics["ubiquity_database_connection_wait_seconds_count"]?[""] ?? 0) > 0)
+        #expect(metrics["ubiquity_database_operations"]?[""] != nil)
     }
 }

@@ -135,11 +135,11 @@ final class SyncServer: @unchecked Sendable {
     }
 
     /// A server on the PostgreSQL database at `postgresURL` (several hosts, for a failover).
-    init(postgresURL: String) throws {
+    init(postgresURL: String, extraArguments: [String] = []) throws {
         folder = try TemporaryFolder("server")
         backend = .postgres
         postgres = postgresURL
-        extraArguments = []
+        self.extraArguments = extraArguments
         launcher = []
         extraEnvironment = [:]
         try start(port: 0)
