@@ -71,6 +71,8 @@ package final class UbiquityService: Sendable {
     /// Valid tokens by their SHA-256 (the bytes themselves: no text made per request),
     /// their open event streams and the writing of their last use (``checkTokenGeneration()``).
     let tokens = TokenBook()
+    /// When each event stream ends (one task for all of them).
+    let deadlines = StreamDeadlines()
 
     /// A token's last use is written at most this often.
     static let lastUseInterval: Duration = .seconds(60)
@@ -390,15 +392,12 @@ package final class UbiquityService: Sendable {
         }
         // The stream's end, set now: it comes even if the stream is never run (a client that
         // leaves before the answer's head is written must not leave its subscription behind).
-        let expiry = Task {
-            try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-            closeStream()
-        }
+        deadlines.add(subscription, at: .now + .milliseconds(Int64(seconds * 1000)), end: closeStream)
         // The first answer before the stream starts: a failure is then an ordinary status.
         let first: ChangesAnswer
         switch await nextChanges(account: account, store: store, after: after, waiting: nil) {
         case .failure(let refusal):
-            expiry.cancel()
+            deadlines.cancel(subscription)
             closeStream()
             return refusal.response
         case .success(let answer): first = answer
@@ -407,7 +406,7 @@ package final class UbiquityService: Sendable {
             ServerMetrics.streams.increment()
             defer {
                 ServerMetrics.streams.decrement()
-                expiry.cancel()
+                deadlines.cancel(subscription)
                 closeStream()
             }
             do { try await send(first.event) } catch { return }
