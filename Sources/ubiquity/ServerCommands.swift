@@ -77,6 +77,16 @@ struct DatabaseOptions: ParsableArguments {
         return r
     }
 
+    /// The SQLite database's folder; a PostgreSQL database is refused (exit 1): pg_dump and pg_restore are its tools.
+    func sqliteDirectory(_ settings: ServerSettings) throws -> String {
+        let r = try resolved(settings)
+        if r.postgres != nil {
+            StandardStream.error.write("ubiquity: a PostgreSQL database is backed up with pg_dump -Fc and restored with pg_restore, then checked with `ubiquity check`\n")
+            throw ExitCode(1)
+        }
+        return r.data ?? defaultServerData()
+    }
+
     /// Opens the database (a server's SQLite folder `exclusive`ly), or explains on standard error why not and exits 1.
     func open(exclusive: Bool, quota: AccountQuota? = nil, settings: ServerSettings? = nil) async throws -> any UbiquityBackend {
         let r = try resolved(try settings ?? self.settings())
@@ -503,12 +513,7 @@ struct Backup: AsyncParsableCommand {
     var destination: String
 
     func run() async throws {
-        let r = try database.resolved(try database.settings())
-        if r.postgres != nil {
-            StandardStream.error.write("ubiquity: a PostgreSQL database is backed up with pg_dump -Fc (and restored with pg_restore, then `ubiquity check`)\n")
-            throw ExitCode(1)
-        }
-        let directory = r.data ?? defaultServerData()
+        let directory = try database.sqliteDirectory(try database.settings())
         do {
             let s = try await SQLiteBackup.backup(directory: directory, to: destination)
             StandardStream.output.write("Backed up \(s.stores) store\(s.stores == 1 ? "" : "s") (\(s.commits) commit\(s.commits == 1 ? "" : "s")) to \(destination) (\(s.bytes) bytes)\n")
@@ -533,12 +538,7 @@ struct Restore: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try database.settings()
-        let r = try database.resolved(settings)
-        if r.postgres != nil {
-            StandardStream.error.write("ubiquity: a PostgreSQL database is restored with pg_restore, then checked with `ubiquity check`\n")
-            throw ExitCode(1)
-        }
-        let directory = r.data ?? defaultServerData()
+        let directory = try database.sqliteDirectory(settings)
         do {
             let (s, aside) = try await SQLiteBackup.restore(from: backup, into: directory)
             StandardStream.output.write("Restored \(s.stores) store\(s.stores == 1 ? "" : "s") (\(s.commits) commit\(s.commits == 1 ? "" : "s")) into \(directory)\n")
