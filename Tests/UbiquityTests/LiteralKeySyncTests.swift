@@ -4,10 +4,11 @@ import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
 import PropertyList
 import Testing
+import TestSupport
 
 /// The key-value store keeps keys and values that look alike but differ in
 /// their scalars, on both machines and on the server, as Apple's does.
-@Suite("ubiquity: lookalike keys between machines", .timeLimit(.minutes(10)), .serialized)
+@Suite("ubiquity: lookalike keys between machines", .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
 struct LiteralKeySyncTests {
     static let store = "com.example.lookalike"
 

@@ -3,9 +3,10 @@ import OpenDefaultsUbiquity
 import PropertyList
 import SQLiteNIO
 import Testing
+import TestSupport
 @testable import UbiquityServer
 
-@Suite("ubiquity serve on SQLite: a database made by an earlier server", .timeLimit(.minutes(10)))
+@Suite("ubiquity serve on SQLite: a database made by an earlier server", .exclusive(.servers), .timeLimit(.minutes(10)))
 struct MigrationTests {
     /// `integer 10` as a binary property list, as the server stores values.
     static let ten: [UInt8] = PropertyList.integer(10).encodedBinary

@@ -1,11 +1,12 @@
 import Foundation
 import OpenDefaultsUbiquity
 import Testing
+import TestSupport
 import UbiquityServer
 
 /// The commit path's JSON by hand (``WireJSON``) against Foundation's coders:
 /// the same answers, and every request either read the same or left to `JSONDecoder`.
-@Suite("ubiquity serve: the commit path's JSON, by hand", .timeLimit(.minutes(10)))
+@Suite("ubiquity serve: the commit path's JSON, by hand", .exclusive(.servers), .timeLimit(.minutes(10)))
 struct WireJSONTests {
     static let awkward = ["plain", "with \"quotes\"", "back\\slash", "line\nbreak\ttab\r", "\u{01}\u{1F}control", "ünïcødé ✓ 🎉", "a/b", ""]
 
