@@ -71,8 +71,6 @@ package final class UbiquityService: Sendable {
     /// Valid tokens by their SHA-256 (the bytes themselves: no text made per request),
     /// their open event streams and the writing of their last use (``checkTokenGeneration()``).
     let tokens = TokenBook()
-    /// When each event stream ends (one task for all of them).
-    let deadlines = StreamDeadlines()
 
     /// A token's last use is written at most this often.
     static let lastUseInterval: Duration = .seconds(60)
@@ -392,12 +390,15 @@ package final class UbiquityService: Sendable {
         }
         // The stream's end, set now: it comes even if the stream is never run (a client that
         // leaves before the answer's head is written must not leave its subscription behind).
-        deadlines.add(subscription, at: .now + .milliseconds(Int64(seconds * 1000)), end: closeStream)
+        let expiry = Task {
+            try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+            closeStream()
+        }
         // The first answer before the stream starts: a failure is then an ordinary status.
         let first: ChangesAnswer
         switch await nextChanges(account: account, store: store, after: after, waiting: nil) {
         case .failure(let refusal):
-            deadlines.cancel(subscription)
+            expiry.cancel()
             closeStream()
             return refusal.response
         case .success(let answer): first = answer
@@ -406,7 +407,7 @@ package final class UbiquityService: Sendable {
             ServerMetrics.streams.increment()
             defer {
                 ServerMetrics.streams.decrement()
-                deadlines.cancel(subscription)
+                expiry.cancel()
                 closeStream()
             }
             do { try await send(first.event) } catch { return }
