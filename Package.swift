@@ -151,7 +151,7 @@ let package = Package(
         .target(
             name: "ProfileSignatures",
             dependencies: [
-                "ConfigurationProfiles", "PlatformIO",
+                "ConfigurationProfiles", "OpenDefaults", "PlatformIO",
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),

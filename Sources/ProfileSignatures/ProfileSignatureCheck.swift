@@ -1,4 +1,5 @@
 import ConfigurationProfiles
+import OpenDefaults
 import PlatformIO
 import SwiftASN1
 @_spi(CMS) import X509
@@ -40,7 +41,7 @@ package enum ProfileSignatureCheck {
 
     /// The system's CA bundles, then every `.pem` or `.crt` file in `<system root>/etc/opendefaults/profile-trust`.
     package static func defaultTrustFiles() -> [String] {
-        let root = Environment["OPENDEFAULTS_SYSTEM_ROOT"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
+        let root = PreferencesLayout.systemRoot
         var files = ["/etc/ssl/certs/ca-certificates.crt"].filter(FileStatus.exists)
         let folder = root + "/etc/opendefaults/profile-trust"
         for name in (FileIO.directoryEntries(folder) ?? []).sorted() where name.hasSuffix(".pem") || name.hasSuffix(".crt") {

@@ -1,4 +1,5 @@
 import CoreMetrics
+import UbiquityServer
 
 /// The PostgreSQL backend's metrics (swift-metrics; exported by `ubiquity serve --metrics`):
 ///
@@ -15,7 +16,6 @@ enum DatabaseMetrics {
     static let failovers = Counter(label: "ubiquity_database_failovers_total")
 
     static func waited(since start: ContinuousClock.Instant) {
-        let (s, a) = (ContinuousClock.now - start).components
-        connectionWait.recordNanoseconds(s * 1_000_000_000 + a / 1_000_000_000)
+        connectionWait.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
     }
 }

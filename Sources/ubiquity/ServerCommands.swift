@@ -78,8 +78,7 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// The SQLite database's folder; a PostgreSQL database is refused (exit 1): pg_dump and pg_restore are its tools.
-    func sqliteDirectory(_ settings: ServerSettings) throws -> String {
-        let r = try resolved(settings)
+    func sqliteDirectory(_ r: Resolved) throws -> String {
         if r.postgres != nil {
             StandardStream.error.write("ubiquity: a PostgreSQL database is backed up with pg_dump -Fc and restored with pg_restore, then checked with `ubiquity check`\n")
             throw ExitCode(1)
@@ -88,8 +87,8 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// Opens the database (a server's SQLite folder `exclusive`ly), or explains on standard error why not and exits 1.
-    func open(exclusive: Bool, quota: AccountQuota? = nil, settings: ServerSettings? = nil) async throws -> any UbiquityBackend {
-        let r = try resolved(try settings ?? self.settings())
+    func open(exclusive: Bool, quota: AccountQuota? = nil, resolved given: Resolved? = nil) async throws -> any UbiquityBackend {
+        let r = try given ?? resolved(try settings())
         if let postgres = r.postgres {
             do {
                 return try await PostgresBackend.open(try PostgresLocation(postgres), poolSize: r.poolSize, quota: quota)
@@ -246,7 +245,7 @@ struct Serve: AsyncParsableCommand {
         let quota = o.quotaStores == 0 && o.quotaBytes == 0 ? nil
             : AccountQuota(maximumStores: o.quotaStores == 0 ? Int.max : o.quotaStores, maximumBytes: o.quotaBytes == 0 ? Int.max : o.quotaBytes)
         let db = try database.resolved(settings)
-        let backend = try await database.open(exclusive: true, quota: quota, settings: settings)
+        let backend = try await database.open(exclusive: true, quota: quota, resolved: db)
         let host = o.host
         let listening = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         var hosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
@@ -513,10 +512,10 @@ struct Backup: AsyncParsableCommand {
     var destination: String
 
     func run() async throws {
-        let directory = try database.sqliteDirectory(try database.settings())
+        let directory = try database.sqliteDirectory(try database.resolved(try database.settings()))
         do {
             let s = try await SQLiteBackup.backup(directory: directory, to: destination)
-            StandardStream.output.write("Backed up \(s.stores) store\(s.stores == 1 ? "" : "s") (\(s.commits) commit\(s.commits == 1 ? "" : "s")) to \(destination) (\(s.bytes) bytes)\n")
+            StandardStream.output.write("Backed up \(s) to \(destination) (\(s.bytes) bytes)\n")
         } catch {
             StandardStream.error.write("ubiquity: \(error)\n")
             throw ExitCode(1)
@@ -537,17 +536,17 @@ struct Restore: AsyncParsableCommand {
     var backup: String
 
     func run() async throws {
-        let settings = try database.settings()
-        let directory = try database.sqliteDirectory(settings)
+        let resolved = try database.resolved(try database.settings())
+        let directory = try database.sqliteDirectory(resolved)
         do {
             let (s, aside) = try await SQLiteBackup.restore(from: backup, into: directory)
-            StandardStream.output.write("Restored \(s.stores) store\(s.stores == 1 ? "" : "s") (\(s.commits) commit\(s.commits == 1 ? "" : "s")) into \(directory)\n")
+            StandardStream.output.write("Restored \(s) into \(directory)\n")
             if let aside { StandardStream.output.write("The database it replaced is kept as \(aside)\n") }
         } catch {
             StandardStream.error.write("ubiquity: \(error)\n")
             throw ExitCode(1)
         }
-        let backend = try await database.open(exclusive: false, settings: settings)
+        let backend = try await database.open(exclusive: false, resolved: resolved)
         let problems = try await backend.check()
         try? await backend.close()
         for p in problems { StandardStream.error.write("ubiquity: \(p)\n") }

@@ -29,12 +29,13 @@ public struct ProfileIndex: Sendable, Hashable {
     /// The profile whose value for `key` of `domain` is in force for `user`
     /// (a user profile's over a system profile's), if a profile forces it.
     public func forcingProfile(domain: String, key: String, user: String) -> InstalledProfile? {
-        for target in [ProfileTarget.user(user), .system] {
-            if let id = forcedBy[target]?[domain]?[key] {
-                return profiles.last { $0.identifier == id && $0.target == target }
-            }
-        }
-        return nil
+        forcingProfile(domain: domain, key: key, target: .user(user)) ?? forcingProfile(domain: domain, key: key, target: .system)
+    }
+
+    /// The profile of `target` whose value for `key` of `domain` is in force there, if any.
+    public func forcingProfile(domain: String, key: String, target: ProfileTarget) -> InstalledProfile? {
+        guard let id = forcedBy[target]?[domain]?[key] else { return nil }
+        return profiles.last { $0.identifier == id && $0.target == target }
     }
 
     /// The index's file form.

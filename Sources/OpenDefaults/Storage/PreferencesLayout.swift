@@ -86,13 +86,19 @@ public struct PreferencesLayout: Sendable, Hashable {
         return id
     }
 
+    /// The root every system-wide path is under: `OPENDEFAULTS_SYSTEM_ROOT` (without a
+    /// trailing `/`), or "" for `/`. Also where `/etc/opendefaults` is looked up.
+    package static var systemRoot: String {
+        Environment["OPENDEFAULTS_SYSTEM_ROOT"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
+    }
+
     /// The layout for this process's environment.
     public static var current: PreferencesLayout {
         let env = Environment.self
         let home = env["HOME"] ?? Environment.passwdHome() ?? "/"
         var config = env["XDG_CONFIG_HOME"] ?? ""
         if !config.hasPrefix("/") { config = home + "/.config" }
-        let root = env["OPENDEFAULTS_SYSTEM_ROOT"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
+        let root = systemRoot
         // The machine id and the login name are looked up when first used:
         // most processes (`defaults read D K`) need neither.
         return PreferencesLayout(

@@ -15,10 +15,15 @@ import SQLiteNIO
 /// sound database of this schema or an older one; the database it replaces
 /// is moved aside (never deleted) under a name with the time.
 package enum SQLiteBackup {
-    package struct Summary: Sendable {
+    package struct Summary: Sendable, CustomStringConvertible {
         package var stores: Int
         package var commits: Int
         package var bytes: Int64
+
+        /// "3 stores (41 commits)".
+        package var description: String {
+            "\(stores) store\(stores == 1 ? "" : "s") (\(commits) commit\(commits == 1 ? "" : "s"))"
+        }
     }
 
     /// Copies the database in `directory` to `destination` (a file that must not exist).

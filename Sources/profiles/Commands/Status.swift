@@ -48,9 +48,7 @@ struct Status: ParsableCommand {
                 let (value, path) = inForce[key]!
                 // The file in force says who: a profile's derived file, or one written by hand.
                 let target: ProfileTarget = path.hasPrefix(profilesFolder + "users/") ? .user(name) : .system
-                let profile = path.hasPrefix(profilesFolder)
-                    ? index.forcedBy[target]?[domain]?[key.string].flatMap { id in index.profiles.last { $0.identifier == id && $0.target == target } }
-                    : nil
+                let profile = path.hasPrefix(profilesFolder) ? index.forcingProfile(domain: domain, key: key.string, target: target) : nil
                 let source = profile.map { "\($0.identifier) (\($0.displayName))" } ?? "the file \(path)"
                 let shown = value.description.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
                 text += "    \(key.string) = \(shown)    — \(source)\n"
