@@ -85,13 +85,3 @@ func mcxPayload(_ domain: String, _ level: String, _ values: [LiteralString: Pro
         "PayloadContent": .dictionary([LiteralString(domain): .dictionary([LiteralString(level): [.dictionary(element)]])]),
     ]
 }
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        usleep(2_000)
-    }
-    return try condition()
-}

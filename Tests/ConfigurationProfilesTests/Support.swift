@@ -43,14 +43,3 @@ func runTool(_ tool: String, _ arguments: [String], input: Data? = nil, absolute
     return ToolResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData.value, as: UTF8.self))
 }
-
-/// A value set once from another thread.
-final class Locked<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-    private var isSet = false
-    init(_ value: T) { stored = value }
-    func set(_ value: T) { lock.withLock { stored = value; isSet = true } }
-    var done: Bool { lock.withLock { isSet } }
-    var value: T { lock.withLock { stored } }
-}

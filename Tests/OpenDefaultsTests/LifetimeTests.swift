@@ -1,6 +1,7 @@
 import Foundation
 import PlatformIO
 import Testing
+import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
 

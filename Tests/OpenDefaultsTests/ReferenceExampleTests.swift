@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 @testable import OpenDefaultsFoundation
 import PropertyList

@@ -97,17 +97,6 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
     return ProcessResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.005)
-    }
-    return try condition()
-}
-
 /// Collects change events from a store.
 final class ChangeRecorder: @unchecked Sendable {
     private let lock = NSLock()

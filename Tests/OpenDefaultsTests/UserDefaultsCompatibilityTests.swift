@@ -1,6 +1,7 @@
 import PlatformIO
 import Foundation
 import Testing
+import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import OpenDefaultsFoundation
 import PropertyList

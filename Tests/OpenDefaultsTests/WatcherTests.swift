@@ -3,6 +3,7 @@ import Foundation
 import PlatformIO
 import PropertyList
 import Testing
+import TestSupport
 
 /// The file watcher keeps seeing other processes' writes after what used
 /// to blind it: a folder that did not exist yet, a folder deleted and made

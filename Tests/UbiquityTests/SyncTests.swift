@@ -264,13 +264,3 @@ final class Flag: @unchecked Sendable {
     func clear() { lock.withLock { value = false } }
     var isSet: Bool { lock.withLock { value } }
 }
-
-
-/// A value shared between threads.
-final class Locked<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
-    var value: T { lock.withLock { stored } }
-}
