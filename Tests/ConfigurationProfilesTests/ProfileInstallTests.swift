@@ -71,6 +71,23 @@ struct ProfileInstallTests {
         #expect(byHand.stdout == "com.example.app:\n    Level = 7    — the file \(handWritten)\n", "\(byHand.stdout)")
     }
 
+    @Test("keys that look alike (NFC and NFD) are two forced keys, each with its own value and its own profile")
+    func lookalikeKeys() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let nfc = LiteralString("caf\u{E9}"), nfd = LiteralString("cafe\u{301}")
+        let path = try box.write(profileDictionary("com.example.lookalike", [customPayload("com.example.app", [nfc: "composed", nfd: "decomposed"])]),
+                                 name: "l.mobileconfig")
+        let r = try box.profiles(["install", "--path", path])
+        #expect(r.status == 0 && r.stdout.contains("2 forced keys in 1 domain"), "\(r.status) \(r.stdout)\(r.stderr)")
+        let defaults = Defaults(domainName: "com.example.app", store: DomainStore(layout: box.layout), arguments: [])
+        #expect(defaults.propertyList(forKey: nfc.string) == "composed" && defaults.propertyList(forKey: nfd.string) == "decomposed")
+        let index = try ProfileStore(managedDirectory: box.managed).index()
+        #expect(index.forcingProfile(domain: "com.example.app", key: nfc.string, target: .system)?.identifier == "com.example.lookalike")
+        #expect(index.forcingProfile(domain: "com.example.app", key: nfd.string, target: .system)?.identifier == "com.example.lookalike")
+        #expect(index.forcedBy[.system]?["com.example.app"]?.count == 2)
+    }
+
     @Test("a User profile for one user wins over a System one for that user only")
     func userOverSystem() throws {
         let box = try ProfileSandbox()

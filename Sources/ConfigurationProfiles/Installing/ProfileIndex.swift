@@ -12,8 +12,9 @@ import PropertyList
 public struct ProfileIndex: Sendable, Hashable {
     /// The installed profiles, in install order.
     public var profiles: [InstalledProfile] = []
-    /// target → domain → key → the identifier of the profile whose value is in force.
-    public var forcedBy: [ProfileTarget: [String: [String: String]]] = [:]
+    /// target → domain → key → the identifier of the profile whose value is in force. Keys
+    /// are told apart by their exact scalars (two keys that look alike are two keys).
+    public var forcedBy: [ProfileTarget: [String: [LiteralString: String]]] = [:]
     /// Keys two profiles of one target force differently.
     public var conflicts: [ProfileConflict] = []
     /// The sequence number the next install gets.
@@ -34,7 +35,7 @@ public struct ProfileIndex: Sendable, Hashable {
 
     /// The profile of `target` whose value for `key` of `domain` is in force there, if any.
     public func forcingProfile(domain: String, key: String, target: ProfileTarget) -> InstalledProfile? {
-        guard let id = forcedBy[target]?[domain]?[key] else { return nil }
+        guard let id = forcedBy[target]?[domain]?[LiteralString(key)] else { return nil }
         return profiles.last { $0.identifier == id && $0.target == target }
     }
 
@@ -43,7 +44,7 @@ public struct ProfileIndex: Sendable, Hashable {
         var by: [LiteralString: PropertyList] = [:]
         for (target, domains) in forcedBy {
             by[LiteralString(target.stored)] = .dictionary(Dictionary(uniqueKeysWithValues: domains.map { domain, keys in
-                (LiteralString(domain), PropertyList.dictionary(Dictionary(uniqueKeysWithValues: keys.map { (LiteralString($0.key), PropertyList.string($0.value)) })))
+                (LiteralString(domain), PropertyList.dictionary(keys.mapValues(PropertyList.string)))
             }))
         }
         let conflicts = self.conflicts.map { c -> PropertyList in
@@ -71,7 +72,7 @@ public struct ProfileIndex: Sendable, Hashable {
             guard let t = ProfileTarget(stored: target.string) else { throw ProfileError(path + " › ForcedBy", "unknown target \(target.string)") }
             for (domain, keys) in domains.dictionaryValue ?? [:] {
                 for (key, id) in keys.dictionaryValue ?? [:] {
-                    forcedBy[t, default: [:]][domain.string, default: [:]][key.string] = id.stringValue
+                    forcedBy[t, default: [:]][domain.string, default: [:]][key] = id.stringValue
                 }
             }
         }

@@ -212,9 +212,7 @@ public struct ProfileStore: Sendable {
             entries.sort { $0.record.sequence < $1.record.sequence }
             let tree = ManagedTree.derive(entries.map { ($0.record, $0.preferences) })
             index.profiles = entries.map(\.record)
-            index.forcedBy = tree.forcedBy.mapValues { $0.mapValues { keys in
-                Dictionary(uniqueKeysWithValues: keys.map { ($0.key.string, $0.value) })
-            } }
+            index.forcedBy = tree.forcedBy
             index.conflicts = tree.conflicts
             try replaceTree(with: tree, index: index, entries: entries)
             return answer(tree)
