@@ -5,7 +5,7 @@ import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
 
-@Suite("Lifetimes: a store no longer used is released, and loses nothing", .timeLimit(.minutes(10)))
+@Suite("Lifetimes: a store no longer used is released, and loses nothing", .exclusive(.processResources), .timeLimit(.minutes(10)))
 struct LifetimeTests {
     /// This process's open descriptors, not counting pipes and sockets: what a
     /// store opens (inotify instances, event descriptors, files) without the

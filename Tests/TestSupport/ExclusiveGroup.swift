@@ -1,9 +1,10 @@
 import Testing
 
 /// Suites that must not run beside suites of another group: the sync
-/// server's (real servers and databases, streams with deadlines) and the
+/// server's (real servers and databases, streams with deadlines), the
 /// crash suites (hundreds of processes killed mid-write, a writer that never
-/// pauses). Suites of one group run together; a suite of the other group
+/// pauses), and the suites that count this process's own descriptors
+/// (which the server suites' in-process stores and clients would change). Suites of one group run together; a suite of the other group
 /// waits until none of the first is running. Other suites are not held.
 ///
 /// Run together on two cores, the crash suites starved the servers (a
@@ -15,7 +16,7 @@ import Testing
 /// ```
 public struct ExclusiveGroup: SuiteTrait, TestScoping {
     public enum Name: Sendable, Hashable {
-        case servers, crashes
+        case servers, crashes, processResources
     }
 
     let name: Name
