@@ -30,7 +30,7 @@ func runTool(_ tool: String, _ arguments: [String], input: Data? = nil, absolute
     try p.run()
     if let input {
         TestProcess.ignoreBrokenPipes()
-        inp.fileHandleForWriting.write(input)
+        try? inp.fileHandleForWriting.write(contentsOf: input)
         try? inp.fileHandleForWriting.close()
     }
     // Both pipes read at once: a full one must not stall the other.

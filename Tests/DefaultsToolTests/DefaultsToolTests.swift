@@ -96,7 +96,7 @@ final class ToolSandbox: @unchecked Sendable {
         p.standardInput = inp
         try p.run()
         TestProcess.ignoreBrokenPipes()
-        if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
+        if let input { try? inp.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
         try inp.fileHandleForWriting.close()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()

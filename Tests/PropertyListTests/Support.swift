@@ -47,7 +47,7 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil, enviro
     p.standardInput = inp
     try p.run()
     TestProcess.ignoreBrokenPipes()
-    if let input { inp.fileHandleForWriting.write(input) }
+    if let input { try? inp.fileHandleForWriting.write(contentsOf: input) }
     try inp.fileHandleForWriting.close()
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()

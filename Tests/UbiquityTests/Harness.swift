@@ -49,7 +49,7 @@ func ubiquity(_ args: [String], environment: [String: String], input: String? = 
     try p.run()
     if let input {
         TestProcess.ignoreBrokenPipes()
-        inp.fileHandleForWriting.write(Data(input.utf8))
+        try? inp.fileHandleForWriting.write(contentsOf: Data(input.utf8))
         try? inp.fileHandleForWriting.close()
     }
     let group = DispatchGroup()

@@ -130,7 +130,7 @@ struct MetricsEndpoint {
         check.standardError = errors
         try check.run()
         TestProcess.ignoreBrokenPipes()
-        input.fileHandleForWriting.write(body)
+        try? input.fileHandleForWriting.write(contentsOf: body)
         try input.fileHandleForWriting.close()
         let parsed = output.fileHandleForReading.readDataToEndOfFile()
         check.waitUntilExit()
