@@ -16,8 +16,9 @@ public final class Locked<T>: @unchecked Sendable {
     /// Sets the value (and marks it set, for ``done``).
     public func set(_ value: T) { lock.withLock { stored = value; isSet = true } }
 
-    /// Changes the value in place.
-    public func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
+    /// Changes the value in place, and answers what `body` answers.
+    @discardableResult
+    public func mutate<R>(_ body: (inout T) -> R) -> R { lock.withLock { body(&stored) } }
 
     /// Whether ``set(_:)`` was called.
     public var done: Bool { lock.withLock { isSet } }

@@ -1,5 +1,4 @@
 import PlatformIO
-import Synchronization
 
 /// An event stream's standing subscription to the commits of one store.
 ///
@@ -20,17 +19,11 @@ package final class StreamSubscription: Sendable {
     }
     let state = Lock(State())
     let key: ChangeHub.Key
-    /// Opening order: the server ends streams newest first when it stops (see ``ChangeHub/stop()``).
-    let sequence: UInt64
-
-    private static let opened = Atomic<UInt64>(0)
-
     /// The most commits kept for a stream that has not taken them; beyond, it reads.
     static let maximumPending = 64
 
     init(key: ChangeHub.Key) {
         self.key = key
-        self.sequence = Self.opened.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     /// Queues a commit of the store.

@@ -11,17 +11,22 @@ import NIOCore
 /// preferring the connection's event loop (``EventLoopTaskExecutor``), the
 /// read, the handler and the write stay on one thread; only the database's
 /// answers may come from another loop.
+///
+/// The task is not Hummingbird's child but one of ``ConnectionTasks``
+/// (Hummingbird's child returns at once): see there for why.
 struct EventLoopBoundChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
     let base: Base
+    let connections: ConnectionTasks
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger)
     }
 
     func handle(value: Value, logger: Logger) async {
-        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+        let base = self.base
+        connections.run(on: EventLoopTaskExecutor(value.channel.eventLoop)) {
             await base.handle(value: value, logger: logger)
         }
     }

@@ -57,17 +57,18 @@ package struct UbiquityHTTPServer: Sendable {
             additionalChannelHandlers: [governor.handler()],
             idleTimeout: .seconds(Int64(idleTimeout)),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: maximumHead, maxHeaderListSize: maximumHead, maxHeaderFieldCount: 100))
+        let connections = ConnectionTasks()
         let builder: HTTPServerBuilder
         if let tls {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
             let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             builder = HTTPServerBuilder { responder in
-                EventLoopBoundChannel(base: CurrentConnectionChannel(base: try TLSChannel(HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: configuration)))
+                EventLoopBoundChannel(base: CurrentConnectionChannel(base: try TLSChannel(HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: configuration)), connections: connections)
             }
         } else {
             builder = HTTPServerBuilder { responder in
-                EventLoopBoundChannel(base: CurrentConnectionChannel(base: HTTP1Channel(responder: responder, configuration: http1)))
+                EventLoopBoundChannel(base: CurrentConnectionChannel(base: HTTP1Channel(responder: responder, configuration: http1)), connections: connections)
             }
         }
         let readiness = Watchdog.Readiness()
@@ -105,7 +106,17 @@ package struct UbiquityHTTPServer: Sendable {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(10)
-        try await ServiceGroup(configuration: configuration).run()
+        // The HTTP server returns once it stops accepting; its connections are ours to wait
+        // for (requests in flight finish, streams end), at most 10 seconds before they are
+        // cancelled, and only then does the caller close the database.
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch {
+            connections.cancelAll()
+            await connections.waitUntilEmpty()
+            throw error
+        }
+        await connections.drain(within: .seconds(10))
     }
 
     /// Runs one exchange with its request id (the client's `X-Request-Id` when it is a plain
