@@ -9,7 +9,7 @@
 # --down: only how fast a commit is refused (503) while PostgreSQL is down
 # (proposal 0012 promises 0.3 s; the test only checks the 503, issue 31).
 # --observability: only the 8-store run with logs (info) and Prometheus metrics on, against
-# both off (log level critical, no metrics listener), interleaved, three of each (issue 29).
+# both off (log level critical, no metrics listener), interleaved, five of each, with the medians (issue 29).
 #
 # Starts a throw-away PostgreSQL (Debian's postgresql; initdb/pg_ctl as the
 # postgres user when run as root) on a Unix socket in a temporary folder,
@@ -57,11 +57,19 @@ echo "== 10,000 watchers over three instances"
 $load --mode watch --watchers 10000 --commits 20 --postgres "$(db)" --instances 3
 fi
 if [ "$observability" = 1 ]; then
-  echo "== 8 stores, 64 writers, PostgreSQL: logs and metrics off, then on (interleaved)"
-  for round in 1 2 3; do
-    echo "-- off"; UBIQUITY_LOG_LEVEL=critical $load --mode commits --writers 64 --stores 8 --commits 20000 --postgres "$(db)" | grep -E "^commits:|^CPU per"
-    echo "-- on";  UBIQUITY_LOG_LEVEL=info UBIQUITY_METRICS=127.0.0.1:$((19470 + round)) $load --mode commits --writers 64 --stores 8 --commits 20000 --postgres "$(db)" | grep -E "^commits:|^CPU per"
+  echo "== 8 stores, 64 writers, PostgreSQL: logs and metrics off, then on (interleaved, five rounds of 60,000 commits)"
+  out="$dir/observability.txt"
+  for round in 1 2 3 4 5; do
+    echo "-- off" | tee -a "$out"; UBIQUITY_LOG_LEVEL=critical $load --mode commits --writers 64 --stores 8 --commits 60000 --postgres "$(db)" | grep -E "^commits:|^CPU per" | tee -a "$out"
+    echo "-- on" | tee -a "$out";  UBIQUITY_LOG_LEVEL=info UBIQUITY_METRICS=127.0.0.1:$((19470 + round)) $load --mode commits --writers 64 --stores 8 --commits 60000 --postgres "$(db)" | grep -E "^commits:|^CPU per" | tee -a "$out"
   done
+  # Medians of each side, and on/off (the machine's own spread between two runs of one side is printed too).
+  awk '/^-- / { side = $2 } /writes\/s/ { for (i = 1; i <= NF; i++) if ($i == "writes/s") w[side] = w[side] " " $(i-1) }
+       /^CPU per/ { for (i = 1; i <= NF; i++) if ($i == "server(s)") c[side] = c[side] " " $(i+1) }
+       function median(list,   n, a, i, j, t) { n = split(list, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+       END { printf "median writes/s: off %d, on %d (on/off %.3f); server CPU per write: off %d µs, on %d µs; off runs:%s\n",
+                    median(w["off"]), median(w["on"]), median(w["on"]) / median(w["off"]), median(c["off"]), median(c["on"]), w["off"] }' "$out"
 fi
 if [ "$fill" -gt 0 ]; then
   size() { local name=${1#postgres:///}; name=${name%%\?*}; as_pg "$bin/psql" -h "$dir" -U "$user" -X -A -t -c "SELECT pg_size_pretty(pg_database_size('$name'))" postgres; }

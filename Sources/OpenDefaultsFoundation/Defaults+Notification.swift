@@ -51,6 +51,16 @@ enum NotificationPosting {
 
     static let coalescingInterval: DispatchTimeInterval = .milliseconds(20)
 
+    /// A defaults object's coalescing window: open from a post until 20 ms
+    /// later; `dirty` records a change inside it (lock-free, so a write in a
+    /// burst pays the table's lookup and two atomics).
+    final class Window: Sendable {
+        let open = Atomic<Bool>(false)
+        let dirty = Atomic<Bool>(false)
+    }
+    /// Each defaults object's window, kept on this side: the core knows nothing of notifications.
+    private static let windows = WeakKeyedTable<Defaults, Window>()
+
     static func start() {
         token.withLock { t in
             guard t == nil else { return }
@@ -90,32 +100,33 @@ enum NotificationPosting {
         {
             return
         }
-        if defaults.notificationWindowOpen.exchange(true, ordering: .acquiringAndReleasing) {
-            defaults.notificationWindowDirty.store(true, ordering: .releasing)
+        let window = windows.value(for: defaults) { Window() }
+        if window.open.exchange(true, ordering: .acquiringAndReleasing) {
+            window.dirty.store(true, ordering: .releasing)
             return
         }
         post(defaults)
-        close(defaults)
+        close(defaults, window)
     }
 
     /// Ends the window 20 ms from now: one more post (and window) if changes
     /// came during it. The window holds the defaults object weakly.
-    private static func close(_ defaults: Defaults) {
+    private static func close(_ defaults: Defaults, _ window: Window) {
         DispatchQueue.global().asyncAfter(deadline: .now() + coalescingInterval) { [weak defaults] in
             guard let defaults else { return }
-            if defaults.notificationWindowDirty.exchange(false, ordering: .acquiringAndReleasing) {
+            if window.dirty.exchange(false, ordering: .acquiringAndReleasing) {
                 post(defaults)
-                close(defaults)
+                close(defaults, window)
                 return
             }
-            defaults.notificationWindowOpen.store(false, ordering: .releasing)
+            window.open.store(false, ordering: .releasing)
             // A change between the two steps above saw the window open and
             // only marked it: post for it, unless a new window already did.
-            if defaults.notificationWindowDirty.exchange(false, ordering: .acquiringAndReleasing),
-               !defaults.notificationWindowOpen.exchange(true, ordering: .acquiringAndReleasing)
+            if window.dirty.exchange(false, ordering: .acquiringAndReleasing),
+               !window.open.exchange(true, ordering: .acquiringAndReleasing)
             {
                 post(defaults)
-                close(defaults)
+                close(defaults, window)
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import OpenDefaults
 import OpenDefaultsUbiquity
+import PlatformIO
 
 extension UbiquitousKeyValueStore {
     /// `NSUbiquitousKeyValueStore.didChangeExternallyNotification`: posted on
@@ -21,13 +22,12 @@ extension UbiquitousKeyValueStore {
     /// }
     /// ```
     public static let didChangeExternallyNotification: Notification.Name = {
-        UbiquitousKeyValueStore.globalObservers.withLock { observers in
-            observers.append { store, change in
-                NotificationCenter.default.post(
-                    name: Notification.Name("NSUbiquitousKeyValueStoreDidChangeExternallyNotification"), object: store,
-                    userInfo: [NSUbiquitousKeyValueStoreChangeReasonKey: change.reason.rawValue,
-                               NSUbiquitousKeyValueStoreChangedKeysKey: change.changedKeys])
-            }
+        // Registered once, for the life of the process.
+        _ = UbiquitousKeyValueStore.globalObservers.add { store, change in
+            NotificationCenter.default.post(
+                name: Notification.Name("NSUbiquitousKeyValueStoreDidChangeExternallyNotification"), object: store,
+                userInfo: [NSUbiquitousKeyValueStoreChangeReasonKey: change.reason.rawValue,
+                           NSUbiquitousKeyValueStoreChangedKeysKey: change.changedKeys])
         }
         return Notification.Name("NSUbiquitousKeyValueStoreDidChangeExternallyNotification")
     }()

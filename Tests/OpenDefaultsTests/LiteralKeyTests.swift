@@ -36,6 +36,37 @@ struct LiteralKeyTests {
         try? FileManager.default.removeItem(atPath: sandbox.path("com.example.lookalike"))
     }
 
+    @Test("domain and suite names that look alike are two domains and two suites in one process, as on disk")
+    func lookalikeDomains() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let composed = "com.example.caf\u{E9}", decomposed = "com.example.cafe\u{301}"
+        let a = Defaults(domainName: composed, store: store, arguments: [])
+        let b = Defaults(domainName: decomposed, store: store, arguments: [])
+        a.set(1, forKey: "Which")
+        b.set(2, forKey: "Which")
+        #expect(a.integer(forKey: "Which") == 1)
+        #expect(b.integer(forKey: "Which") == 2)
+        #expect(store.domain(composed) !== store.domain(decomposed))
+        #expect(a.synchronize() && b.synchronize())
+        // Two files, each with its own value, read back by a fresh store.
+        let fresh = sandbox.makeStore()
+        #expect(fresh.domain(composed).value(forKey: "Which") == .integer(1))
+        #expect(fresh.domain(decomposed).value(forKey: "Which") == .integer(2))
+        // Suites: a lookalike of an application's own name may be its suite; removing a
+        // lookalike of a suite leaves the suite.
+        a.addSuite(named: decomposed)
+        #expect(a.suites.map { Array($0.unicodeScalars) } == [Array(decomposed.unicodeScalars)])
+        a.addSuite(named: "group.caf\u{E9}")
+        a.removeSuite(named: "group.cafe\u{301}")
+        #expect(a.suites.count == 2)
+        b.set(3, forKey: "OnlyInB")
+        #expect(a.integer(forKey: "OnlyInB") == 3)
+        a.removeSuite(named: decomposed)
+        #expect(a.suites.map { Array($0.unicodeScalars) } == [Array("group.caf\u{E9}".unicodeScalars)])
+        #expect(a.propertyList(forKey: "OnlyInB") == nil)
+    }
+
     @Test("a domain written by one process is read by another with every key's scalars")
     func acrossProcesses() throws {
         let sandbox = try Sandbox()

@@ -25,9 +25,8 @@ public final class DefaultsController: Sendable {
         var appliesImmediately = true
         /// Unapplied edits: a value, or nil for a removal.
         var pending: [LiteralString: PropertyList?] = [:]
-        var observers: [LiteralString: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
+        var observers: [LiteralString: ObserverList<@Sendable (PropertyList?, PropertyList?) -> Void>] = [:]
         var defaultsTokens: [LiteralString: ObservationToken] = [:]
-        var nextObserver: UInt64 = 1
         /// Editors that began editing and have not ended (AppKit's `NSEditorRegistration`).
         var editors: [ObjectIdentifier: any DefaultsEditor] = [:]
     }
@@ -213,9 +212,7 @@ public final class DefaultsController: Sendable {
     /// that no unsaved edit hides. Observation ends when the token is released.
     public func observe(_ key: String, _ handler: @escaping @Sendable (_ old: PropertyList?, _ new: PropertyList?) -> Void) -> ObservationToken {
         let (id, needsDefaults) = state.withLock { s -> (UInt64, Bool) in
-            let id = s.nextObserver
-            s.nextObserver += 1
-            s.observers[key, default: [:]][id] = handler
+            let id = s.observers[key, default: ObserverList()].add(handler)
             return (id, s.defaultsTokens[key] == nil)
         }
         if needsDefaults {
@@ -229,7 +226,7 @@ public final class DefaultsController: Sendable {
         return ObservationToken { [weak self] in
             guard let self else { return }
             let token = self.state.withLock { s -> ObservationToken? in
-                s.observers[key]?[id] = nil
+                s.observers[key]?.remove(id)
                 guard s.observers[key]?.isEmpty == true else { return nil }
                 s.observers[key] = nil
                 return s.defaultsTokens.removeValue(forKey: key)
@@ -240,7 +237,7 @@ public final class DefaultsController: Sendable {
 
     func notify(_ key: String, old: PropertyList?, new: PropertyList?) {
         guard old != new else { return }
-        let handlers = state.withLock { Array(($0.observers[key] ?? [:]).values) }
+        let handlers = state.withLock { $0.observers[key]?.handlers ?? [] }
         for handler in handlers { handler(old, new) }
     }
 }

@@ -71,7 +71,7 @@ public enum CFPreferences {
 
     private static func order(_ applicationID: String) -> SearchOrder {
         let app = name(applicationID)
-        return SearchOrder(application: app, suites: store.suiteLists.suites(of: app))
+        return SearchOrder(application: app, suites: DefaultsContext.of(store).suiteLists.suites(of: app))
     }
 
     // MARK: Application values (the search list of an application)
@@ -184,7 +184,7 @@ public enum CFPreferences {
     public static func addSuitePreferences(toApp applicationID: String, suite: String) {
         let app = name(applicationID)
         guard PreferencesLayout.isValidDomainName(suite), suite != app, suite != anyApplication else { return }
-        store.suiteLists.add(suite, to: app)
+        DefaultsContext.of(store).suiteLists.add(suite, to: app)
     }
 
     /// `CFPreferencesRemoveSuitePreferencesFromApp`.
@@ -193,7 +193,7 @@ public enum CFPreferences {
     /// CFPreferences.removeSuitePreferences(fromApp: "com.example.app", suite: "group.com.example")
     /// ```
     public static func removeSuitePreferences(fromApp applicationID: String, suite: String) {
-        store.suiteLists.remove(suite, from: name(applicationID))
+        DefaultsContext.of(store).suiteLists.remove(suite, from: name(applicationID))
     }
 
     // MARK: One domain in one scope

@@ -8,10 +8,10 @@ extension Defaults {
     /// defaults.addSuite(named: "group.com.example.shared")
     /// ```
     public func addSuite(named suiteName: String) {
-        guard PreferencesLayout.isValidDomainName(suiteName), suiteName != domainName,
+        guard PreferencesLayout.isValidDomainName(suiteName), LiteralString(suiteName) != LiteralString(domainName),
             suiteName != PreferencesLayout.globalDomainName
         else { return }
-        store.suiteLists.add(suiteName, to: domainName)
+        searchList.context.suiteLists.add(suiteName, to: domainName)
     }
 
     /// Removes the suite `suiteName` from the search list.
@@ -20,7 +20,7 @@ extension Defaults {
     /// defaults.removeSuite(named: "group.com.example.shared")
     /// ```
     public func removeSuite(named suiteName: String) {
-        store.suiteLists.remove(suiteName, from: domainName)
+        searchList.context.suiteLists.remove(suiteName, from: domainName)
     }
 
     /// The suites in the search list, in order. Suites belong to the
@@ -30,7 +30,7 @@ extension Defaults {
     /// ```swift
     /// defaults.suites  // ["group.com.example.shared"]
     /// ```
-    public var suites: [String] { store.suiteLists.suites(of: domainName) }
+    public var suites: [String] { searchList.context.suiteLists.suites(of: domainName) }
 
     // MARK: Volatile domains
 
@@ -146,7 +146,8 @@ extension Defaults {
     }
 
     private func refreshIfInSearchList(_ name: String, keys: some Sequence<LiteralString>) {
-        if name == domainName || name == PreferencesLayout.globalDomainName || suites.contains(name) {
+        let literal = LiteralString(name)
+        if searchList.order.names.contains(where: { LiteralString($0) == literal }) {
             searchList.refresh(keys)
         }
     }

@@ -12,15 +12,10 @@ extension Defaults {
     /// let token = defaults.observe("Volume") { old, new in print(old as Any, "→", new as Any) }
     /// ```
     public func observe(_ key: String, _ handler: @escaping @Sendable (_ old: PropertyList?, _ new: PropertyList?) -> Void) -> ObservationToken {
-        let id = searchList.state.withLock { s -> UInt64 in
-            let id = s.nextObserver
-            s.nextObserver += 1
-            s.keyObservers[key, default: [:]][id] = handler
-            return id
-        }
+        let id = searchList.state.withLock { $0.keyObservers[key, default: ObserverList()].add(handler) }
         return ObservationToken { [searchList] in
             searchList.state.withLock { s in
-                s.keyObservers[key]?[id] = nil
+                s.keyObservers[key]?.remove(id)
                 if s.keyObservers[key]?.isEmpty == true { s.keyObservers[key] = nil }
             }
         }
@@ -29,14 +24,9 @@ extension Defaults {
     /// Calls `handler` after any change to the effective values (what
     /// `didChangeNotification` reports).
     public func observeChanges(_ handler: @escaping @Sendable () -> Void) -> ObservationToken {
-        let id = searchList.state.withLock { s -> UInt64 in
-            let id = s.nextObserver
-            s.nextObserver += 1
-            s.anyObservers[id] = handler
-            return id
-        }
+        let id = searchList.state.withLock { $0.anyObservers.add(handler) }
         return ObservationToken { [searchList] in
-            searchList.state.withLock { s in s.anyObservers[id] = nil }
+            searchList.state.withLock { s in _ = s.anyObservers.remove(id) }
         }
     }
 
@@ -45,17 +35,8 @@ extension Defaults {
     /// `OpenDefaultsFoundation` module posts `didChangeNotification` this way).
     /// Observation ends when the token is released.
     public static func observeAllInstances(_ handler: @escaping @Sendable (Defaults) -> Void) -> ObservationToken {
-        let id = GlobalObservers.next.add(1, ordering: .relaxed).oldValue
-        GlobalObservers.handlers.withLock { $0.append((id, handler)) }
-        GlobalObservers.count.add(1, ordering: .relaxed)
-        return ObservationToken {
-            let removed = GlobalObservers.handlers.withLock { h -> Bool in
-                guard let i = h.firstIndex(where: { $0.id == id }) else { return false }
-                h.remove(at: i)
-                return true
-            }
-            if removed { GlobalObservers.count.subtract(1, ordering: .relaxed) }
-        }
+        let id = Defaults.allInstancesObservers.add(handler)
+        return ObservationToken { Defaults.allInstancesObservers.remove(id) }
     }
 
     /// The values of `key` as they change, starting with the current one.
@@ -72,15 +53,8 @@ extension Defaults {
     }
 }
 
-enum GlobalObservers {
-    /// The handlers, as an array that notifying copies by reference (no allocation per change).
-    static let handlers = Lock<[(id: UInt64, handler: @Sendable (Defaults) -> Void)]>([])
-    static let next = Atomic<UInt64>(1)
-    /// How many handlers there are, so that notifying none costs nothing.
-    static let count = Atomic<Int>(0)
-
-    static func notify(_ defaults: Defaults) {
-        let all = handlers.withLock { $0 }
-        for h in all { h.handler(defaults) }
-    }
+extension Defaults {
+    /// The handlers of ``observeAllInstances(_:)``: process-wide, as
+    /// `didChangeNotification` is (the Foundation edge is their user).
+    static let allInstancesObservers = ObserverRegistry<@Sendable (Defaults) -> Void>()
 }

@@ -37,12 +37,6 @@ public final class Defaults: Sendable {
     /// (not this object) to tell it of their changes.
     let searchList: SearchList
 
-    /// `OpenDefaultsFoundation`'s coalescing of `didChangeNotification`: a
-    /// window is open from a post until 20 ms later, and `dirty` records a
-    /// change inside it (lock-free, so a write in a burst pays two atomics).
-    package let notificationWindowOpen = Atomic<Bool>(false)
-    package let notificationWindowDirty = Atomic<Bool>(false)
-
     /// `NSArgumentDomain`: the `-Key value` pairs of the command line.
     var arguments: [LiteralString: PropertyList] { searchList.arguments }
 
@@ -61,7 +55,7 @@ public final class Defaults: Sendable {
         self.searchList = SearchList(domainName: domainName, store: store,
             arguments: ArgumentDomain.parse(arguments), languages: Languages.fromEnvironment())
         searchList.setOwner(self)
-        store.suiteLists.join(searchList)
+        searchList.context.suiteLists.join(searchList)
         // Attaches the search list to its persistent domains: their changes
         // reach it synchronously, this process's before `set` returns.
         searchList.rebuild()

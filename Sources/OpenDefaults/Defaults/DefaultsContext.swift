@@ -1,7 +1,8 @@
 import PlatformIO
 
 /// What the defaults objects over one ``DomainStore`` share, kept by the
-/// Defaults layer (the store knows only domains): the registration domain.
+/// Defaults layer (the store knows only domains): the registration domain
+/// and each application's suites.
 ///
 /// Every ``Defaults`` over ``DomainStore/shared`` — the standard object and
 /// every suite of the process — shares one context, so `register(defaults:)`
@@ -11,24 +12,14 @@ import PlatformIO
 final class DefaultsContext: Sendable {
     /// `NSRegistrationDomain` for the defaults objects over this store.
     let registration = RegistrationDomain()
+    /// The suites of each application, shared by its defaults objects and ``CFPreferences``.
+    let suiteLists = SuiteLists()
 
-    private struct Entry {
-        var store: Weak<DomainStore>
-        var context: DefaultsContext
-    }
-    /// The contexts by their store, held as long as the store lives.
-    private static let contexts = Lock<[ObjectIdentifier: Entry]>([:])
+    /// The contexts by their store, each kept as long as its store lives.
+    private static let contexts = WeakKeyedTable<DomainStore, DefaultsContext>()
 
     /// The context of `store`, made on first use.
     static func of(_ store: DomainStore) -> DefaultsContext {
-        contexts.withLock { table in
-            let id = ObjectIdentifier(store)
-            // An entry whose store is gone belongs to a store that lived at the same address.
-            if let entry = table[id], entry.store.object === store { return entry.context }
-            if table.count >= 64, table.count.nonzeroBitCount == 1 { table = table.filter { $0.value.store.object != nil } }
-            let context = DefaultsContext()
-            table[id] = Entry(store: Weak(store), context: context)
-            return context
-        }
+        contexts.value(for: store) { DefaultsContext() }
     }
 }

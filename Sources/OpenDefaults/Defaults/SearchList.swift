@@ -34,15 +34,16 @@ final class SearchList: DomainDependent {
         /// The forced values alone (the managed sources' union), for ``Defaults/objectIsForced(forKey:)``.
         var forced = ResolvedView()
         var registrationVersion: UInt64 = .max
-        var keyObservers: [LiteralString: [UInt64: @Sendable (PropertyList?, PropertyList?) -> Void]] = [:]
-        var anyObservers: [UInt64: @Sendable () -> Void] = [:]
-        var nextObserver: UInt64 = 1
+        var keyObservers: [LiteralString: ObserverList<@Sendable (PropertyList?, PropertyList?) -> Void>] = [:]
+        var anyObservers = ObserverList<@Sendable () -> Void>()
     }
 
     /// The defaults object's own domain name.
     let domainName: String
     let store: DomainStore
-    /// `NSRegistrationDomain` of the store's ``DefaultsContext``.
+    /// What the defaults objects over ``store`` share (registration, suites).
+    let context: DefaultsContext
+    /// `NSRegistrationDomain` of ``context``.
     let registration: RegistrationDomain
     /// `NSArgumentDomain`.
     let arguments: [LiteralString: PropertyList]
@@ -59,7 +60,8 @@ final class SearchList: DomainDependent {
     init(domainName: String, store: DomainStore, arguments: [LiteralString: PropertyList], languages: [String]) {
         self.domainName = domainName
         self.store = store
-        self.registration = DefaultsContext.of(store).registration
+        self.context = DefaultsContext.of(store)
+        self.registration = context.registration
         self.arguments = arguments
         self.languages = languages
         self.state = Lock(State())
@@ -71,14 +73,15 @@ final class SearchList: DomainDependent {
 
     /// Tells process-wide observers that the effective values changed.
     private func notifyAllInstances() {
-        guard GlobalObservers.count.load(ordering: .relaxed) > 0 else { return }
-        if let defaults = owner.withLock({ $0.defaults }) { GlobalObservers.notify(defaults) }
+        guard !Defaults.allInstancesObservers.isEmpty else { return }
+        guard let defaults = owner.withLock({ $0.defaults }) else { return }
+        for h in Defaults.allInstancesObservers.handlers { h(defaults) }
     }
 
     // MARK: Building
 
     /// The application's search order, with its suites as they are now.
-    var order: SearchOrder { SearchOrder(application: domainName, suites: store.suiteLists.suites(of: domainName)) }
+    var order: SearchOrder { SearchOrder(application: domainName, suites: context.suiteLists.suites(of: domainName)) }
 
     /// Rebuilds the sources and the resolved view from scratch (after the
     /// search list changes), and attaches to the persistent domains in it.
@@ -126,7 +129,7 @@ final class SearchList: DomainDependent {
 
     /// Stops hearing of the domains' changes (the defaults object is gone).
     func detachFromDomains() {
-        store.suiteLists.leave(self)
+        context.suiteLists.leave(self)
         let (persistent, managed) = state.withLock { ($0.persistentDomains, $0.managedDomains) }
         for d in persistent { d.detach(self) }
         for m in managed { m.detach(self) }
@@ -216,9 +219,9 @@ final class SearchList: DomainDependent {
             let old = new.map { s.resolved.updateValue($0, forKey: key, hash: hash) } ?? s.resolved.removeValue(forKey: key, hash: hash)
             guard old != new else { return nil }
             if !s.keyObservers.isEmpty, let observers = s.keyObservers[key] {
-                for o in observers.values { pending.append((o, old, new)) }
+                for o in observers.handlers { pending.append((o, old, new)) }
             }
-            return s.anyObservers.isEmpty ? [] : Array(s.anyObservers.values)
+            return s.anyObservers.handlers
         }
         guard let any else { return }
         for (o, old, new) in pending { o(old, new) }
@@ -245,10 +248,10 @@ final class SearchList: DomainDependent {
                 s.resolved[key] = new
                 anyChanged = true
                 if let observers = s.keyObservers[literal] {
-                    for o in observers.values { pending.append((o, old, new)) }
+                    for o in observers.handlers { pending.append((o, old, new)) }
                 }
             }
-            return anyChanged ? Array(s.anyObservers.values) : []
+            return anyChanged ? s.anyObservers.handlers : []
         }
         for (o, old, new) in pending { o(old, new) }
         for o in any { o() }
@@ -261,9 +264,9 @@ final class SearchList: DomainDependent {
         var calls: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
         let any: [@Sendable () -> Void] = state.withLock { s in
             for key in changedKeys {
-                for o in s.keyObservers[key]?.values ?? [:].values { calls.append((o, before[key], s.resolved[key.string])) }
+                for o in s.keyObservers[key]?.handlers ?? [] { calls.append((o, before[key], s.resolved[key.string])) }
             }
-            return Array(s.anyObservers.values)
+            return s.anyObservers.handlers
         }
         for (o, old, new) in calls { o(old, new) }
         for o in any { o() }

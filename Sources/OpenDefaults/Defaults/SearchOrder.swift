@@ -15,12 +15,16 @@ struct SearchOrder: Sendable {
     /// The domain names searched, in order.
     let names: [String]
 
+    /// Names compare by their exact scalars: a suite that only looks like
+    /// the application (or like another suite) is searched on its own.
     init(application: String, suites: [String]) {
+        let global = LiteralString(PreferencesLayout.globalDomainName)
         var names = [application]
-        for suite in suites where suite != application && suite != PreferencesLayout.globalDomainName && !names.contains(suite) {
+        var seen: Set<LiteralString> = [LiteralString(application), global]
+        for suite in suites where seen.insert(LiteralString(suite)).inserted {
             names.append(suite)
         }
-        if application != PreferencesLayout.globalDomainName { names.append(PreferencesLayout.globalDomainName) }
+        if LiteralString(application) != global { names.append(PreferencesLayout.globalDomainName) }
         self.names = names
     }
 

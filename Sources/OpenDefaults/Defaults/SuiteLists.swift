@@ -1,30 +1,33 @@
 import PlatformIO
-import Synchronization
+import PropertyList
 
 /// The suites of each application domain in one store: one list per
 /// application, shared by every ``Defaults`` object of that domain and by
 /// ``CFPreferences`` (`CFPreferencesAddSuitePreferencesToApp`), as on Apple
 /// platforms. A change rebuilds every search list of the application.
+/// Names compare by their exact scalars: two that look alike are two
+/// applications, or two suites.
 final class SuiteLists: Sendable {
     private struct State {
-        var suites: [String: [String]] = [:]
-        var members: [String: [ObjectIdentifier: Weak<SearchList>]] = [:]
+        var suites: [LiteralString: [LiteralString]] = [:]
+        var members: [LiteralString: [ObjectIdentifier: Weak<SearchList>]] = [:]
     }
 
     private let state = Lock(State())
 
     /// The suites of `application`, in the order added.
     func suites(of application: String) -> [String] {
-        state.withLock { $0.suites[application] ?? [] }
+        state.withLock { $0.suites[LiteralString(application)]?.map(\.string) ?? [] }
     }
 
     /// Adds `suite` to `application`'s list; false when it was there already.
     @discardableResult
     func add(_ suite: String, to application: String) -> Bool {
+        let app = LiteralString(application), suite = LiteralString(suite)
         let members = state.withLock { s -> [SearchList]? in
-            guard !(s.suites[application] ?? []).contains(suite) else { return nil }
-            s.suites[application, default: []].append(suite)
-            return s.members[application]?.values.compactMap(\.object)
+            guard !(s.suites[app] ?? []).contains(suite) else { return nil }
+            s.suites[app, default: []].append(suite)
+            return s.members[app]?.values.compactMap(\.object)
         }
         guard let members else { return false }
         for list in members { list.rebuildAndNotify() }
@@ -34,11 +37,12 @@ final class SuiteLists: Sendable {
     /// Removes `suite` from `application`'s list; false when it was not there.
     @discardableResult
     func remove(_ suite: String, from application: String) -> Bool {
+        let app = LiteralString(application), suite = LiteralString(suite)
         let members = state.withLock { s -> [SearchList]? in
-            guard let i = s.suites[application]?.firstIndex(of: suite) else { return nil }
-            s.suites[application]!.remove(at: i)
-            if s.suites[application]!.isEmpty { s.suites[application] = nil }
-            return s.members[application]?.values.compactMap(\.object)
+            guard let i = s.suites[app]?.firstIndex(of: suite) else { return nil }
+            s.suites[app]!.remove(at: i)
+            if s.suites[app]!.isEmpty { s.suites[app] = nil }
+            return s.members[app]?.values.compactMap(\.object)
         }
         guard let members else { return false }
         for list in members { list.rebuildAndNotify() }
@@ -47,14 +51,15 @@ final class SuiteLists: Sendable {
 
     /// `list` is rebuilt when its application's suites change (until it leaves).
     func join(_ list: SearchList) {
-        state.withLock { $0.members[list.domainName, default: [:]][ObjectIdentifier(list)] = Weak(list) }
+        state.withLock { $0.members[LiteralString(list.domainName), default: [:]][ObjectIdentifier(list)] = Weak(list) }
     }
 
     /// `list` no longer hears of suite changes.
     func leave(_ list: SearchList) {
+        let app = LiteralString(list.domainName)
         state.withLock { s in
-            s.members[list.domainName]?[ObjectIdentifier(list)] = nil
-            if s.members[list.domainName]?.isEmpty == true { s.members[list.domainName] = nil }
+            s.members[app]?[ObjectIdentifier(list)] = nil
+            if s.members[app]?.isEmpty == true { s.members[app] = nil }
         }
     }
 }

@@ -1,7 +1,6 @@
 import Dispatch
 import PlatformIO
 import PropertyList
-import Synchronization
 
 /// Where persistent domains live: the files of one ``PreferencesLayout``,
 /// each domain loaded once while in use, written in coalesced bursts (and
@@ -26,33 +25,24 @@ public final class DomainStore: Sendable {
     /// The file layout in use.
     public let layout: PreferencesLayout
 
-    private struct Key: Hashable {
-        let name: String
+    /// A domain's place in the cache: its name compared by its exact
+    /// scalars (two names that look alike are two domains, as on Apple
+    /// platforms), and its scope.
+    private struct Key: Hashable, Sendable {
+        let name: LiteralString
         let scope: PreferenceScope
+        init(name: String, scope: PreferenceScope) {
+            self.name = LiteralString(name)
+            self.scope = scope
+        }
     }
 
     /// The loaded domains, held weakly: each domain holds this store, and is
     /// held by whoever uses it (proposal 0009).
-    private let domains = Lock<[Key: Weak<PersistentDomain>]>([:])
-    /// The suites of each application, shared by its defaults objects and CFPreferences.
-    let suiteLists = SuiteLists()
-    private let managed = Lock<[String: Weak<ManagedDomain>]>([:])
-    /// Observers by id, with the list delivery iterates kept beside them
-    /// (delivering a change copies nothing).
-    struct ObserverTable<Handler> {
-        private var byID: [UInt64: Handler] = [:]
-        private(set) var list: [Handler] = []
-
-        mutating func set(_ id: UInt64, _ handler: Handler?) {
-            byID[id] = handler
-            list = Array(byID.values)
-        }
-    }
-
-    private let observers = Lock(ObserverTable<@Sendable (DomainChange) -> Void>())
-    /// How many observers there are, so that a write with none takes no lock here.
-    private let observerCount = Atomic<Int>(0)
-    private let nextObserver = Atomic<UInt64>(1)
+    private let domains = WeakCache<Key, PersistentDomain>()
+    private let managed = WeakCache<LiteralString, ManagedDomain>()
+    /// Told of every change to a loaded domain (``observe(_:)``).
+    private let observers = ObserverRegistry<@Sendable (DomainChange) -> Void>()
     private let errorHandler = Lock<@Sendable (StorageError) -> Void>({ error in
         StandardStream.error.print("OpenDefaults: \(error)")
     })
@@ -90,16 +80,10 @@ public final class DomainStore: Sendable {
 
     /// The domain `name` in `scope`, loaded from disk on first use.
     @_spi(Engine) public func domain(_ name: String, scope: PreferenceScope = .currentUser) -> PersistentDomain {
-        let key = Key(name: name, scope: scope)
-        if let existing = domains.withLock({ $0[key]?.object }) { return existing }
-        let created = PersistentDomain(name: name, scope: scope, file: file(for: name, scope: scope), store: self)
-        let domain = domains.withLock { d -> PersistentDomain in
-            if let existing = d[key]?.object { return existing }
-            Weak.prune(&d)
-            d[key] = Weak(created)
-            return created
+        let (domain, made) = domains.object(Key(name: name, scope: scope)) {
+            PersistentDomain(name: name, scope: scope, file: file(for: name, scope: scope), store: self)
         }
-        if domain === created, domain.file.refusal == nil {
+        if made, domain.file.refusal == nil {
             watcher.watch(domain)
             if domain.file.journaled {
                 let journalWatch = JournalWatch(domain)
@@ -138,8 +122,7 @@ public final class DomainStore: Sendable {
     /// let theme = DomainStore.shared.value(forKey: "Theme", inDomain: "com.example.app")
     /// ```
     public func value(forKey key: String, inDomain name: String, scope: PreferenceScope = .currentUser) -> PropertyList? {
-        let registryKey = Key(name: name, scope: scope)
-        if let loaded = domains.withLock({ $0[registryKey]?.object }) { return loaded.value(forKey: key) }
+        if let loaded = domains.existing(Key(name: name, scope: scope)) { return loaded.value(forKey: key) }
         guard PreferencesLayout.isValidDomainName(name) else { return domain(name, scope: scope).value(forKey: key) }
         let path = layout.path(for: name, scope: scope)
         // A journal left by a process that died before its flush is replayed
@@ -152,8 +135,7 @@ public final class DomainStore: Sendable {
 
     /// ``value(forKey:inDomain:scope:)`` for a domain kept in an arbitrary file.
     package func value(forKey key: String, inDomainAtPath path: String) -> PropertyList? {
-        let registryKey = Key(name: "file:" + path, scope: .currentUser)
-        if let loaded = domains.withLock({ $0[registryKey]?.object }) { return loaded.value(forKey: key) }
+        if let loaded = domains.existing(Key(name: "file:" + path, scope: .currentUser)) { return loaded.value(forKey: key) }
         return value(forKey: key, atPath: path) { self.domain(atPath: path).value(forKey: key) }
     }
 
@@ -179,30 +161,19 @@ public final class DomainStore: Sendable {
     /// A domain kept in an arbitrary property-list file (`defaults read
     /// /path/to/file`): the same locking, merging and durable writes.
     @_spi(Engine) public func domain(atPath path: String) -> PersistentDomain {
-        let key = Key(name: "file:" + path, scope: .currentUser)
-        if let existing = domains.withLock({ $0[key]?.object }) { return existing }
-        let created = PersistentDomain(name: path, scope: .currentUser, file: DomainFile(domain: path, path: path), store: self)
-        let domain = domains.withLock { d -> PersistentDomain in
-            if let existing = d[key]?.object { return existing }
-            Weak.prune(&d)
-            d[key] = Weak(created)
-            return created
+        let (domain, made) = domains.object(Key(name: "file:" + path, scope: .currentUser)) {
+            PersistentDomain(name: path, scope: .currentUser, file: DomainFile(domain: path, path: path), store: self)
         }
-        if domain === created { watcher.watch(domain) }
+        if made { watcher.watch(domain) }
         return domain
     }
 
     /// The values forced by an administrator for `name`.
     package func managedDomain(_ name: String) -> ManagedDomain {
-        if let existing = managed.withLock({ $0[name]?.object }) { return existing }
-        let created = ManagedDomain(name: name, paths: layout.managedPaths(for: name), store: self)
-        let domain = managed.withLock { m -> ManagedDomain in
-            if let existing = m[name]?.object { return existing }
-            Weak.prune(&m)
-            m[name] = Weak(created)
-            return created
+        let (domain, made) = managed.object(LiteralString(name)) {
+            ManagedDomain(name: name, paths: layout.managedPaths(for: name), store: self)
         }
-        if domain === created { watcher.watch(domain) }
+        if made { watcher.watch(domain) }
         return domain
     }
 
@@ -210,7 +181,7 @@ public final class DomainStore: Sendable {
     /// domain when one is loaded; else from the files, without watching them:
     /// for one-shot tools).
     package func forcedValues(_ name: String) -> [LiteralString: PropertyList] {
-        if let existing = managed.withLock({ $0[name]?.object }) { return existing.entries }
+        if let existing = managed.existing(LiteralString(name)) { return existing.entries }
         return ManagedDomain.read(name: name, paths: layout.managedPaths(for: name)).0
     }
 
@@ -225,7 +196,7 @@ public final class DomainStore: Sendable {
     }
 
     /// The domains loaded so far.
-    package var loadedDomains: [PersistentDomain] { domains.withLock { $0.values.compactMap(\.object) } }
+    package var loadedDomains: [PersistentDomain] { domains.objects }
 
     /// The names of the domains that have a file in `scope`.
     public func persistentDomainNames(scope: PreferenceScope = .currentUser) -> [String] {
@@ -275,7 +246,7 @@ public final class DomainStore: Sendable {
     /// Flushes pending changes and reloads every loaded domain (and the
     /// managed preferences) from disk.
     public func synchronizeAll() throws(StorageError) {
-        for m in managed.withLock({ $0.values.compactMap(\.object) }) { m.reload() }
+        for m in managed.objects { m.reload() }
         var first: StorageError? = nil
         for d in loadedDomains {
             do { try d.synchronize() } catch { first = first ?? error }
@@ -290,26 +261,16 @@ public final class DomainStore: Sendable {
     /// after the write; for other processes' on the watcher's thread. No lock
     /// is held while it runs. Keep the token; observation ends when it is released.
     public func observe(_ handler: @escaping @Sendable (DomainChange) -> Void) -> ObservationToken {
-        let id = nextObserver.add(1, ordering: .relaxed).oldValue
-        observers.withLock { o in
-            o.set(id, handler)
-            observerCount.store(o.list.count, ordering: .releasing)
-        }
-        return ObservationToken { [self] in
-            observers.withLock { o in
-                o.set(id, nil)
-                observerCount.store(o.list.count, ordering: .releasing)
-            }
-        }
+        let id = observers.add(handler)
+        return ObservationToken { [observers] in observers.remove(id) }
     }
 
     /// True when some observer is registered with ``observe(_:)``.
-    var hasHandlers: Bool { observerCount.load(ordering: .acquiring) > 0 }
+    var hasHandlers: Bool { !observers.isEmpty }
 
     /// Calls the observers (the domain has told its dependents already).
     func deliver(_ change: DomainChange) {
-        guard hasHandlers else { return }
-        for h in observers.withLock({ $0.list }) { h(change) }
+        for h in observers.handlers { h(change) }
     }
 
     // MARK: Errors

@@ -383,10 +383,10 @@ public final class UbiquitousKeyValueStore: Sendable {
     }
 
     /// Observers of every store's external changes (the Foundation notification bridge).
-    package static let globalObservers = Lock<[@Sendable (UbiquitousKeyValueStore, UbiquityExternalChange) -> Void]>([])
+    package static let globalObservers = ObserverRegistry<@Sendable (UbiquitousKeyValueStore, UbiquityExternalChange) -> Void>()
 
     func deliver(_ change: UbiquityExternalChange) {
         for c in subscribers.withLock({ Array($0.values) }) { c.yield(change) }
-        for o in Self.globalObservers.withLock({ $0 }) { o(self, change) }
+        for o in Self.globalObservers.handlers { o(self, change) }
     }
 }

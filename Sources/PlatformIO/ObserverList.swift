@@ -1,0 +1,60 @@
+/// Handlers in the order they were added, each with the id that removes it:
+/// the one observer table (a store's change observers, a defaults object's
+/// key and change observers, a controller's, the process-wide ones).
+///
+/// A value, kept inside its owner's lock; delivery copies ``handlers``
+/// (an array: a reference until written) and calls them outside the lock.
+///
+/// ```swift
+/// var observers = ObserverList<@Sendable (Int) -> Void>()
+/// let id = observers.add { print($0) }
+/// for h in observers.handlers { h(1) }
+/// observers.remove(id)
+/// ```
+package struct ObserverList<Handler: Sendable>: Sendable {
+    /// Increasing, one per handler (parallel to ``handlers``).
+    private var ids: [UInt64] = []
+    /// The handlers, oldest first.
+    package private(set) var handlers: [Handler] = []
+    private var next: UInt64 = 1
+
+    package init() {}
+
+    package var isEmpty: Bool { handlers.isEmpty }
+    package var count: Int { handlers.count }
+
+    /// Adds `handler`; the id removes it.
+    package mutating func add(_ handler: Handler) -> UInt64 {
+        let id = next
+        next += 1
+        ids.append(id)
+        handlers.append(handler)
+        _checkInvariants()
+        return id
+    }
+
+    /// Removes the handler `id`; false when it was removed already.
+    @discardableResult
+    package mutating func remove(_ id: UInt64) -> Bool {
+        // The ids are increasing: a binary search finds it.
+        var low = 0, high = ids.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ids[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        guard low < ids.count, ids[low] == id else { return false }
+        ids.remove(at: low)
+        handlers.remove(at: low)
+        _checkInvariants()
+        return true
+    }
+
+    /// One id per handler, increasing, all below the next one given.
+    package func _checkInvariants() {
+        #if DEBUG
+        precondition(ids.count == handlers.count, "ObserverList: \(ids.count) ids for \(handlers.count) handlers")
+        for i in ids.indices.dropFirst() { precondition(ids[i - 1] < ids[i], "ObserverList: ids out of order at \(i)") }
+        if let last = ids.last { precondition(last < next, "ObserverList: id \(last) not below the next, \(next)") }
+        #endif
+    }
+}

@@ -1,0 +1,17 @@
+/// A weak reference, for tables that must not keep their objects alive
+/// (``WeakCache``, the exit flush's stores, an application's search lists).
+///
+/// ```swift
+/// let entry = Weak(store)
+/// entry.object   // nil once the store is gone
+/// ```
+package struct Weak<Object: AnyObject & Sendable>: @unchecked Sendable {
+    package weak var object: Object?
+    package init(_ object: Object) { self.object = object }
+
+    /// Drops the entries whose object is gone (when the table has doubled since the last prune).
+    package static func prune<Key>(_ table: inout [Key: Weak<Object>]) {
+        guard table.count >= 64, table.count.nonzeroBitCount == 1 else { return }
+        table = table.filter { $0.value.object != nil }
+    }
+}
