@@ -34,56 +34,7 @@ import Synchronization
     /// (the watcher holds it weakly), made when the domain is journaled.
     let journalWatch = Lock<JournalWatch?>(nil)
 
-    struct State {
-        /// The file's entries as last read or written (or what replaced the
-        /// domain). Never changed in place: a flush holds it while writing,
-        /// and a write must not have to copy it.
-        var base: [LiteralString: PropertyList] = [:]
-        /// This process's changes not yet written (nil removes). What reads
-        /// see is `base` with these on top.
-        var pending = PendingChanges()
-        /// The number of entries reads see.
-        var count = 0
-        /// The whole domain was replaced or removed: the next flush writes `base` and `pending` as they are.
-        var replaced: UInt64? = nil
-        var sequence: UInt64 = 0
-        /// The version of the file `base` holds.
-        var signature: FileSignature? = nil
-        /// The format to write back (the file's own; binary for new files).
-        var format: PropertyListFormat = .binary
-        var flushScheduled = false
-        var lastError: StorageError? = nil
-        /// Told of every change before the write returns (defaults objects' search lists).
-        var dependents = DependentList()
-        /// This process's journal of the domain, made on the first write
-        /// (proposal 0007); nil before, or when journaling failed.
-        var journal: DomainJournal? = nil
-        /// Why journaling is off for this domain (reported once).
-        var journalFailure: StorageError? = nil
-
-        /// The value reads see.
-        @inline(__always)
-        func value(forKey key: String) -> PropertyList? {
-            if let pending = pending.value(forKey: key) { return pending }
-            return base[key]
-        }
-
-        /// Every entry reads see (a copy of `base` when changes are pending).
-        var values: [LiteralString: PropertyList] { pending.applied(to: base) }
-
-        /// Recounts the entries after `base` or `pending` changed wholesale.
-        mutating func recount() {
-            var n = base.count
-            for (key, change) in pending.changes {
-                let inBase = base[key] != nil
-                if change.value != nil, !inBase { n += 1 }
-                if change.value == nil, inBase { n -= 1 }
-            }
-            count = n
-        }
-    }
-
-    let state: Lock<State>
+    let state: Lock<DomainState>
     /// Bumped (under the state lock) each time `values` changes, so that a
     /// defaults object can trust the value a change carries when nothing
     /// was written after it, without taking the lock again.
@@ -94,7 +45,7 @@ import Synchronization
 
     /// Publishes a change of `values` (call under the state lock, after it).
     @inline(__always)
-    private func published(_ s: borrowing State) -> UInt64 {
+    private func published(_ s: borrowing DomainState) -> UInt64 {
         entryCount.store(s.count, ordering: .releasing)
         return valuesVersion.add(1, ordering: .acquiringAndReleasing).newValue
     }
@@ -109,7 +60,7 @@ import Synchronization
         self.path = file.path
         self.file = file
         self.store = store
-        self.state = Lock(State())
+        self.state = Lock(DomainState())
         _ = reload(origin: .otherProcess, notify: false)
         // What a process that died before its flush left in its journal is
         // put in the file before this process reads the domain.
@@ -147,6 +98,7 @@ import Synchronization
         defer { if journalFailed { reportJournalFailure() } }
         let hash = KeyHash.hash(key)
         let dependents: [any DomainDependent]? = state.withLock { s in
+            defer { s._checkInvariantsIfSmall() }
             // One hash to record the change; the file's value is looked up
             // only when the key had no pending change.
             s.sequence += 1
@@ -177,6 +129,7 @@ import Synchronization
         var journalFailed = false
         defer { if journalFailed { reportJournalFailure() } }
         let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
+            defer { s._checkInvariantsIfSmall() }
             var changes: [LiteralString: DomainChange.Values] = [:]
             // One batch in the journal: a process that dies part-way through
             // leaves none of it to replay (a several-key set is all or nothing).
@@ -206,6 +159,7 @@ import Synchronization
         var journalFailed = false
         defer { if journalFailed { reportJournalFailure() } }
         let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
+            defer { s._checkInvariantsIfSmall() }
             let new = entries ?? [:]
             let changes = DomainChange.diff(s.values, new)
             s.sequence += 1
@@ -251,7 +205,7 @@ import Synchronization
     /// just been turned off (the caller reports it once, after the lock:
     /// ``reportJournalFailure()``); the common path carries no error value.
     @inline(__always)
-    private func journal(_ s: inout State, _ key: String, _ value: PropertyList?,
+    private func journal(_ s: inout DomainState, _ key: String, _ value: PropertyList?,
                          operation: JournalRecord.Operation? = nil, continues: Bool = false) -> Bool {
         guard file.journaled, s.journalFailure == nil else { return false }
         if s.journal == nil {
@@ -275,7 +229,7 @@ import Synchronization
         if let failure = state.withLock({ $0.journalFailure }) { store.report(failure) }
     }
 
-    private func scheduleFlush(_ s: inout State) {
+    private func scheduleFlush(_ s: inout DomainState) {
         guard !s.flushScheduled else { return }
         s.flushScheduled = true
         store.scheduleFlush(self)
@@ -428,12 +382,7 @@ import Synchronization
                 switch file.read() {
                 case .unreadable(let error): return .failure(error)
                 case .corrupt(let error):
-                    let moved = file.moveAside()
-                    store.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: moved), reason: error.description))
-                    if moved == nil {
-                        return .failure(StorageError(domain: name, path: path, kind: .unwritable,
-                            reason: "the corrupt file could not be moved aside, so it is not replaced"))
-                    }
+                    if let stop = moveCorruptAside(error, sparing: "replaced") { return .failure(stop) }
                 case .absent, .loaded: break
                 }
             }
@@ -446,20 +395,14 @@ import Synchronization
                 case .unreadable(let error):
                     return .failure(error)
                 case .corrupt(let error):
-                    let moved = file.moveAside()
-                    store.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: moved), reason: error.description))
-                    if moved == nil {
-                        return .failure(StorageError(domain: name, path: path, kind: .unwritable,
-                            reason: "the corrupt file could not be moved aside, so it is not overwritten"))
-                    }
+                    if let stop = moveCorruptAside(error, sparing: "overwritten") { return .failure(stop) }
                     base = [:]
                 case .loaded(let entries, let fileFormat, _):
                     base = entries
                     format = fileFormat
                 }
                 orphans.apply(to: &base)
-                diskChanges = pending.hiding(DomainChange.diff(snapshotBase, base))
-                pending.apply(to: &base)
+                (base, diskChanges) = DomainState.merge(file: base, seen: snapshotBase, pending: pending)
             }
             if let transform {
                 let before = base
@@ -492,6 +435,7 @@ import Synchronization
             // see is unchanged. A replacement of the whole domain made while
             // writing is kept as it is, to be written next.
             let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
+                defer { s._checkInvariantsIfSmall() }
                 let flushedUpTo = max(pending.lastSequence, replaced ?? 0)
                 if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
                 if let journalMark { s.journal?.markApplied(through: journalMark.sequence, keepingFrom: journalMark.end) }
@@ -521,6 +465,18 @@ import Synchronization
             return (changes.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess, source: self),
                     edited.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: edited, origin: .thisProcess, source: self))
         }
+    }
+
+    /// Moves a corrupt file aside before a flush writes over it (under the
+    /// domain's file lock), and reports it. Returns the error that stops the
+    /// flush when it could not be moved: what cannot be read is never
+    /// `sparing` ("overwritten", "replaced").
+    private func moveCorruptAside(_ error: PropertyListError, sparing: String) -> StorageError? {
+        let moved = file.moveAside()
+        store.report(StorageError(domain: name, path: path, kind: .corrupt(movedTo: moved), reason: error.description))
+        guard moved == nil else { return nil }
+        return StorageError(domain: name, path: path, kind: .unwritable,
+                            reason: "the corrupt file could not be moved aside, so it is not \(sparing)")
     }
 
     @discardableResult
@@ -583,6 +539,7 @@ import Synchronization
         // still `oldBase` below unless the domain was replaced.
         let diskChanges = reporting ? DomainChange.diff(oldBase, disk) : [:]
         let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
+            defer { s._checkInvariantsIfSmall() }
             // A replaced domain keeps what replaced it until it is written.
             var changes: [LiteralString: DomainChange.Values] = [:]
             if s.replaced == nil {

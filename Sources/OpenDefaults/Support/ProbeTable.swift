@@ -3,6 +3,8 @@ import PropertyList
 /// An open-addressing table of string keys hashed with ``KeyHash``.
 ///
 /// Linear probing with backward-shift deletion; at most half full.
+/// ``_checkInvariants()`` states what that means; debug builds run it after
+/// every change to a small table (see ``_checkInvariantsIfSmall()``).
 struct ProbeTable<Value> {
     struct Entry {
         let hash: UInt64
@@ -48,6 +50,7 @@ struct ProbeTable<Value> {
         slots[i] = Entry(hash: hash, key: key, value: value)
         count += 1
         if 2 * count > slots.count { rehash(slots.count * 2) }
+        _checkInvariantsIfSmall()
         return nil
     }
 
@@ -76,6 +79,7 @@ struct ProbeTable<Value> {
             }
             j = (j + 1) & mask
         }
+        _checkInvariantsIfSmall()
         return removed.value
     }
 
@@ -89,6 +93,43 @@ struct ProbeTable<Value> {
             slots[i] = entry
             count += 1
         }
+    }
+}
+
+extension ProbeTable {
+    /// What every operation relies on, checked slot by slot (O(capacity)):
+    /// the capacity is a power of two at least 8; `count` is the number of
+    /// occupied slots, at most half the capacity; each entry's hash is its
+    /// key's ``KeyHash``; each entry is reached from its home slot without
+    /// crossing an empty slot (what `get` and backward-shift deletion
+    /// assume); no key is in two slots.
+    func _checkInvariants() {
+        precondition(slots.count >= 8 && slots.count.nonzeroBitCount == 1, "ProbeTable: capacity \(slots.count) is not a power of two ≥ 8")
+        var occupied = 0
+        var seen = Set<LiteralString>()
+        for (i, slot) in slots.enumerated() {
+            guard let entry = slot else { continue }
+            occupied += 1
+            precondition(entry.hash == KeyHash.hash(entry.key), "ProbeTable: slot \(i) holds a hash that is not its key's")
+            precondition(seen.insert(LiteralString(entry.key)).inserted, "ProbeTable: a key is in two slots (slot \(i))")
+            var j = Int(truncatingIfNeeded: entry.hash) & mask
+            while j != i {
+                precondition(slots[j] != nil, "ProbeTable: slot \(i) is cut off from its home slot by an empty slot \(j)")
+                j = (j + 1) & mask
+            }
+        }
+        precondition(occupied == count, "ProbeTable: count \(count) but \(occupied) slots occupied")
+        precondition(2 * count <= slots.count, "ProbeTable: \(count) entries in \(slots.count) slots is more than half full")
+    }
+
+    /// ``_checkInvariants()`` in debug builds for tables of at most 256
+    /// slots (a check per change of a large table would make debug runs
+    /// quadratic; the model tests check large ones explicitly).
+    @inline(__always)
+    func _checkInvariantsIfSmall() {
+        #if DEBUG
+        if slots.count <= 256 { _checkInvariants() }
+        #endif
     }
 }
 

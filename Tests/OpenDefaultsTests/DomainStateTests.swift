@@ -1,0 +1,141 @@
+import Foundation
+import LookalikeStrings
+import Testing
+import TestSupport
+@_spi(Engine) @testable import OpenDefaults
+import PropertyList
+
+/// The persistent domain's pieces against models: the hash table of pending
+/// changes, the merge a flush makes, and the whole domain through random
+/// writes, replacements, flushes and another writer's edits. Every step of
+/// each is followed by the pieces' `_checkInvariants()`. Seeded: a failure
+/// prints its seed; `OPENDEFAULTS_SEED=<seed>` replays it.
+@Suite("A persistent domain's state against a dictionary model", .timeLimit(.minutes(10)))
+struct DomainStateTests {
+    /// Keys from a small pool (so that keys come back), lookalikes among them.
+    static func key(_ random: inout SeededRandom, pool: Int) -> String {
+        let n = Int(random.next() % UInt64(pool))
+        let lookalikes = Lookalikes.groups.flatMap { $0 }
+        return n < lookalikes.count ? lookalikes[n] : "key\(n)"
+    }
+
+    @Test("the pending changes' hash table agrees with a dictionary through growth, removals and lookalike keys")
+    func probeTableModel() {
+        var random = SeededRandom()
+        var table = ProbeTable<Int>()
+        var model: [LiteralString: Int] = [:]
+        for step in 0..<20_000 {
+            // Grows to about 1,500 keys, then shrinks: rehashes and long probe runs both ways.
+            let pool = step < 10_000 ? 3_000 : 600
+            let key = Self.key(&random, pool: pool)
+            let hash = KeyHash.hash(key)
+            if random.next() % 3 == 0 || step >= 14_000 {
+                let removed = table.remove(key, hash: hash)
+                #expect(removed == model.removeValue(forKey: LiteralString(key)), "seed \(random.seed), step \(step)")
+            } else {
+                let old = table.set(key, hash: hash, step)
+                #expect(old == model.updateValue(step, forKey: LiteralString(key)), "seed \(random.seed), step \(step)")
+            }
+            if step % 50 == 0 {
+                table._checkInvariants()
+                #expect(table.count == model.count, "seed \(random.seed), step \(step)")
+                for (k, v) in model { #expect(table.get(k.string, hash: KeyHash.hash(k.string)) == v, "seed \(random.seed)") }
+            }
+        }
+        table._checkInvariants()
+    }
+
+    @Test("a flush's merge: the file with this process's changes on top; observers hear of the other writer's changes to keys not pending")
+    func mergeModel() {
+        var random = SeededRandom()
+        func value(_ n: UInt64) -> PropertyList { n % 5 == 0 ? .string("caf\u{E9}") : .integer(.init(Int64(n % 7))) }
+        for round in 0..<300 {
+            var seen: [LiteralString: PropertyList] = [:]
+            for _ in 0..<(random.next() % 40) { seen[LiteralString(Self.key(&random, pool: 60))] = value(random.next()) }
+            // Another process edits the file.
+            var file = seen
+            for _ in 0..<(random.next() % 20) {
+                let k = LiteralString(Self.key(&random, pool: 60))
+                if random.next() % 3 == 0 { file[k] = nil } else { file[k] = value(random.next()) }
+            }
+            // This process's unwritten changes.
+            var pending = PendingChanges()
+            var ours: [LiteralString: PropertyList?] = [:]
+            var sequence: UInt64 = 0
+            for _ in 0..<(random.next() % 20) {
+                let k = Self.key(&random, pool: 60)
+                let v: PropertyList? = random.next() % 3 == 0 ? nil : value(random.next())
+                sequence += 1
+                _ = pending.record(k, v, sequence: sequence)
+                ours[LiteralString(k)] = .some(v)
+            }
+            pending._checkInvariants()
+            let (written, heard) = DomainState.merge(file: file, seen: seen, pending: pending)
+            var expected = file
+            for (k, v) in ours { expected[k] = v }
+            #expect(Lookalikes.sameScalars(.dictionary(written), .dictionary(expected)), "seed \(random.seed), round \(round)")
+            var expectedHeard: Set<LiteralString> = []
+            for k in Set(seen.keys).union(file.keys) where seen[k] != file[k] && ours[k] == nil { expectedHeard.insert(k) }
+            #expect(Set(heard.keys) == expectedHeard, "seed \(random.seed), round \(round)")
+            for (k, change) in heard { #expect(change.old == seen[k] && change.new == file[k], "seed \(random.seed), round \(round)") }
+        }
+    }
+
+    @Test("a domain through random sets, batches, replacements, flushes and another writer's edits reads as the model says")
+    func domainModel() throws {
+        let sandbox = try Sandbox()
+        let store = sandbox.makeStore()
+        let other = sandbox.makeStore()   // another writer of the same file
+        var random = SeededRandom()
+        let name = "com.example.model"
+        let domain = store.domain(name)
+        // The model: the file, this process's unwritten changes, and a replacement not yet written.
+        var disk: [LiteralString: PropertyList] = [:]
+        var pending: [LiteralString: PropertyList?] = [:]
+        var replacement: [LiteralString: PropertyList]? = nil
+        func value() -> PropertyList { .integer(.init(Int64(random.next() % 100))) }
+        for step in 0..<600 {
+            switch random.next() % 10 {
+            case 0...3:
+                let k = Self.key(&random, pool: 50)
+                let v: PropertyList? = random.next() % 4 == 0 ? nil : value()
+                domain.set(v, forKey: k)
+                pending[LiteralString(k)] = .some(v)
+            case 4:
+                var batch: [LiteralString: PropertyList?] = [:]
+                for _ in 0..<(1 + random.next() % 5) { batch[LiteralString(Self.key(&random, pool: 50))] = random.next() % 4 == 0 ? nil : value() }
+                domain.set(batch)
+                for (k, v) in batch { pending[k] = .some(v) }
+            case 5:
+                var entries: [LiteralString: PropertyList] = [:]
+                for _ in 0..<(random.next() % 10) { entries[LiteralString(Self.key(&random, pool: 50))] = value() }
+                domain.replaceAll(with: entries)
+                replacement = entries
+                pending = [:]
+            case 6, 7:
+                // Another writer edits the file under its lock.
+                let k = LiteralString(Self.key(&random, pool: 50))
+                let v: PropertyList? = random.next() % 3 == 0 ? nil : value()
+                try other.domain(name).update { $0[k] = v }
+                disk[k] = v
+            default:
+                try domain.synchronize()
+                var written = replacement ?? disk
+                for (k, v) in pending { written[k] = v }
+                disk = written
+                pending = [:]
+                replacement = nil
+                #expect(Lookalikes.sameScalars(.dictionary(domain.entries), .dictionary(disk)), "seed \(random.seed), step \(step)")
+            }
+            // Between flushes: this process's own changes read back whatever the watcher did meanwhile.
+            for (k, v) in pending { #expect(domain.value(forKey: k.string) == v, "seed \(random.seed), step \(step): \(k.string)") }
+            domain.state.withLock { $0._checkInvariants() }
+        }
+        try domain.synchronize()
+        var written = replacement ?? disk
+        for (k, v) in pending { written[k] = v }
+        #expect(Lookalikes.sameScalars(.dictionary(domain.entries), .dictionary(written)), "seed \(random.seed)")
+        // A fresh reader of the file sees the same.
+        #expect(Lookalikes.sameScalars(.dictionary(sandbox.makeStore().domain(name).entries), .dictionary(written)), "seed \(random.seed)")
+    }
+}
