@@ -26,6 +26,7 @@ command -v debootstrap >/dev/null || skip "no debootstrap (apt-get install deboo
 started=$(date +%s)
 
 root=$(mktemp -d /var/tmp/opendefaults-systemd-XXXXXX)
+chmod 755 "$root"   # the container's /: every user must reach it
 trap 'rm -rf --one-file-system "$root" "$root.log"' EXIT
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,curl bookworm "$root" "$mirror" >"$root.log" 2>&1 \
@@ -35,6 +36,11 @@ container() { systemd-nspawn -q -D "$root" --register=no --keep-unit --private-n
 cp "$deb" "$root/opendefaults.deb"
 container dpkg -i /opendefaults.deb >"$root.log" 2>&1 || { cat "$root.log" >&2; fail "the package does not install in the container"; }
 container systemctl enable ubiquity.service >/dev/null 2>&1 || fail "ubiquity.service cannot be enabled"
+# A drop-in for the unit, when given (OPENDEFAULTS_SYSTEMD_DROPIN: lines for its [Service] section).
+if [[ -n ${OPENDEFAULTS_SYSTEMD_DROPIN:-} ]]; then
+  mkdir -p "$root/etc/systemd/system/ubiquity.service.d"
+  printf '[Service]\n%s\n' "$OPENDEFAULTS_SYSTEMD_DROPIN" > "$root/etc/systemd/system/ubiquity.service.d/test.conf"
+fi
 
 # What the container checks once ubiquity.service is up (After= a Type=notify unit: after READY=1).
 cat > "$root/usr/local/bin/ubiquity-boot-check" <<'SH'
