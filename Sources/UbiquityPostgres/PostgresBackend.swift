@@ -59,22 +59,6 @@ package final class PostgresBackend: UbiquityBackend {
     }
     let listenerTask = Lock<Task<Void, Never>?>(nil)
 
-    /// One writer's group: its commits, its task, and whether it has reached the database.
-    final class Run: Sendable {
-        enum Phase { case connecting, working, abandoned }
-        let jobs: [Job]
-        let started: ContinuousClock.Instant
-        let phase = Lock(Phase.connecting)
-        let task = Lock<Task<Void, Never>?>(nil)
-        init(_ jobs: [Job], started: ContinuousClock.Instant) { (self.jobs, self.started) = (jobs, started) }
-
-        /// The group has read the database: from here on its writer answers every
-        /// commit it claims. False when the sweeper gave up on it first.
-        func begin() -> Bool { phase.withLock { p in guard p == .connecting else { return false }; p = .working; return true } }
-        /// Gives up on a group that has not reached the database (its task is cancelled); true when it had not.
-        func abandon() -> Bool { phase.withLock { p in guard p == .connecting else { return false }; p = .abandoned; return true } }
-    }
-
     let closed = Lock(false)
 
     /// Connections of the pool (commits and reads); the listener has one more of its own.
@@ -94,48 +78,6 @@ package final class PostgresBackend: UbiquityBackend {
     package static let deadline: Duration = .seconds(5)
     /// The channel of wake-ups.
     static let channel = "ubiquity"
-
-    struct Job: Sendable {
-        var account: String
-        var store: String
-        var changes: [CheckedChange]
-        let ticket: Ticket
-        var storeKey: String { account + "/" + store }
-
-        /// Answers the commit's request (once).
-        func finish(_ result: Result<CommitOutcome, any Error>) { ticket.answer(result) }
-    }
-
-    /// A commit's fate: a writer claims it inside its transaction, or its
-    /// deadline abandons it first (then it is never applied: the client was
-    /// told 503, and a write it believes failed must not appear later).
-    final class Ticket: Sendable {
-        enum Phase { case waiting, claimed, answered }
-        let phase = Lock(Phase.waiting)
-        let continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>
-        /// How long the commit may wait for a writer, and until when.
-        let limit: Duration
-        let deadline: ContinuousClock.Instant
-        init(_ continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>, limit: Duration) {
-            self.continuation = continuation
-            self.limit = limit
-            self.deadline = .now + limit
-        }
-        /// True when the commit was still waiting: the writer may apply it.
-        func claim() -> Bool { phase.withLock { p in guard p == .waiting else { return false }; p = .claimed; return true } }
-        /// Answers a commit still waiting (it will not be applied); false when a writer had claimed it or it was answered.
-        @discardableResult
-        func abandon(_ result: Result<CommitOutcome, any Error>) -> Bool {
-            let mine = phase.withLock { p -> Bool in guard p == .waiting else { return false }; p = .answered; return true }
-            if mine { continuation.resume(returning: result) }
-            return mine
-        }
-        /// Answers the commit unless it was answered already.
-        func answer(_ result: Result<CommitOutcome, any Error>) {
-            let mine = phase.withLock { p -> Bool in guard p != .answered else { return false }; p = .answered; return true }
-            if mine { continuation.resume(returning: result) }
-        }
-    }
 
     /// Connects (creating and migrating the schema when needed).
     package static func open(_ location: PostgresLocation, poolSize: Int = defaultPoolSize, quota: AccountQuota? = nil) async throws -> PostgresBackend {
@@ -315,26 +257,6 @@ package final class PostgresBackend: UbiquityBackend {
                 try? await Task.sleep(for: limit)
                 if once.finish(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(limit)"))) { work.cancel() }
             }
-        }
-    }
-
-    /// Resumes a continuation once, from whichever side finishes first.
-    final class Once<Value: Sendable>: Sendable {
-        struct State {
-            var resume: (@Sendable (Value) -> Void)?
-            var done = false
-        }
-        let state = Lock(State())
-        func set(_ resume: @escaping @Sendable (Value) -> Void) { state.withLock { $0.resume = resume } }
-        @discardableResult
-        func finish(_ value: Value) -> Bool {
-            let r = state.withLock { s -> (@Sendable (Value) -> Void)? in
-                guard !s.done else { return nil }
-                s.done = true
-                return s.resume
-            }
-            r?(value)
-            return r != nil
         }
     }
 
