@@ -332,7 +332,9 @@ import Synchronization
         // The journal's end and the sequence now: every record before that
         // end is in what this flush writes.
         let (snapshotBase, pending, replaced, format, knownSignature, ownJournal, journalMark) = state.withLock { s in
-            s.flushScheduled = false
+            // A recovery is not the scheduled flush: that one still comes (and writes what
+            // is pending then), so writes meanwhile must not schedule another.
+            if !recover { s.flushScheduled = false }
             return (s.base, s.pending, s.replaced, s.format, s.signature, s.journal?.path,
                     s.journal.map { (end: $0.end, sequence: s.sequence) })
         }
