@@ -84,7 +84,12 @@ struct DomainStateTests {
     }
 
     @Test("a domain through random sets, batches, replacements, flushes and another writer's edits reads as the model says")
-    func domainModel() throws {
+    func domainModel() async throws {
+        // Its flushes block (fsync, file locks): off the test run's cooperative pool.
+        try await offThePool { try Self.domainModelBody() }
+    }
+
+    static func domainModelBody() throws {
         let sandbox = try Sandbox()
         let store = sandbox.makeStore()
         let other = sandbox.makeStore()   // another writer of the same file
@@ -99,18 +104,18 @@ struct DomainStateTests {
         for step in 0..<250 {
             switch random.next() % 10 {
             case 0...3:
-                let k = Self.key(&random, pool: 50)
+                let k = key(&random, pool: 50)
                 let v: PropertyList? = random.next() % 4 == 0 ? nil : value()
                 domain.set(v, forKey: k)
                 pending[LiteralString(k)] = .some(v)
             case 4:
                 var batch: [LiteralString: PropertyList?] = [:]
-                for _ in 0..<(1 + random.next() % 5) { batch[LiteralString(Self.key(&random, pool: 50))] = random.next() % 4 == 0 ? nil : value() }
+                for _ in 0..<(1 + random.next() % 5) { batch[LiteralString(key(&random, pool: 50))] = random.next() % 4 == 0 ? nil : value() }
                 domain.set(batch)
                 for (k, v) in batch { pending[k] = .some(v) }
             case 5:
                 var entries: [LiteralString: PropertyList] = [:]
-                for _ in 0..<(random.next() % 10) { entries[LiteralString(Self.key(&random, pool: 50))] = value() }
+                for _ in 0..<(random.next() % 10) { entries[LiteralString(key(&random, pool: 50))] = value() }
                 domain.replaceAll(with: entries)
                 replacement = entries
                 pending = [:]
@@ -119,7 +124,7 @@ struct DomainStateTests {
                 // writing, and not while a replacement is unwritten (this process's flush runs
                 // 20 ms after its writes, on its own: whether it comes before or after the edit
                 // would decide those, and both are right).
-                let k = LiteralString(Self.key(&random, pool: 50))
+                let k = LiteralString(key(&random, pool: 50))
                 guard replacement == nil, pending[k] == nil else { continue }
                 let v: PropertyList? = random.next() % 3 == 0 ? nil : value()
                 try other.domain(name).update { $0[k] = v }

@@ -111,17 +111,18 @@ struct StorageTests {
         // A second store stands for another process: its writes make flushes re-read the file.
         let other = sandbox.makeStore().domain("com.example.race")
         for round in 0..<20 {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { for i in 0..<300 { d.set(PropertyList(round * 1000 + i), forKey: "k\(i % 17)") } }
-                group.addTask { for i in 0..<20 { d.replaceAll(with: ["replaced": PropertyList(round * 100 + i)]) } }
-                group.addTask { for _ in 0..<10 { try? d.synchronize() } }
-                group.addTask {
+            // On threads of their own: four blocking loops must not hold the test run's pool.
+            try await onThreads([
+                { for i in 0..<300 { d.set(PropertyList(round * 1000 + i), forKey: "k\(i % 17)") } },
+                { for i in 0..<20 { d.replaceAll(with: ["replaced": PropertyList(round * 100 + i)]) } },
+                { for _ in 0..<10 { try? d.synchronize() } },
+                {
                     for i in 0..<5 {
                         other.set(PropertyList(i), forKey: "other\(i)")
                         try? other.synchronize()
                     }
-                }
-            }
+                },
+            ])
             try d.synchronize()
             #expect(try sandbox.fileValue("com.example.race") == .dictionary(d.entries), "round \(round)")
             #expect(d.entryCount.load(ordering: .acquiring) == d.entries.count, "the count kept beside the entries")

@@ -9,34 +9,40 @@ import TestSupport
 @Suite("Conformance corpus", .timeLimit(.minutes(10)), .requires(.shared))
 struct CorpusTests {
     @Test("check.py passes every file")
-    func corpus() throws {
-        let dir = sharedDirectory!.appendingPathComponent("corpora/plist")
-        let tool = productsDirectory.appendingPathComponent("plist-canonical").path
-        let python = PlistlibCrossCheckTests.python ?? "/usr/bin/python3"
-        let r = try run(python, [dir.appendingPathComponent("check.py").path, "-j", "2", "--", tool, "canonical-json", "{}"])
-        let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(r.status == 0, "\(r.stdout.suffix(3000))")
-        #expect(last.hasSuffix(" 0 failed"), "\(last)")
+    func corpus() async throws {
+        // Long synchronous work: off the test run's cooperative pool (TestSupport/OffThePool.swift).
+        try await offThePool { () throws in
+            let dir = sharedDirectory!.appendingPathComponent("corpora/plist")
+            let tool = productsDirectory.appendingPathComponent("plist-canonical").path
+            let python = PlistlibCrossCheckTests.python ?? "/usr/bin/python3"
+            let r = try run(python, [dir.appendingPathComponent("check.py").path, "-j", "2", "--", tool, "canonical-json", "{}"])
+            let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(r.status == 0, "\(r.stdout.suffix(3000))")
+            #expect(last.hasSuffix(" 0 failed"), "\(last)")
+        }
     }
 
     @Test("every corpus file finishes through every writer without a crash")
-    func writersTakeEveryReadableFile() throws {
-        let files = sharedDirectory!.appendingPathComponent("corpora/plist/files")
-        let e = FileManager.default.enumerator(at: files, includingPropertiesForKeys: nil)!
-        var read = 0
-        for case let url as URL in e where !url.path.hasSuffix(".json") {
-            guard let data = try? Data(contentsOf: url), let v = try? PropertyList(decoding: data) else { continue }
-            read += 1
-            for format in PropertyListFormat.allCases {
-                // XML keeps whole seconds of dates, as Apple's writer does.
-                if format == .xml, Self.hasFractionalDate(v) { continue }
-                if let bytes = try? v.encoded(as: format) {
-                    #expect(try PropertyList(decoding: bytes, format: format) == v, "\(url.lastPathComponent) via \(format)")
+    func writersTakeEveryReadableFile() async throws {
+        // Long synchronous work: off the test run's cooperative pool (TestSupport/OffThePool.swift).
+        try await offThePool { () throws in
+            let files = sharedDirectory!.appendingPathComponent("corpora/plist/files")
+            let e = FileManager.default.enumerator(at: files, includingPropertiesForKeys: nil)!
+            var read = 0
+            for case let url as URL in e where !url.path.hasSuffix(".json") {
+                guard let data = try? Data(contentsOf: url), let v = try? PropertyList(decoding: data) else { continue }
+                read += 1
+                for format in PropertyListFormat.allCases {
+                    // XML keeps whole seconds of dates, as Apple's writer does.
+                    if format == .xml, Self.hasFractionalDate(v) { continue }
+                    if let bytes = try? v.encoded(as: format) {
+                        #expect(try PropertyList(decoding: bytes, format: format) == v, "\(url.lastPathComponent) via \(format)")
+                    }
                 }
+                _ = v.description
             }
-            _ = v.description
+            #expect(read > 300)
         }
-        #expect(read > 300)
     }
 
     static func hasFractionalDate(_ v: PropertyList) -> Bool {

@@ -56,7 +56,7 @@ struct ConnectionTasksTests {
         #expect(cancelled.value == 20)
         #expect(connections.count == 0)
         #expect(took >= .milliseconds(200))
-        #expect(took < .seconds(60))
+        #expect(took < .seconds(300), "cancelled connections end: the drain does not wait out their hour")
     }
 
     @Test("a connection that starts after cancelAll is cancelled at once; with none open, drain returns at once")

@@ -5,7 +5,7 @@ import PropertyList
 /// as last read or written, this process's changes on top, their count and
 /// sequence, and what the next flush must know. ``PersistentDomain`` keeps
 /// it behind its lock and orders the I/O around it; every change to it is
-/// followed, in debug builds, by ``_checkInvariants()``.
+/// followed, in debug builds, by ``_checkInvariantsIfSmall()``.
 struct DomainState {
     /// The file's entries as last read or written (or what replaced the
     /// domain). Never changed in place: a flush holds it while writing,
@@ -84,14 +84,22 @@ struct DomainState {
         precondition(values.count == count, "DomainState: count \(count), but \(values.count) values")
     }
 
-    /// ``_checkInvariants()`` after every change, in debug builds, for
-    /// domains of at most 256 entries and pending changes (a check per write
-    /// of a large domain would make debug runs quadratic; the model tests
-    /// check large states explicitly).
+    /// Run after every change in debug builds: the O(1) part of
+    /// ``_checkInvariants()`` (sequences, the count's bounds); the whole
+    /// check too, for domains of at most 256 entries and pending changes,
+    /// when built with `-Xswiftc -DOPENDEFAULTS_INTERNAL_CHECKS` (a full
+    /// check per write would slow every debug run; the model tests call the
+    /// whole check themselves).
     @inline(__always)
     func _checkInvariantsIfSmall() {
         #if DEBUG
+        precondition(pending.lastSequence <= sequence && (replaced ?? 0) <= sequence,
+                     "DomainState: a change after the last sequence, \(sequence)")
+        precondition(count >= 0 && count <= base.count + pending.count && (!pending.isEmpty || count == base.count),
+                     "DomainState: count \(count) with \(base.count) entries and \(pending.count) pending")
+        #if OPENDEFAULTS_INTERNAL_CHECKS
         if base.count + pending.count <= 256 { _checkInvariants() }
+        #endif
         #endif
     }
 }

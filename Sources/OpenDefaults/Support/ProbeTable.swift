@@ -3,8 +3,8 @@ import PropertyList
 /// An open-addressing table of string keys hashed with ``KeyHash``.
 ///
 /// Linear probing with backward-shift deletion; at most half full.
-/// ``_checkInvariants()`` states what that means; debug builds run it after
-/// every change to a small table (see ``_checkInvariantsIfSmall()``).
+/// ``_checkInvariants()`` states what that means; debug builds check its
+/// O(1) part after every change (see ``_checkInvariantsIfSmall()``).
 struct ProbeTable<Value> {
     struct Entry {
         let hash: UInt64
@@ -122,13 +122,20 @@ extension ProbeTable {
         precondition(2 * count <= slots.count, "ProbeTable: \(count) entries in \(slots.count) slots is more than half full")
     }
 
-    /// ``_checkInvariants()`` in debug builds for tables of at most 256
-    /// slots (a check per change of a large table would make debug runs
-    /// quadratic; the model tests check large ones explicitly).
+    /// Run after every change in debug builds: the O(1) part of
+    /// ``_checkInvariants()`` (capacity, load); the whole check too, for
+    /// tables of at most 256 slots, when built with
+    /// `-Xswiftc -DOPENDEFAULTS_INTERNAL_CHECKS` (as swift-collections'
+    /// `COLLECTIONS_INTERNAL_CHECKS`: a full check per change would slow
+    /// every debug run; the model tests call the whole check themselves).
     @inline(__always)
     func _checkInvariantsIfSmall() {
         #if DEBUG
+        precondition(slots.count >= 8 && slots.count.nonzeroBitCount == 1 && count >= 0 && 2 * count <= slots.count,
+                     "ProbeTable: \(count) entries in \(slots.count) slots")
+        #if OPENDEFAULTS_INTERNAL_CHECKS
         if slots.count <= 256 { _checkInvariants() }
+        #endif
         #endif
     }
 }
