@@ -146,6 +146,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take before it must arrive at --body-rate (default 10).")
     var bodyTimeout: Int?
 
+    @Option(name: .customLong("stop-timeout"), help: ArgumentHelp(
+        "Seconds SIGTERM waits for requests in flight before cancelling them (default 10).",
+        discussion: "Event streams and long polls end at once; commits and uploads in flight get this long. Keep it below systemd's TimeoutStopSec (15 in ubiquity.service)."))
+    var stopTimeout: Int?
+
     @Option(name: .customLong("body-rate"), help: "The slowest a request body may arrive after --body-timeout, in bytes a second (default 16384).")
     var bodyRate: Int?
 
@@ -167,7 +172,7 @@ struct Serve: AsyncParsableCommand {
     /// The settings after the command line, the environment and the file.
     struct Resolved {
         var host = "127.0.0.1", port = 0, tlsCert: String? = nil, tlsKey: String? = nil, insecure = false, allowHosts: [String] = []
-        var maxConnections = 10_240, bodyTimeout = 10, bodyRate = 16_384
+        var maxConnections = 10_240, bodyTimeout = 10, bodyRate = 16_384, stopTimeout = 10
         var quotaStores = AccountQuota.standard.maximumStores, quotaBytes = AccountQuota.standard.maximumBytes
         var logFormat = LineLogHandler.Format.logfmt, logLevel = Logger.Level.info
         var metrics: (host: String, port: Int)? = nil
@@ -190,6 +195,7 @@ struct Serve: AsyncParsableCommand {
             r.maxConnections = try maxConnections ?? s.int("max-connections") ?? r.maxConnections
             r.bodyTimeout = try bodyTimeout ?? s.int("body-timeout") ?? r.bodyTimeout
             r.bodyRate = try bodyRate ?? s.int("body-rate") ?? r.bodyRate
+            r.stopTimeout = try stopTimeout ?? s.int("stop-timeout") ?? r.stopTimeout
             r.quotaStores = try quotaStores ?? s.int("quota-stores") ?? r.quotaStores
             r.quotaBytes = try quotaBytes ?? s.int("quota-bytes") ?? r.quotaBytes
         } catch { throw usage("\(error)") }
@@ -221,6 +227,7 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(r.port) else { throw usage("port must be between 0 and 65535") }
         guard r.maxConnections >= 2 else { throw usage("max-connections must be at least 2") }
         guard r.bodyTimeout >= 1 else { throw usage("body-timeout must be at least 1 second") }
+        guard r.stopTimeout >= 1 else { throw usage("stop-timeout must be at least 1 second") }
         guard r.bodyRate >= 1 else { throw usage("body-rate must be at least 1 byte a second") }
         guard r.quotaStores >= 0, r.quotaBytes >= 0 else { throw usage("quota-stores and quota-bytes are 0 (no limit) or more") }
         if (r.tlsCert == nil) != (r.tlsKey == nil) { throw usage("tls-cert and tls-key go together") }
@@ -266,6 +273,7 @@ struct Serve: AsyncParsableCommand {
         }
         server.bodyGrace = .seconds(o.bodyTimeout)
         server.bodyMinimumRate = o.bodyRate
+        server.stopTimeout = .seconds(o.stopTimeout)
         let scheme = o.tlsCert == nil ? "http" : "https"
         let shown = any ? "127.0.0.1" : listening
         if let registry, let m = o.metrics {

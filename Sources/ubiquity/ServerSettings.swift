@@ -24,7 +24,7 @@ struct ServerSettings {
     static let schema: [String: Kind] = [
         "host": .string, "port": .integer, "data": .string, "postgres": .string, "pool-size": .integer,
         "tls-cert": .string, "tls-key": .string, "insecure": .boolean, "allow-host": .strings,
-        "max-connections": .integer, "body-timeout": .integer, "body-rate": .integer,
+        "max-connections": .integer, "body-timeout": .integer, "body-rate": .integer, "stop-timeout": .integer,
         "quota-stores": .integer, "quota-bytes": .integer,
         "log-format": .string, "log-level": .string, "metrics": .string,
     ]

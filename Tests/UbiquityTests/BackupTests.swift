@@ -25,7 +25,7 @@ struct BackupTests {
                 }
             }
         }
-        #expect(await settle(30) { acknowledged.value.count >= 50 })
+        #expect(await settle(120) { acknowledged.value.count >= 50 })
         let before = acknowledged.value
         let file = server.folder.path + "/backup.sqlite"
         let backup = try await offThePool { try ubiquity(["backup", "--data", server.data, file], environment: server.environment) }

@@ -306,10 +306,12 @@ struct ShutdownTests {
 extension ShutdownTests {
     @Test("a second SIGTERM or SIGINT exits at once while the first waits for a request in flight", arguments: ["TERM", "INT"])
     func secondSignal(second: String) async throws {
-        let server = try SyncServer(.sqlite)
+        // The first signal's wait is long (--stop-timeout, --body-timeout), so that a loaded
+        // machine's pauses in this test never outlast it.
+        let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "600", "--body-timeout", "600"])
         let token = try server.addAccount("alice")
         let pid = try #require(server.process?.processIdentifier)
-        // A commit whose body trickles: the first signal's graceful stop waits for it (up to 10 s).
+        // A commit whose body trickles: the first signal's graceful stop waits for it (up to --stop-timeout).
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -334,11 +336,46 @@ extension ShutdownTests {
         let took = clock.now - start
         print("second SIG\(second): exited after \(took)")
         // At once: 0.02 s alone here (the figure is this print); the bound is loose for a loaded machine,
-        // and still far below the first signal's wait (the body's 10 s, which ends near 10 s after the start).
+        // and still far below the first signal's wait (600 s here).
         #expect(exited && took < .seconds(5), "the second signal took \(took)")
         // The lock is free for the next server.
         try server.start(port: 0)
         #expect(try server.check().status == 0)
+    }
+}
+
+extension ShutdownTests {
+    @Test("--stop-timeout bounds how long SIGTERM waits for a request in flight; 0 is refused")
+    func stopTimeout() async throws {
+        let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "2", "--body-timeout", "600"])
+        let token = try server.addAccount("alice")
+        let pid = try #require(server.process?.processIdentifier)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        // A body that never finishes (600 s allowed): only the stop's limit ends it.
+        let head = "POST /v1/stores/com.example.slow/commit HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"changes\": ["
+        _ = head.withCString { send(fd, $0, strlen($0), 0) }
+        await pause(0.5)
+        let clock = ContinuousClock()
+        let start = clock.now
+        kill(pid, SIGTERM)
+        let exited = await settle(60) { server.process?.isRunning == false }
+        let took = clock.now - start
+        print("SIGTERM with a request in flight, --stop-timeout 2: exited after \(took)")
+        // Not before the limit (the request was waited for), and long before the body's 600 s.
+        #expect(exited && took >= .seconds(1.5) && took < .seconds(60), "exited after \(took)")
+        #expect(server.process?.terminationStatus == 0)
+        let refused = try ubiquity(["serve", "--port", "0", "--data", server.folder.path, "--stop-timeout", "0"], environment: ProcessInfo.processInfo.environment)
+        #expect(refused.status == 64 && refused.stderr.contains("stop-timeout must be at least 1 second"), "\(refused.stderr)")
     }
 }
 

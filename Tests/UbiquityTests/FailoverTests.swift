@@ -51,7 +51,7 @@ struct FailoverTests {
             }
         }
         // Synchronous commits wait for the standby: on a loaded machine a few a second.
-        let before = await settle(60) { acknowledged.value.count >= 20 }
+        let before = await settle(180) { acknowledged.value.count >= 20 }
         #expect(before, "writes before the failover: \(acknowledged.value.count) acknowledged, \(refused.value) refused")
         try #require(before)
         // The primary dies; the standby is promoted.

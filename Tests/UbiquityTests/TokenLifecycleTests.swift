@@ -57,7 +57,7 @@ struct TokenLifecycleTests {
             return (received, task)
         }
         defer { for (_, task) in streams { task.cancel() } }
-        #expect(await settle { streams.allSatisfy { !$0.0.all.isEmpty } }, "the streams did not open")
+        #expect(await settle(120) { streams.allSatisfy { !$0.0.all.isEmpty } }, "the streams did not open")
 
         let revoked = try Self.account(first, "revoke", "alice", "--token-name", "default")
         #expect(revoked.status == 0 && revoked.stdout == "1 token of alice revoked\n", "\(revoked.stdout) \(revoked.stderr)")

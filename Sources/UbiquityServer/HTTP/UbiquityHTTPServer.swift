@@ -29,6 +29,8 @@ package struct UbiquityHTTPServer: Sendable {
     /// A body's minimum rate after its grace period (``BodyReading``).
     package var bodyMinimumRate: Int = BodyReading.defaultMinimumRate
     package var bodyGrace: Duration = BodyReading.defaultGrace
+    /// How long SIGTERM waits for requests in flight before cancelling them (streams end at once).
+    package var stopTimeout: Duration = .seconds(10)
     package var service: UbiquityService
     /// More services run beside the server and stopped with it (the metrics listener).
     package var companions: [any Service] = []
@@ -105,7 +107,7 @@ package struct UbiquityHTTPServer: Sendable {
             services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
-        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        configuration.maximumGracefulShutdownDuration = stopTimeout
         // The HTTP server returns once it stops accepting; its connections are ours to wait
         // for (requests in flight finish, streams end), at most 10 seconds before they are
         // cancelled, and only then does the caller close the database.
@@ -116,7 +118,7 @@ package struct UbiquityHTTPServer: Sendable {
             await connections.waitUntilEmpty()
             throw error
         }
-        await connections.drain(within: .seconds(10))
+        await connections.drain(within: stopTimeout)
     }
 
     /// Runs one exchange with its request id (the client's `X-Request-Id` when it is a plain
