@@ -312,20 +312,8 @@ extension ShutdownTests {
         let token = try server.addAccount("alice")
         let pid = try #require(server.process?.processIdentifier)
         // A commit whose body trickles: the first signal's graceful stop waits for it (up to --stop-timeout).
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try await Self.requestInFlight(server, token: token)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
-        let head = "POST /v1/stores/com.example.slow/commit HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
-            + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"changes\": ["
-        _ = head.withCString { send(fd, $0, strlen($0), 0) }
-        await pause(0.5)
         kill(pid, SIGTERM)
         await pause(1.0)
         #expect(server.process?.isRunning == true, "the first signal waits for the request in flight")
@@ -345,13 +333,13 @@ extension ShutdownTests {
 }
 
 extension ShutdownTests {
-    @Test("--stop-timeout bounds how long SIGTERM waits for a request in flight; 0 is refused")
-    func stopTimeout() async throws {
-        let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "2", "--body-timeout", "600"])
-        let token = try server.addAccount("alice")
-        let pid = try #require(server.process?.processIdentifier)
+    /// A connection with a commit in flight whose body never finishes: the connection is proven
+    /// served first (a `/healthz` answered on it), then the commit's head goes out, and the
+    /// server has a moment to start on it. (Sent on a fresh connection just before SIGTERM, a
+    /// loaded machine's server had not yet accepted it: nothing was in flight, and it rightly
+    /// exited at once.)
+    static func requestInFlight(_ server: SyncServer, token: String) async throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(server.port).bigEndian)
@@ -359,12 +347,41 @@ extension ShutdownTests {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        try #require(connected == 0)
-        // A body that never finishes (600 s allowed): only the stop's limit ends it.
+        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".withCString { send(fd, $0, strlen($0), 0) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        // The whole answer: its head, then as many bytes as its Content-Length says.
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            guard n > 0 else { close(fd); throw POSIXError(.ETIMEDOUT) }
+            answer += buffer[0..<n]
+            let text = String(decoding: answer, as: UTF8.self)
+            guard let end = text.range(of: "\r\n\r\n") else { continue }
+            let head = text[..<end.lowerBound].lowercased()
+            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            if text.utf8.distance(from: end.upperBound.samePosition(in: text.utf8)!, to: text.utf8.endIndex) >= length { break }
+        }
+        guard String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200") else { close(fd); throw POSIXError(.EPROTO) }
         let head = "POST /v1/stores/com.example.slow/commit HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"changes\": ["
         _ = head.withCString { send(fd, $0, strlen($0), 0) }
-        await pause(0.5)
+        await pause(3)
+        return fd
+    }
+}
+
+extension ShutdownTests {
+    @Test("--stop-timeout bounds how long SIGTERM waits for a request in flight; 0 is refused")
+    func stopTimeout() async throws {
+        let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "2", "--body-timeout", "600"])
+        let token = try server.addAccount("alice")
+        let pid = try #require(server.process?.processIdentifier)
+        let fd = try await Self.requestInFlight(server, token: token)
+        defer { close(fd) }
         let clock = ContinuousClock()
         let start = clock.now
         kill(pid, SIGTERM)
