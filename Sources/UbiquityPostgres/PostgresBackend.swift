@@ -31,10 +31,6 @@ package final class PostgresBackend: UbiquityBackend {
     /// off up to a minute between attempts, and clients must converge within
     /// a second of the database's return.
     let pool: Lock<Pool>
-    struct Pool: Sendable {
-        var client: PostgresClient
-        var task: Task<Void, Never>
-    }
     let poolSize: Int
     /// What an account may hold across its stores (nil: no quota).
     let quota: AccountQuota?
@@ -46,17 +42,6 @@ package final class PostgresBackend: UbiquityBackend {
     let logger: Logger
     /// Commits waiting, and the writers at work (at most ``writers``).
     let work = Lock(Work())
-    struct Work {
-        var jobs: [Job] = []
-        /// The writers at work. They are answered and let go when the pool is
-        /// replaced (their connections died with the database, and a query on
-        /// a dead connection was seen to wait until the pool closed).
-        var runs: [ObjectIdentifier: Run] = [:]
-        /// Stores in a transaction of this server: their next commits wait and go together.
-        var busyStores: Set<String> = []
-        /// Whether the deadline sweeper is running (``sweep()``).
-        var sweeping = false
-    }
     let listenerTask = Lock<Task<Void, Never>?>(nil)
 
     let closed = Lock(false)

@@ -12,20 +12,9 @@ import PlatformIO
 
 func canonical(_ v: PropertyList, into out: inout String) {
     func quote(_ s: String) -> String {
-        var r = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": r += "\\\""
-            case "\\": r += "\\\\"
-            case "\n": r += "\\n"
-            case "\r": r += "\\r"
-            case "\t": r += "\\t"
-            default:
-                if u.value < 0x20 { r += "\\u" + String(repeating: "0", count: 4 - String(u.value, radix: 16).count) + String(u.value, radix: 16) }
-                else { r.unicodeScalars.append(u) }
-            }
-        }
-        return r + "\""
+        var bytes: [UInt8] = []
+        JSONEscape.appendQuoted(s, to: &bytes, escapingSlash: false)
+        return String(decoding: bytes, as: UTF8.self)
     }
     switch v {
     case .string(let s): out += "{\"string\": \(quote(s))}"
