@@ -48,10 +48,7 @@ struct DomainArgument {
         }
     }
 
-    static func homeDirectory() -> String {
-        if let h = Environment["HOME"] { return h }
-        return "/"
-    }
+    static func homeDirectory() -> String { UserDirectories.home(in: nil) }
 
     /// The name used in "domain/default pair" messages (CFPreferences' spelling for the global domain).
     var pairName: String { isGlobal ? "kCFPreferencesAnyApplication" : displayName }
@@ -66,7 +63,7 @@ enum ApplicationLookup {
             if let id = bundleIdentifier(at: name) { return id }
         }
         let home = DomainArgument.homeDirectory()
-        var dataDirs = [(Environment["XDG_DATA_HOME"] ?? (home + "/.local/share"))]
+        var dataDirs = [UserDirectories.data]
         dataDirs += (Environment["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
         for dir in dataDirs {
             let apps = dir + "/applications"

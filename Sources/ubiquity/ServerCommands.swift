@@ -16,9 +16,7 @@ import UbiquityServer
 
 /// Where the server keeps its database unless told otherwise.
 func defaultServerData() -> String {
-    var data = Environment["XDG_DATA_HOME"] ?? ""
-    if !data.hasPrefix("/") { data = (Environment["HOME"] ?? "/") + "/.local/share" }
-    return data + "/opendefaults/ubiquity-server"
+    UserDirectories.data + "/opendefaults/ubiquity-server"
 }
 
 /// Where the server's data is: `--data DIR` (SQLite) or `--postgres URL`,

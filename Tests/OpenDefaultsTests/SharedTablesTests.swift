@@ -85,3 +85,21 @@ struct SharedTablesTests {
         #expect(table.value(for: owner) { Thing("v3") } === value)
     }
 }
+
+/// The one lookup of the user's base folders (XDG Base Directory Specification).
+@Suite("User directories")
+struct UserDirectoriesTests {
+    @Test("an absolute XDG variable is taken; unset, empty or relative falls back to the home folder's")
+    func lookup() {
+        #expect(UserDirectories.config(in: ["HOME": "/home/ada", "XDG_CONFIG_HOME": "/etc/xdg-ada"]) == "/etc/xdg-ada")
+        #expect(UserDirectories.config(in: ["HOME": "/home/ada"]) == "/home/ada/.config")
+        #expect(UserDirectories.config(in: ["HOME": "/home/ada", "XDG_CONFIG_HOME": ""]) == "/home/ada/.config")
+        #expect(UserDirectories.data(in: ["HOME": "/home/ada/", "XDG_DATA_HOME": "relative/share"]) == "/home/ada/.local/share")
+        #expect(UserDirectories.data(in: ["HOME": "/", "XDG_DATA_HOME": "/srv/data"]) == "/srv/data")
+        #expect(UserDirectories.data(in: ["HOME": "/"]) == "/.local/share")
+        // No HOME: the password database's home folder.
+        let fallback = UserDirectories.home(in: [:])
+        #expect(fallback.hasPrefix("/"))
+        #expect(UserDirectories.config(in: [:]) == (fallback.hasSuffix("/") ? fallback : fallback + "/") + ".config")
+    }
+}

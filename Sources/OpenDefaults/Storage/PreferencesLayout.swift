@@ -94,10 +94,7 @@ public struct PreferencesLayout: Sendable, Hashable {
 
     /// The layout for this process's environment.
     public static var current: PreferencesLayout {
-        let env = Environment.self
-        let home = env["HOME"] ?? Environment.passwdHome() ?? "/"
-        var config = env["XDG_CONFIG_HOME"] ?? ""
-        if !config.hasPrefix("/") { config = home + "/.config" }
+        let config = UserDirectories.config
         let root = systemRoot
         // The machine id and the login name are looked up when first used:
         // most processes (`defaults read D K`) need neither.

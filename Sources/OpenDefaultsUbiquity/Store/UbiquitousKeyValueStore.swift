@@ -172,9 +172,7 @@ public final class UbiquitousKeyValueStore: Sendable {
     static func folder(_ configuration: Configuration, accountIdentifier: String) -> String {
         var base = configuration.dataDirectory ?? ""
         if base.isEmpty {
-            var data = Environment["XDG_DATA_HOME"] ?? ""
-            if !data.hasPrefix("/") { data = (Environment["HOME"] ?? Environment.passwdHome() ?? "/") + "/.local/share" }
-            base = data + "/opendefaults/ubiquity"
+            base = UserDirectories.data + "/opendefaults/ubiquity"
         }
         return base + "/" + accountIdentifier
     }

@@ -26,12 +26,7 @@ public struct SettingsCatalog: Sendable {
 
     /// The catalog of the current user, under `$XDG_DATA_HOME/settings-bundles`.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        var base = environment["XDG_DATA_HOME"] ?? ""
-        if !base.hasPrefix("/") {
-            let home = environment["HOME"] ?? "/"
-            base = (home.hasSuffix("/") ? home : home + "/") + ".local/share"
-        }
-        self.directory = base + "/settings-bundles"
+        self.directory = UserDirectories.data(in: environment) + "/settings-bundles"
     }
 
     /// Where the bundle of `domain` is installed.
