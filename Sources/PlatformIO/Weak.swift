@@ -11,7 +11,13 @@ package struct Weak<Object: AnyObject & Sendable>: @unchecked Sendable {
 
     /// Drops the entries whose object is gone (when the table has doubled since the last prune).
     package static func prune<Key>(_ table: inout [Key: Weak<Object>]) {
+        prune(&table) { $0 }
+    }
+
+    /// Drops the entries whose object (`reference` of each) is gone, when the
+    /// table has doubled since the last prune: the cost is spread over the inserts.
+    package static func prune<Key, Entry>(_ table: inout [Key: Entry], _ reference: (Entry) -> Weak<Object>) {
         guard table.count >= 64, table.count.nonzeroBitCount == 1 else { return }
-        table = table.filter { $0.value.object != nil }
+        table = table.filter { reference($0.value).object != nil }
     }
 }

@@ -25,7 +25,7 @@ package final class WeakKeyedTable<Owner: AnyObject & Sendable, Value: Sendable>
         table.withLock { t in
             let id = ObjectIdentifier(owner)
             if let entry = t[id], entry.owner.object === owner { return entry.value }
-            if t.count >= 64, t.count.nonzeroBitCount == 1 { t = t.filter { $0.value.owner.object != nil } }
+            Weak.prune(&t) { $0.owner }
             let value = make()
             t[id] = Entry(owner: Weak(owner), value: value)
             return value

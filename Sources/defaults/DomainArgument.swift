@@ -40,15 +40,13 @@ struct DomainArgument {
             Messages.usage("unknown option \"\(first)\" where \(verb) expects a domain" + Messages.suggesting(first, among: ["-g", "-globalDomain", "-app"]))
         default:
             if first.hasPrefix("/") || first.hasPrefix("./") || first.hasPrefix("../") || first.hasPrefix("~/") {
-                var path = first.hasPrefix("~/") ? (homeDirectory() + first.dropFirst(1)) : first
+                var path = first.hasPrefix("~/") ? (UserDirectories.home(in: nil) + first.dropFirst(1)) : first
                 if !path.hasSuffix(".plist") { path += ".plist" }
                 return DomainArgument(kind: .file(path), displayName: first)
             }
             return DomainArgument(kind: .named(first), displayName: first)
         }
     }
-
-    static func homeDirectory() -> String { UserDirectories.home(in: nil) }
 
     /// The name used in "domain/default pair" messages (CFPreferences' spelling for the global domain).
     var pairName: String { isGlobal ? "kCFPreferencesAnyApplication" : displayName }
@@ -62,7 +60,7 @@ enum ApplicationLookup {
         if name.hasSuffix(".app") || name.contains("/") {
             if let id = bundleIdentifier(at: name) { return id }
         }
-        let home = DomainArgument.homeDirectory()
+        let home = UserDirectories.home(in: nil)
         var dataDirs = [UserDirectories.data]
         dataDirs += (Environment["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
         for dir in dataDirs {

@@ -112,7 +112,7 @@ struct StorageTests {
         let other = sandbox.makeStore().domain("com.example.race")
         for round in 0..<20 {
             // On threads of their own: four blocking loops must not hold the test run's pool.
-            try await onThreads([
+            try await racingOffThePool([
                 { for i in 0..<300 { d.set(PropertyList(round * 1000 + i), forKey: "k\(i % 17)") } },
                 { for i in 0..<20 { d.replaceAll(with: ["replaced": PropertyList(round * 100 + i)]) } },
                 { for _ in 0..<10 { try? d.synchronize() } },

@@ -32,3 +32,17 @@ public final class BlockingWorkExecutor: TaskExecutor {
 public func offThePool<T>(_ body: () throws -> T) async throws -> T {
     try await withTaskExecutorPreference(BlockingWorkExecutor()) { try body() }
 }
+
+/// Runs the bodies at once, each on a thread of its own outside the
+/// cooperative pool (``offThePool(_:)``), and waits for all of them: for
+/// tests whose point is blocking work racing itself.
+///
+/// ```swift
+/// try await racingOffThePool([{ writeBurst() }, { try flushLoop() }])
+/// ```
+public func racingOffThePool(_ bodies: [@Sendable () throws -> Void]) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for body in bodies { group.addTask { try await offThePool(body) } }
+        try await group.waitForAll()
+    }
+}

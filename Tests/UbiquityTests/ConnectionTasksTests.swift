@@ -8,22 +8,13 @@ import UbiquityServer
 /// left when its time runs out.
 @Suite("ubiquity serve: connection tasks are waited for, and cancelled when the time is up")
 struct ConnectionTasksTests {
-    /// A task executor that runs jobs on Swift's global executor (the tests need no event loop).
-    final class PoolExecutor: TaskExecutor {
-        func enqueue(_ job: consuming ExecutorJob) {
-            let job = UnownedJob(job)
-            let executor = asUnownedTaskExecutor()
-            Task.detached { job.runSynchronously(on: executor) }
-        }
-    }
-
     @Test("waitUntilEmpty returns only after the last connection's work has finished, in whatever order they finish")
     func waitsForEvery() async {
         let connections = ConnectionTasks()
         let done = Locked<[Int]>([])
-        let gates = (0..<200).map { _ in AsyncGate() }
+        let gates = (0..<200).map { _ in Gate() }
         for i in 0..<200 {
-            connections.run(on: PoolExecutor()) {
+            connections.run(on: BlockingWorkExecutor()) {
                 await gates[i].wait()
                 done.mutate { $0.append(i) }
             }
@@ -44,7 +35,7 @@ struct ConnectionTasksTests {
         let connections = ConnectionTasks()
         let cancelled = Locked(0)
         for _ in 0..<20 {
-            connections.run(on: PoolExecutor()) {
+            connections.run(on: BlockingWorkExecutor()) {
                 // A connection that would run for an hour unless cancelled.
                 try? await Task.sleep(for: .seconds(3_600))
                 if Task.isCancelled { cancelled.mutate { $0 += 1 } }
@@ -65,7 +56,7 @@ struct ConnectionTasksTests {
         await connections.drain(within: .seconds(3_600))
         connections.cancelAll()
         let sawCancel = Locked(false)
-        connections.run(on: PoolExecutor()) {
+        connections.run(on: BlockingWorkExecutor()) {
             try? await Task.sleep(for: .seconds(3_600))
             sawCancel.set(Task.isCancelled)
         }
@@ -75,7 +66,7 @@ struct ConnectionTasksTests {
 }
 
 /// A one-shot gate a task waits at until it is opened.
-final class AsyncGate: Sendable {
+final class Gate: Sendable {
     let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func wait() async {

@@ -98,7 +98,7 @@ import Synchronization
         defer { if journalFailed { reportJournalFailure() } }
         let hash = KeyHash.hash(key)
         let dependents: [any DomainDependent]? = state.withLock { s in
-            defer { s._checkInvariantsIfSmall() }
+            defer { s._checkInvariantsAfterChange() }
             // One hash to record the change; the file's value is looked up
             // only when the key had no pending change.
             s.sequence += 1
@@ -129,7 +129,7 @@ import Synchronization
         var journalFailed = false
         defer { if journalFailed { reportJournalFailure() } }
         let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
-            defer { s._checkInvariantsIfSmall() }
+            defer { s._checkInvariantsAfterChange() }
             var changes: [LiteralString: DomainChange.Values] = [:]
             // One batch in the journal: a process that dies part-way through
             // leaves none of it to replay (a several-key set is all or nothing).
@@ -159,7 +159,7 @@ import Synchronization
         var journalFailed = false
         defer { if journalFailed { reportJournalFailure() } }
         let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
-            defer { s._checkInvariantsIfSmall() }
+            defer { s._checkInvariantsAfterChange() }
             let new = entries ?? [:]
             let changes = DomainChange.diff(s.values, new)
             s.sequence += 1
@@ -440,7 +440,7 @@ import Synchronization
             // see is unchanged. A replacement of the whole domain made while
             // writing is kept as it is, to be written next.
             let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
-                defer { s._checkInvariantsIfSmall() }
+                defer { s._checkInvariantsAfterChange() }
                 let flushedUpTo = max(pending.lastSequence, replaced ?? 0)
                 if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
                 if let journalMark { s.journal?.markApplied(through: journalMark.sequence, keepingFrom: journalMark.end) }
@@ -544,7 +544,7 @@ import Synchronization
         // still `oldBase` below unless the domain was replaced.
         let diskChanges = reporting ? DomainChange.diff(oldBase, disk) : [:]
         let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
-            defer { s._checkInvariantsIfSmall() }
+            defer { s._checkInvariantsAfterChange() }
             // A replaced domain keeps what replaced it until it is written.
             var changes: [LiteralString: DomainChange.Values] = [:]
             if s.replaced == nil {

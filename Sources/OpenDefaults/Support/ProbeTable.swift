@@ -4,7 +4,7 @@ import PropertyList
 ///
 /// Linear probing with backward-shift deletion; at most half full.
 /// ``_checkInvariants()`` states what that means; debug builds check its
-/// O(1) part after every change (see ``_checkInvariantsIfSmall()``).
+/// O(1) part after every change (see ``_checkInvariantsAfterChange()``).
 struct ProbeTable<Value> {
     struct Entry {
         let hash: UInt64
@@ -50,7 +50,7 @@ struct ProbeTable<Value> {
         slots[i] = Entry(hash: hash, key: key, value: value)
         count += 1
         if 2 * count > slots.count { rehash(slots.count * 2) }
-        _checkInvariantsIfSmall()
+        _checkInvariantsAfterChange()
         return nil
     }
 
@@ -79,7 +79,7 @@ struct ProbeTable<Value> {
             }
             j = (j + 1) & mask
         }
-        _checkInvariantsIfSmall()
+        _checkInvariantsAfterChange()
         return removed.value
     }
 
@@ -104,7 +104,7 @@ extension ProbeTable {
     /// crossing an empty slot (what `get` and backward-shift deletion
     /// assume); no key is in two slots.
     func _checkInvariants() {
-        precondition(slots.count >= 8 && slots.count.nonzeroBitCount == 1, "ProbeTable: capacity \(slots.count) is not a power of two ≥ 8")
+        _checkShape()
         var occupied = 0
         var seen = Set<LiteralString>()
         for (i, slot) in slots.enumerated() {
@@ -119,20 +119,24 @@ extension ProbeTable {
             }
         }
         precondition(occupied == count, "ProbeTable: count \(count) but \(occupied) slots occupied")
-        precondition(2 * count <= slots.count, "ProbeTable: \(count) entries in \(slots.count) slots is more than half full")
+    }
+
+    /// The O(1) part: a power-of-two capacity of at least 8, at most half full.
+    func _checkShape() {
+        precondition(slots.count >= 8 && slots.count.nonzeroBitCount == 1, "ProbeTable: capacity \(slots.count) is not a power of two ≥ 8")
+        precondition(count >= 0 && 2 * count <= slots.count, "ProbeTable: \(count) entries in \(slots.count) slots is more than half full")
     }
 
     /// Run after every change in debug builds: the O(1) part of
-    /// ``_checkInvariants()`` (capacity, load); the whole check too, for
+    /// ``_checkInvariants()`` (``_checkShape()``); the whole check too, for
     /// tables of at most 256 slots, when built with
     /// `-Xswiftc -DOPENDEFAULTS_INTERNAL_CHECKS` (as swift-collections'
     /// `COLLECTIONS_INTERNAL_CHECKS`: a full check per change would slow
     /// every debug run; the model tests call the whole check themselves).
     @inline(__always)
-    func _checkInvariantsIfSmall() {
+    func _checkInvariantsAfterChange() {
         #if DEBUG
-        precondition(slots.count >= 8 && slots.count.nonzeroBitCount == 1 && count >= 0 && 2 * count <= slots.count,
-                     "ProbeTable: \(count) entries in \(slots.count) slots")
+        _checkShape()
         #if OPENDEFAULTS_INTERNAL_CHECKS
         if slots.count <= 256 { _checkInvariants() }
         #endif
