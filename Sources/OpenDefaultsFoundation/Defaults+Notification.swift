@@ -37,29 +37,25 @@ enum NotificationPosting {
         weak var object: OpenUserDefaults?
     }
 
-    /// The `OpenUserDefaults` objects over each defaults object, posted as
-    /// the notification's `object` in place of the `Defaults` they wrap.
-    private static let wrappers = Lock<[ObjectIdentifier: Wrapper]>([:])
+    /// What this side keeps for each defaults object (the core knows nothing
+    /// of notifications): its coalescing window — open from a post until
+    /// 20 ms later, `dirty` recording a change inside it (lock-free, so a
+    /// write in a burst pays the table's lookup and two atomics) — and the
+    /// `OpenUserDefaults` over it, posted as the notification's `object` in
+    /// place of the `Defaults` it wraps.
+    private final class Posting: Sendable {
+        let open = Atomic<Bool>(false)
+        let dirty = Atomic<Bool>(false)
+        let wrapper = Lock(Wrapper())
+    }
+    private static let postings = WeakKeyedTable<Defaults, Posting>()
 
     static func register(_ wrapper: OpenUserDefaults, for defaults: Defaults) {
-        wrappers.withLock { w in
-            w = w.filter { $0.value.object != nil }
-            w[ObjectIdentifier(defaults)] = Wrapper(object: wrapper)
-        }
+        postings.value(for: defaults) { Posting() }.wrapper.withLock { $0.object = wrapper }
         start()
     }
 
     static let coalescingInterval: DispatchTimeInterval = .milliseconds(20)
-
-    /// A defaults object's coalescing window: open from a post until 20 ms
-    /// later; `dirty` records a change inside it (lock-free, so a write in a
-    /// burst pays the table's lookup and two atomics).
-    final class Window: Sendable {
-        let open = Atomic<Bool>(false)
-        let dirty = Atomic<Bool>(false)
-    }
-    /// Each defaults object's window, kept on this side: the core knows nothing of notifications.
-    private static let windows = WeakKeyedTable<Defaults, Window>()
 
     static func start() {
         token.withLock { t in
@@ -100,39 +96,39 @@ enum NotificationPosting {
         {
             return
         }
-        let window = windows.value(for: defaults) { Window() }
-        if window.open.exchange(true, ordering: .acquiringAndReleasing) {
-            window.dirty.store(true, ordering: .releasing)
+        let posting = postings.value(for: defaults) { Posting() }
+        if posting.open.exchange(true, ordering: .acquiringAndReleasing) {
+            posting.dirty.store(true, ordering: .releasing)
             return
         }
-        post(defaults)
-        close(defaults, window)
+        post(defaults, posting)
+        close(defaults, posting)
     }
 
     /// Ends the window 20 ms from now: one more post (and window) if changes
     /// came during it. The window holds the defaults object weakly.
-    private static func close(_ defaults: Defaults, _ window: Window) {
+    private static func close(_ defaults: Defaults, _ posting: Posting) {
         DispatchQueue.global().asyncAfter(deadline: .now() + coalescingInterval) { [weak defaults] in
             guard let defaults else { return }
-            if window.dirty.exchange(false, ordering: .acquiringAndReleasing) {
-                post(defaults)
-                close(defaults, window)
+            if posting.dirty.exchange(false, ordering: .acquiringAndReleasing) {
+                post(defaults, posting)
+                close(defaults, posting)
                 return
             }
-            window.open.store(false, ordering: .releasing)
+            posting.open.store(false, ordering: .releasing)
             // A change between the two steps above saw the window open and
             // only marked it: post for it, unless a new window already did.
-            if window.dirty.exchange(false, ordering: .acquiringAndReleasing),
-               !window.open.exchange(true, ordering: .acquiringAndReleasing)
+            if posting.dirty.exchange(false, ordering: .acquiringAndReleasing),
+               !posting.open.exchange(true, ordering: .acquiringAndReleasing)
             {
-                post(defaults)
-                close(defaults, window)
+                post(defaults, posting)
+                close(defaults, posting)
             }
         }
     }
 
-    private static func post(_ defaults: Defaults) {
-        let wrapper = wrappers.withLock { $0[ObjectIdentifier(defaults)]?.object }
+    private static func post(_ defaults: Defaults, _ posting: Posting) {
+        let wrapper = posting.wrapper.withLock { $0.object }
         if let wrapper, wrapper.defaults === defaults {
             NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: wrapper)
         } else {

@@ -69,9 +69,12 @@ public enum CFPreferences {
         return store.domain(n, scope: PreferenceScope(user: user, host: host))
     }
 
+    /// The suites of each application over ``store``, shared with its ``Defaults`` objects.
+    private static var suiteLists: SuiteLists { DefaultsContext.of(store).suiteLists }
+
     private static func order(_ applicationID: String) -> SearchOrder {
         let app = name(applicationID)
-        return SearchOrder(application: app, suites: DefaultsContext.of(store).suiteLists.suites(of: app))
+        return SearchOrder(application: app, suites: suiteLists.suites(of: app))
     }
 
     // MARK: Application values (the search list of an application)
@@ -183,8 +186,8 @@ public enum CFPreferences {
     /// ```
     public static func addSuitePreferences(toApp applicationID: String, suite: String) {
         let app = name(applicationID)
-        guard PreferencesLayout.isValidDomainName(suite), suite != app, suite != anyApplication else { return }
-        DefaultsContext.of(store).suiteLists.add(suite, to: app)
+        guard PreferencesLayout.isValidDomainName(suite), LiteralString(suite) != LiteralString(app), suite != anyApplication else { return }
+        suiteLists.add(suite, to: app)
     }
 
     /// `CFPreferencesRemoveSuitePreferencesFromApp`.
@@ -193,7 +196,7 @@ public enum CFPreferences {
     /// CFPreferences.removeSuitePreferences(fromApp: "com.example.app", suite: "group.com.example")
     /// ```
     public static func removeSuitePreferences(fromApp applicationID: String, suite: String) {
-        DefaultsContext.of(store).suiteLists.remove(suite, from: name(applicationID))
+        suiteLists.remove(suite, from: name(applicationID))
     }
 
     // MARK: One domain in one scope

@@ -44,7 +44,7 @@ final class SearchList: DomainDependent {
     /// What the defaults objects over ``store`` share (registration, suites).
     let context: DefaultsContext
     /// `NSRegistrationDomain` of ``context``.
-    let registration: RegistrationDomain
+    var registration: RegistrationDomain { context.registration }
     /// `NSArgumentDomain`.
     let arguments: [LiteralString: PropertyList]
     /// The preferred languages, one volatile domain each.
@@ -61,7 +61,6 @@ final class SearchList: DomainDependent {
         self.domainName = domainName
         self.store = store
         self.context = DefaultsContext.of(store)
-        self.registration = context.registration
         self.arguments = arguments
         self.languages = languages
         self.state = Lock(State())
