@@ -35,6 +35,8 @@ public final class DomainStore: Sendable {
             self.name = LiteralString(name)
             self.scope = scope
         }
+        /// A domain kept in an arbitrary file (``DomainStore/domain(atPath:)``).
+        static func file(_ path: String) -> Key { Key(name: "file:" + path, scope: .currentUser) }
     }
 
     /// The loaded domains, held weakly: each domain holds this store, and is
@@ -135,7 +137,7 @@ public final class DomainStore: Sendable {
 
     /// ``value(forKey:inDomain:scope:)`` for a domain kept in an arbitrary file.
     package func value(forKey key: String, inDomainAtPath path: String) -> PropertyList? {
-        if let loaded = domains.existing(Key(name: "file:" + path, scope: .currentUser)) { return loaded.value(forKey: key) }
+        if let loaded = domains.existing(Key.file(path)) { return loaded.value(forKey: key) }
         return value(forKey: key, atPath: path) { self.domain(atPath: path).value(forKey: key) }
     }
 
@@ -161,7 +163,7 @@ public final class DomainStore: Sendable {
     /// A domain kept in an arbitrary property-list file (`defaults read
     /// /path/to/file`): the same locking, merging and durable writes.
     @_spi(Engine) public func domain(atPath path: String) -> PersistentDomain {
-        let (domain, made) = domains.object(Key(name: "file:" + path, scope: .currentUser)) {
+        let (domain, made) = domains.object(Key.file(path)) {
             PersistentDomain(name: path, scope: .currentUser, file: DomainFile(domain: path, path: path), store: self)
         }
         if made { watcher.watch(domain) }

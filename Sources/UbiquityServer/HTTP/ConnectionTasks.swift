@@ -15,8 +15,8 @@ import PlatformIO
 package final class ConnectionTasks: Sendable {
     struct State {
         var next: UInt64 = 0
-        /// The live connections; nil until the task's handle is stored.
-        var live: [UInt64: Task<Void, Never>?] = [:]
+        /// The live connections.
+        var live: [UInt64: Task<Void, Never>] = [:]
         /// Set by ``cancelAll()``: a connection that starts later is cancelled at once.
         var cancelled = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -30,21 +30,18 @@ package final class ConnectionTasks: Sendable {
 
     /// Runs one connection's work as a task of its own, preferring `executor`.
     package func run(on executor: any TaskExecutor, _ body: @escaping @Sendable () async -> Void) {
-        let id = state.withLock { s -> UInt64 in
+        // Made and filed under the lock: the task's own removal waits for the
+        // lock, so it always finds its entry.
+        state.withLock { s in
             s.next &+= 1
-            s.live[s.next] = .some(nil)
-            return s.next
+            let id = s.next
+            let task = Task(executorPreference: executor) {
+                await body()
+                self.finished(id)
+            }
+            s.live[id] = task
+            if s.cancelled { task.cancel() }
         }
-        let task = Task(executorPreference: executor) {
-            await body()
-            self.finished(id)
-        }
-        let cancel = state.withLock { s -> Bool in
-            guard s.live[id] != nil else { return false }   // already finished
-            s.live[id] = .some(task)
-            return s.cancelled
-        }
-        if cancel { task.cancel() }
     }
 
     func finished(_ id: UInt64) {
@@ -62,7 +59,7 @@ package final class ConnectionTasks: Sendable {
     package func cancelAll() {
         let tasks = state.withLock { s -> [Task<Void, Never>] in
             s.cancelled = true
-            return s.live.values.compactMap { $0 }
+            return Array(s.live.values)
         }
         for t in tasks { t.cancel() }
     }
