@@ -37,10 +37,11 @@ enum NotificationPosting {
         weak var object: OpenUserDefaults?
     }
 
-    /// What this side keeps for each defaults object (the core knows nothing
-    /// of notifications): its coalescing window — open from a post until
-    /// 20 ms later, `dirty` recording a change inside it (lock-free, so a
-    /// write in a burst pays the table's lookup and two atomics) — and the
+    /// What this side keeps for each defaults object, in the object's
+    /// ``AttachmentSlot`` (the core knows nothing of notifications): its
+    /// coalescing window — open from a post until 20 ms later, `dirty`
+    /// recording a change inside it (lock-free, so a write in a burst pays
+    /// one atomic load to find the window and two atomics) — and the
     /// `OpenUserDefaults` over it, posted as the notification's `object` in
     /// place of the `Defaults` it wraps.
     private final class Posting: Sendable {
@@ -48,10 +49,13 @@ enum NotificationPosting {
         let dirty = Atomic<Bool>(false)
         let wrapper = Lock(Wrapper())
     }
-    private static let postings = WeakKeyedTable<Defaults, Posting>()
+
+    private static func posting(of defaults: Defaults) -> Posting {
+        defaults.attachment.value(as: Posting.self) { Posting() }
+    }
 
     static func register(_ wrapper: OpenUserDefaults, for defaults: Defaults) {
-        postings.value(for: defaults) { Posting() }.wrapper.withLock { $0.object = wrapper }
+        posting(of: defaults).wrapper.withLock { $0.object = wrapper }
         start()
     }
 
@@ -96,7 +100,7 @@ enum NotificationPosting {
         {
             return
         }
-        let posting = postings.value(for: defaults) { Posting() }
+        let posting = posting(of: defaults)
         if posting.open.exchange(true, ordering: .acquiringAndReleasing) {
             posting.dirty.store(true, ordering: .releasing)
             return

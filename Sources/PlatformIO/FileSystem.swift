@@ -63,6 +63,31 @@ extension FileIO {
         }
         return names
     }
+
+    /// The relative paths of everything under the folder at `path` (files,
+    /// folders, links; `a`, `a/b.plist`, …), in no particular order. Links
+    /// are listed, never followed; a folder nested deeper than `maximumDepth`
+    /// is not entered. Empty when `path` cannot be listed.
+    ///
+    /// ```swift
+    /// FileIO.subpaths(of: "Settings.bundle").filter { $0.hasSuffix(".plist") }
+    /// ```
+    package static func subpaths(of path: String, maximumDepth: Int = 64) -> [String] {
+        var found: [String] = []
+        func walk(_ relative: String, depth: Int) {
+            let folder = relative.isEmpty ? path : path + "/" + relative
+            guard depth <= maximumDepth, let names = directoryEntries(folder) else { return }
+            for name in names {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                found.append(child)
+                if (try? FileStatus.of(path + "/" + child, followingLinks: false))?.kind == .directory {
+                    walk(child, depth: depth + 1)
+                }
+            }
+        }
+        walk("", depth: 0)
+        return found
+    }
 }
 
 /// A file's pages mapped shared into memory (`mmap` … `MAP_SHARED`): stores

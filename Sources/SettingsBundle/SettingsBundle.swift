@@ -61,7 +61,7 @@ public struct SettingsBundle: Sendable {
     /// - Throws: ``SettingsBundleError`` when the directory or the root pane
     ///   cannot be read, or the root is not a pane.
     public init(path: String, root: String = "Root.plist") throws(SettingsBundleError) {
-        guard (try? FileManager.default.contentsOfDirectory(atPath: path)) != nil else {
+        guard FileIO.directoryEntries(path) != nil else {
             throw SettingsBundleError(path: path, reason: "no such bundle (expected a directory containing Root.plist)")
         }
         var loader = BundleLoader(bundlePath: path)
@@ -81,7 +81,7 @@ public struct SettingsBundle: Sendable {
     /// when the bundle has one, else `Root.plist`.
     public init(path: String, idiom: String) throws(SettingsBundleError) {
         let variant = "Root~\(idiom.lowercased()).plist"
-        let exists = FileManager.default.fileExists(atPath: path + "/" + variant)
+        let exists = FileStatus.exists(path + "/" + variant)
         try self.init(path: path, root: exists ? variant : "Root.plist")
     }
 

@@ -36,6 +36,9 @@ public final class Defaults: Sendable {
     /// The search list and the effective values; the domains in it hold it
     /// (not this object) to tell it of their changes.
     let searchList: SearchList
+    /// Room for one object of a layer above the core (the Foundation edge
+    /// keeps its notification window here); the core never reads it.
+    package let attachment = AttachmentSlot()
 
     /// `NSArgumentDomain`: the `-Key value` pairs of the command line.
     var arguments: [LiteralString: PropertyList] { searchList.arguments }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import PlatformIO
 
 /// Copies a bundle's files for installation: regular files and folders are
@@ -26,20 +21,19 @@ enum BundleCopy {
             throw SettingsBundleError(path: source, reason: "folders nest deeper than \(maximumDepth) levels (a link cycle?)")
         }
         do {
-            try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+            try FileIO.makeDirectory(destination, permissions: 0o755)
         } catch {
-            throw SettingsBundleError(path: destination, reason: "cannot create the folder: \(error)")
+            throw SettingsBundleError(path: destination, reason: "cannot create the folder: \(error.reason)")
         }
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: source) } catch {
-            throw SettingsBundleError(path: source, reason: "cannot list the folder: \(error)")
+        guard let names = FileIO.directoryEntries(source) else {
+            throw SettingsBundleError(path: source, reason: "cannot list the folder")
         }
         for name in names.sorted() {
             let from = source + "/" + name
             let to = destination + "/" + name
             var path = from
             var type = try fileType(path)
-            if type == .typeSymbolicLink {
+            if type == .symbolicLink {
                 guard let resolved = FileIO.canonicalPath(from) else {
                     throw SettingsBundleError(path: from, reason: "a symbolic link to nothing; the bundle is not installed")
                 }
@@ -50,9 +44,9 @@ enum BundleCopy {
                 type = try fileType(path)
             }
             switch type {
-            case .typeDirectory:
+            case .directory:
                 try copyFolder(path, to: to, root: root, depth: depth + 1)
-            case .typeRegular:
+            case .regular:
                 do {
                     let bytes = try FileIO.readRegularFile(path)
                     try FileIO.write(bytes, to: to, mode: 0o644)
@@ -65,12 +59,12 @@ enum BundleCopy {
         }
     }
 
-    private static func fileType(_ path: String) throws(SettingsBundleError) -> FileAttributeType {
+    /// The kind of file at `path`, a link itself when it is one.
+    private static func fileType(_ path: String) throws(SettingsBundleError) -> FileStatus.Kind {
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            return attributes[.type] as? FileAttributeType ?? .typeUnknown
+            return try FileStatus.of(path, followingLinks: false).kind
         } catch {
-            throw SettingsBundleError(path: path, reason: "cannot examine: \(error)")
+            throw SettingsBundleError(path: path, reason: "cannot examine: \(error.reason)")
         }
     }
 }

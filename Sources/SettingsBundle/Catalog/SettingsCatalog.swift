@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 @_spi(Engine) import OpenDefaults
 import PlatformIO
 
@@ -24,8 +19,20 @@ public struct SettingsCatalog: Sendable {
     /// A catalog in `directory`.
     public init(directory: String) { self.directory = directory }
 
-    /// The catalog of the current user, under `$XDG_DATA_HOME/settings-bundles`.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// The catalog of the current user, under `$XDG_DATA_HOME/settings-bundles`
+    /// (this process's environment).
+    public init() {
+        self.directory = UserDirectories.data + "/settings-bundles"
+    }
+
+    /// The catalog of the user whose environment is `environment`, under
+    /// its `XDG_DATA_HOME` (or `HOME`) as ``init()`` reads this process's.
+    ///
+    /// ```swift
+    /// let catalog = SettingsCatalog(environment: ["HOME": "/home/ada"])
+    /// catalog.directory  // "/home/ada/.local/share/settings-bundles"
+    /// ```
+    public init(environment: [String: String]) {
         self.directory = UserDirectories.data(in: environment) + "/settings-bundles"
     }
 
@@ -34,14 +41,14 @@ public struct SettingsCatalog: Sendable {
 
     /// The domains with an installed bundle, sorted.
     public func installedDomains() -> [String] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let entries = FileIO.directoryEntries(directory) ?? []
         return entries.filter(isInstalled).sorted()
     }
 
     /// Whether a bundle is installed for `domain`.
     public func isInstalled(_ domain: String) -> Bool {
         PreferencesLayout.isValidDomainName(domain)
-            && FileManager.default.fileExists(atPath: bundlePath(forDomain: domain) + "/Root.plist")
+            && FileStatus.exists(bundlePath(forDomain: domain) + "/Root.plist")
     }
 
     /// Copies the bundle at `path` into the catalog for `domain`, replacing
@@ -65,20 +72,20 @@ public struct SettingsCatalog: Sendable {
         } catch {
             throw SettingsBundleError(path: folder, reason: "cannot create the folder: \(error.reason)")
         }
-        try? FileManager.default.removeItem(atPath: staging)
+        try? FileIO.removeTree(staging)
         do throws(SettingsBundleError) {
             // Files are copied; links inside the bundle become copies, links out of it refuse the install.
             try BundleCopy.copy(from: path, to: staging)
         } catch {
-            try? FileManager.default.removeItem(atPath: staging)
+            try? FileIO.removeTree(staging)
             throw error
         }
         do {
-            try? FileManager.default.removeItem(atPath: target)
-            try FileManager.default.moveItem(atPath: staging, toPath: target)
+            try FileIO.removeTree(target)
+            try FileIO.rename(staging, to: target)
         } catch {
-            try? FileManager.default.removeItem(atPath: staging)
-            throw SettingsBundleError(path: target, reason: "cannot install the bundle: \(error)")
+            try? FileIO.removeTree(staging)
+            throw SettingsBundleError(path: target, reason: "cannot install the bundle: \(error.reason)")
         }
         return try SettingsBundle(path: target)
     }
@@ -88,8 +95,12 @@ public struct SettingsCatalog: Sendable {
         guard PreferencesLayout.isValidDomainName(domain) else {
             throw SettingsBundleError(path: domain, reason: "not a valid application domain name")
         }
-        do { try FileManager.default.removeItem(atPath: directory + "/" + domain) } catch {
-            throw SettingsBundleError(path: directory + "/" + domain, reason: "cannot remove: \(error)")
+        let folder = directory + "/" + domain
+        guard (try? FileStatus.of(folder, followingLinks: false)) != nil else {
+            throw SettingsBundleError(path: folder, reason: "cannot remove: no bundle is installed for \(domain)")
+        }
+        do { try FileIO.removeTree(folder) } catch {
+            throw SettingsBundleError(path: folder, reason: "cannot remove: \(error.reason)")
         }
     }
 }

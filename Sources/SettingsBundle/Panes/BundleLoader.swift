@@ -166,11 +166,11 @@ struct BundleLoader {
     // MARK: - String tables
 
     mutating func loadLocalizations() {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: bundlePath)) ?? []
+        let entries = FileIO.directoryEntries(bundlePath) ?? []
         for folder in entries.sorted() where folder.hasSuffix(".lproj") {
             let language = String(folder.dropLast(6))
             var tables: [String: [LiteralString: String]] = [:]
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: bundlePath + "/" + folder)) ?? []
+            let files = FileIO.directoryEntries(bundlePath + "/" + folder) ?? []
             for name in files.sorted() where name.hasSuffix(".strings") {
                 let relative = folder + "/" + name
                 if let table = readTable(relative) { tables[String(name.dropLast(8))] = table }
@@ -212,7 +212,7 @@ struct BundleLoader {
 
     /// Root variants, and plists no pane references (noted, not read).
     mutating func findUnreferencedPlists() {
-        let all = ((try? FileManager.default.subpathsOfDirectory(atPath: bundlePath)) ?? []).filter {
+        let all = FileIO.subpaths(of: bundlePath).filter {
             $0.hasSuffix(".plist") && !$0.contains(".lproj/")
         }.sorted()
         for file in all {
