@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "OpenDefaultsUbiquityHTTP",
             dependencies: [
-                "OpenDefaultsUbiquity", "PropertyList", "PlatformIO",
+                "OpenDefaultsUbiquity", "PlatformIO",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -100,7 +100,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         // What every HTTP server here needs against hostile clients: a connection cap that sheds
@@ -141,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "OpenDefaultsFoundation", "UbiquityServer", "LookalikeStrings",
+            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "LookalikeStrings",
                            .product(name: "SQLiteNIO", package: "sqlite-nio")],
             exclude: ["Scripts"]
         ),
@@ -165,7 +164,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfigurationProfilesTests",
-            dependencies: ["TestSupport", "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO"]
+            dependencies: ["TestSupport", "ConfigurationProfiles", "OpenDefaults", "PropertyList"]
         ),
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
@@ -175,12 +174,11 @@ let package = Package(
         .executableTarget(
             name: "settings",
             dependencies: [
-                "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList", "PlatformIO", "HTTPGuards",
+                "SettingsBundle", "SettingsWeb", "PropertyList", "PlatformIO", "HTTPGuards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         .testTarget(
@@ -229,3 +227,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Import discipline on every target, as swift-configuration's package has it: an import is
+// internal unless written `public import`/`package import`, a member is visible only through a
+// module the file imports, and an existential is written `any P`.
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("ExistentialAny"),
+    ]
+}

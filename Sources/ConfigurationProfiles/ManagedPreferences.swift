@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 
 /// The managed preferences a profile sets: forced values, values set once
 /// into the user's own domain, and the payloads that are not preferences.

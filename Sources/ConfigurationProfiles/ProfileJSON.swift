@@ -1,4 +1,5 @@
-import PropertyList
+public import PropertyList
+import FoundationEssentials
 
 /// Managed preferences as JSON (`profiles show --output json`):
 /// `{"forced": {domain: {key: value}}, "set_once": {…}, "ignored_payloads": [type, …]}`.

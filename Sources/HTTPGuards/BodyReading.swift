@@ -1,5 +1,5 @@
-import HummingbirdCore
-import NIOCore
+package import HummingbirdCore
+package import NIOCore
 import Synchronization
 
 /// Reads a request body with a bound on its size and a deadline of its own.

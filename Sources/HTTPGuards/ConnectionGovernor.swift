@@ -1,5 +1,5 @@
-import NIOCore
-import NIOHTTPTypes
+package import NIOCore
+package import NIOHTTPTypes
 import Synchronization
 
 /// Caps a server's open connections so that a flood of sockets cannot starve

@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 
 /// The connection whose request the current task answers, for code that
 /// must act on the connection itself (trust it, close it after the answer)

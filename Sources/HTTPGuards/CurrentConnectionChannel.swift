@@ -1,6 +1,6 @@
-import HummingbirdCore
-import Logging
-import NIOCore
+package import HummingbirdCore
+package import Logging
+package import NIOCore
 
 /// A Hummingbird child channel that makes its connection the task's
 /// ``CurrentConnection`` while the connection is served, so that the

@@ -1,7 +1,7 @@
 public import Configuration
 public import OpenDefaults
 import PlatformIO
-import PropertyList
+public import PropertyList
 import Synchronization
 
 /// A swift-configuration provider over a ``/OpenDefaults/Defaults`` search

@@ -1,5 +1,5 @@
-import Foundation
-import PropertyList
+public import Foundation
+public import PropertyList
 
 // Foundation's property-list classes convert themselves when handed over as
 // `Any` (`set(_:forKey:)`, `register(defaults:)`, the domain setters), so a

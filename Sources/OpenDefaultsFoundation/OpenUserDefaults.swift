@@ -1,6 +1,6 @@
 import PlatformIO
-import Foundation
-import OpenDefaults
+public import Foundation
+public import OpenDefaults
 import PropertyList
 import Synchronization
 

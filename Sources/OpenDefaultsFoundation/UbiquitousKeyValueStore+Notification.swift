@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import OpenDefaults
-import OpenDefaultsUbiquity
+public import OpenDefaultsUbiquity
 import PlatformIO
 
 extension UbiquitousKeyValueStore {

@@ -4,11 +4,12 @@ import FoundationEssentials
 import Foundation
 #endif
 import AsyncHTTPClient
-import NIOCore
+public import NIOCore
 import NIOFoundationCompat
 import NIOSSL
-import OpenDefaultsUbiquity
+public import OpenDefaultsUbiquity
 import PlatformIO
+import NIOHTTP1
 
 /// The sync protocol over HTTP (AsyncHTTPClient): what connects a
 /// ``UbiquitousKeyValueStore`` to a `ubiquity serve` server.
@@ -173,7 +174,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         if let e = error as? NIOSSLError { return "TLS failed (\(e))" }
         let text = "\(error)"
         // Errors that carry an errno name it this way (NIO's connection errors).
-        if let range = text.range(of: "(errno: "), let end = text[range.upperBound...].firstIndex(of: ")"),
+        if let range = text.firstRange(of: "(errno: "), let end = text[range.upperBound...].firstIndex(of: ")"),
            let code = Int32(text[range.upperBound..<end]) {
             return FileError.text(errno: code)
         }

@@ -1,12 +1,12 @@
-import Synchronization
+public import Synchronization
 
 #if OPENDEFAULTS_TSAN
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #elseif canImport(Musl)
-import Musl
+public import Musl
 #elseif canImport(Darwin)
-import Darwin
+public import Darwin
 #endif
 
 /// The lock every piece of shared state in OpenDefaults sits behind.
@@ -17,11 +17,11 @@ import Darwin
 /// (`-Xswiftc -DOPENDEFAULTS_TSAN`) uses a pthread mutex with the same
 /// `withLock` shape, which ThreadSanitizer intercepts. What it checks is that
 /// every access to shared state happens under the lock.
-package final class Lock<Value>: @unchecked Sendable {
-    private var value: Value
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+public final class Lock<Value>: @unchecked Sendable {
+    @usableFromInline var value: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    package init(_ value: Value) {
+    public init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -32,15 +32,19 @@ package final class Lock<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    package func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
+    @inlinable
+    public func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
 }
 #else
+/// (`public`, as PlatformIO's other inlined pieces, only so that inlined code
+/// can use it; PlatformIO is no product.)
+///
 /// The lock every piece of shared state in OpenDefaults sits behind. Swift's
 /// `Mutex` (a pthread mutex in builds for ThreadSanitizer, which cannot see
 /// inside `Mutex` on Linux; see `-DOPENDEFAULTS_TSAN` in `.ci/run`).
-package typealias Lock<Value> = Mutex<Value>
+public typealias Lock<Value> = Mutex<Value>
 #endif

@@ -11,11 +11,16 @@
 /// for h in observers.handlers { h(1) }
 /// observers.remove(id)
 /// ```
-package struct ObserverList<Handler: Sendable>: Sendable {
+///
+/// `public` only so that ``ObserverRegistry``'s delivery can be inlined and
+/// specialized in the modules that notify (Swift 6.3 does not specialize an
+/// `@inlinable` `package` member across modules); PlatformIO is no product,
+/// so nothing outside this package sees it.
+public struct ObserverList<Handler: Sendable>: Sendable {
     /// Increasing, one per handler (parallel to ``handlers``).
     private var ids: [UInt64] = []
     /// The handlers, oldest first.
-    package private(set) var handlers: [Handler] = []
+    public private(set) var handlers: [Handler] = []
     private var next: UInt64 = 1
 
     package init() {}

@@ -1,3 +1,4 @@
+import Synchronization
 /// Objects made on first use and shared while someone holds them: the one
 /// get-or-create table for weakly held objects (a store's domains and
 /// managed domains, each store's defaults context, the Foundation edge's

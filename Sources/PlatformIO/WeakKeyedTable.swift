@@ -1,3 +1,4 @@
+import Synchronization
 /// A value kept for each live object, as long as the object lives: the
 /// registration and suites of each store (`DefaultsContext`), the
 /// Foundation edge's notification window of each defaults object.

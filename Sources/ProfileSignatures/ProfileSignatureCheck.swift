@@ -1,13 +1,13 @@
-import ConfigurationProfiles
+package import ConfigurationProfiles
 import OpenDefaults
 import PlatformIO
 import SwiftASN1
 @_spi(CMS) import X509
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 
 /// Checks a signed profile's CMS signature with swift-certificates: that

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PlatformIO
-import PropertyList
+public import PropertyList
 
 /// An iOS Settings bundle: its panes, their specifiers, its string tables,
 /// the defaults it declares and what is wrong with it.

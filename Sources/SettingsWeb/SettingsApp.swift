@@ -4,10 +4,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-@_spi(Engine) import OpenDefaults
+@_spi(Engine) package import OpenDefaults
 import PlatformIO
 import PropertyList
-import SettingsBundle
+package import SettingsBundle
 import Synchronization
 
 /// The Settings app: pages for the installed applications and their panes,

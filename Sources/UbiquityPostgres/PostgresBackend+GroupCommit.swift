@@ -4,6 +4,7 @@ import UbiquityProtocol
 import PropertyList
 import PostgresNIO
 import UbiquityServer
+import CoreMetrics
 
 // A group commit (proposal 0012): the commits a writer took, applied together.
 //

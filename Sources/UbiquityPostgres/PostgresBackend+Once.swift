@@ -1,4 +1,5 @@
 import PlatformIO
+import Synchronization
 
 extension PostgresBackend {
     /// Resumes a continuation once, from whichever side finishes first.

@@ -1,4 +1,5 @@
 import PlatformIO
+import Synchronization
 
 extension PostgresBackend {
     /// One writer's group: its commits, its task, and whether it has reached the database.

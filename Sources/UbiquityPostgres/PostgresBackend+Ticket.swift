@@ -1,5 +1,6 @@
 import PlatformIO
 import UbiquityServer
+import Synchronization
 
 extension PostgresBackend {
     /// A commit's fate: a writer claims it inside its transaction, or its

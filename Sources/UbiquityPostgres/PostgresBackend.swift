@@ -1,11 +1,13 @@
 import Logging
 import NIOCore
 import NIOPosix
-import UbiquityProtocol
+package import UbiquityProtocol
 import PropertyList
 import PlatformIO
 import PostgresNIO
-import UbiquityServer
+package import UbiquityServer
+import CoreMetrics
+import Synchronization
 
 /// The sync server's data in PostgreSQL: any number of `ubiquity serve
 /// --postgres` processes share one database.

@@ -1,7 +1,7 @@
 import NIOSSL
 import PlatformIO
-import PostgresNIO
-import UbiquityServer
+package import PostgresNIO
+package import UbiquityServer
 
 /// Where the database is, read from a `postgres://` URL as libpq reads it.
 ///

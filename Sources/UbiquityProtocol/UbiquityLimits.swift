@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 
 /// The limits of a key-value store, exact to the byte (Apple's figures for
 /// `NSUbiquitousKeyValueStore`).

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
+public import PropertyList
 
 // The sync protocol's messages (proposal 0011, `OpenAPI/ubiquity.yaml`).
 // Values travel as base64 of their binary property list: every type

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 @_spi(Engine) import OpenDefaults
-import PropertyList
+package import PropertyList
 
 /// Why a `defaults write` value could not be parsed.
 package enum WriteValueError: Error, Equatable {

@@ -5,6 +5,7 @@ import OpenDefaultsUbiquityHTTP
 import PlatformIO
 import PropertyList
 import ValueGrammar
+import Foundation
 
 /// Fails with `message` on standard error and exit status `code`.
 func fail(_ message: String, code: Int32 = 1) -> ExitCode {

@@ -1,6 +1,7 @@
 import Configuration
 import PlatformIO
 import PropertyList
+import Foundation
 
 /// The sync server's settings from three places, through swift-configuration:
 /// the command line wins, then `UBIQUITY_*` environment variables, then the

@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 import TestSupport
 
 /// Seeded, replayable property lists whose keys and strings include strings

@@ -4,6 +4,8 @@ import Testing
 import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
+import Synchronization
+import PlatformIO
 
 /// The persistent domain's pieces against models: the hash table of pending
 /// changes, the merge a flush makes, and the whole domain through random

@@ -4,6 +4,7 @@ import PlatformIO
 import PropertyList
 import Testing
 import TestSupport
+import Synchronization
 
 /// A write that returned survives the death of its process (issue 13):
 /// real children killed by real signals, and journals cut, corrupted or

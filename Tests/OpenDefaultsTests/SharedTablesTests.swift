@@ -61,7 +61,7 @@ struct SharedTablesTests {
         var first: Thing? = cache.object("a") { made += 1; return Thing("a1") }.object
         let again = cache.object("a") { made += 1; return Thing("a2") }
         #expect(again.object === first && !again.made && made == 1)
-        weak var gone = first
+        weak let gone = first
         first = nil
         _ = again
         #expect(cache.existing("a") == nil || gone != nil)
@@ -83,6 +83,30 @@ struct SharedTablesTests {
             #expect(table.value(for: transient) { Thing("fresh") }.name == "fresh")
         }
         #expect(table.value(for: owner) { Thing("v3") } === value)
+    }
+
+    @Test("an attachment slot makes its object once, keeps it while the slot lives, and lets it go with the slot")
+    func attachmentSlot() async {
+        weak var kept: Thing?
+        do {
+            let slot = AttachmentSlot()
+            let first = slot.value(as: Thing.self) { Thing("first") }
+            #expect(slot.value(as: Thing.self) { Thing("second") } === first)
+            kept = first
+        }
+        #expect(kept == nil)
+        // Threads racing to fill one slot all get the one object kept; the losers' objects are freed.
+        let slot = AttachmentSlot()
+        let made = Locked(0)
+        let seen = await withTaskGroup(of: ObjectIdentifier.self) { group in
+            for i in 0..<8 {
+                group.addTask { ObjectIdentifier(slot.value(as: Thing.self) { made.mutate { $0 += 1 }; return Thing("t\(i)") }) }
+            }
+            var all = Set<ObjectIdentifier>()
+            for await id in group { all.insert(id) }
+            return all
+        }
+        #expect(seen.count == 1 && made.value >= 1)
     }
 }
 

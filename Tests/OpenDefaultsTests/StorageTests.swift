@@ -4,6 +4,7 @@ import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
 import PlatformIO
+import Synchronization
 
 @Suite("Persistent domains in one process", .timeLimit(.minutes(10)))
 struct StorageTests {

@@ -5,6 +5,7 @@ import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import OpenDefaultsFoundation
 import PropertyList
+import Synchronization
 
 let probePath = productsDirectory.appendingPathComponent("userdefaults-probe").path
 

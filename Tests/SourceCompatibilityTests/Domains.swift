@@ -1,4 +1,5 @@
 import Foundation
+import OpenDefaults
 
 /// Registration, suites, volatile and persistent domains, forced values.
 func workingWithDomains(_ defaults: UserDefaults) -> [String] {

@@ -1,4 +1,5 @@
 import Foundation
+import OpenDefaults
 
 /// Every typed getter, and the casts apps put after `object(forKey:)`.
 func gettingValues(_ defaults: UserDefaults) -> [String] {

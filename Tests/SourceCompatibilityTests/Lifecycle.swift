@@ -1,5 +1,6 @@
 import Foundation
 import OpenDefaultsFoundation
+import OpenDefaults
 
 /// Making defaults objects and observing them, as an app does at launch.
 /// (Compiled, not run: it uses the user's real preferences.)

@@ -1,4 +1,5 @@
 import Foundation
+import OpenDefaults
 
 /// Every spelling of `set(_:forKey:)` an app uses.
 func settingValues(_ defaults: UserDefaults) {

@@ -1,4 +1,4 @@
-import Testing
+public import Testing
 
 /// Suites that must not run beside suites of another group: the sync
 /// server's (real servers and databases, streams with deadlines), the

@@ -1,5 +1,5 @@
-import Foundation
-import Testing
+public import Foundation
+public import Testing
 
 /// Something a test needs from the machine it runs on: root, `../shared`,
 /// PostgreSQL, a browser, a program.

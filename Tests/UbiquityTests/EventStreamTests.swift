@@ -4,6 +4,8 @@ import OpenDefaultsUbiquity
 import PropertyList
 import Testing
 import TestSupport
+import Synchronization
+import PlatformIO
 @testable import UbiquityServer
 
 /// The answers an event stream delivered, in order.

@@ -3,6 +3,7 @@ import OpenDefaultsUbiquityHTTP
 import PropertyList
 import Testing
 import TestSupport
+import UbiquityProtocol
 
 /// `ubiquity serve --config FILE`: the settings file, `UBIQUITY_*` variables
 /// and the command line, in that increasing order of precedence, through swift-configuration.

@@ -3,6 +3,7 @@ import OpenDefaultsUbiquity
 import Testing
 import TestSupport
 import UbiquityServer
+import PropertyList
 
 /// The commit path's JSON by hand (``WireJSON``) against Foundation's coders:
 /// the same answers, and every request either read the same or left to `JSONDecoder`.

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
+package import PropertyList
 
 /// What the installed profiles add up to: the forced values of each target
 /// (the files the library reads), which profile forces each key, the

@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 
 /// The installed profiles, which of them forces each key, and their
 /// conflicts: the store's `index.plist`, readable by every user.

@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import OpenDefaults
+public import OpenDefaults
 import PlatformIO
 import PropertyList
 

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-@_spi(Engine) import OpenDefaults
+@_spi(Engine) public import OpenDefaults
 import PlatformIO
 import PropertyList
 

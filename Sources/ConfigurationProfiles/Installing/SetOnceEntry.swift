@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import PropertyList
+public import PropertyList
 
 /// Values one installed profile sets once into a user's own domain.
 ///

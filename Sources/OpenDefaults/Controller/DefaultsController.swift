@@ -1,5 +1,5 @@
 import PlatformIO
-import PropertyList
+public import PropertyList
 import Synchronization
 
 /// A controller between a user interface and a ``Defaults`` object, as

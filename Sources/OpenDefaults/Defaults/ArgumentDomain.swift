@@ -1,4 +1,4 @@
-import PropertyList
+package import PropertyList
 
 /// `NSArgumentDomain`: `-Key value` pairs from the command line.
 ///

@@ -1,4 +1,4 @@
-import PropertyList
+package import PropertyList
 
 /// Apple's coercion rules for the typed getters, shared by `Defaults` and
 /// `UbiquitousKeyValueStore` (one rule, so the two never disagree): an

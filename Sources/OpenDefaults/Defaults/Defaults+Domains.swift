@@ -1,4 +1,6 @@
-import PropertyList
+public import PropertyList
+import Synchronization
+import PlatformIO
 
 extension Defaults {
     /// Inserts the suite `suiteName` into the search list after this

@@ -1,5 +1,5 @@
 import PlatformIO
-import PropertyList
+public import PropertyList
 import Synchronization
 
 extension Defaults {

@@ -1,10 +1,11 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 import PlatformIO
-import PropertyList
+public import PropertyList
+import Synchronization
 
 extension Defaults {
     /// The effective value of `key` as a typed value: the first domain of

@@ -1,10 +1,10 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 import PlatformIO
-import PropertyList
+public import PropertyList
 
 extension Defaults {
     /// Sets `key` to a typed value in this object's domain (nil removes it,

@@ -1,5 +1,5 @@
 import Dispatch
-import PlatformIO
+package import PlatformIO
 import PropertyList
 import Synchronization
 

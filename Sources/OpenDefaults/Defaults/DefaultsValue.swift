@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import PropertyList
+public import PropertyList
 
 /// A type that can be stored in defaults: it converts to and from a
 /// ``PropertyList`` value.

@@ -1,4 +1,4 @@
-import PropertyList
+package import PropertyList
 
 /// The effective value of every key of a ``Defaults`` object, in an
 /// open-addressing table.

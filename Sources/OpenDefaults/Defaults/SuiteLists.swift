@@ -1,5 +1,6 @@
 import PlatformIO
 import PropertyList
+import Synchronization
 
 /// The suites of each application domain in one store: one list per
 /// application, shared by every ``Defaults`` object of that domain and by

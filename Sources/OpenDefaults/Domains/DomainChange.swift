@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 
 /// What changed in a persistent domain: each changed key with its old and
 /// new value (nil when absent).

@@ -1,6 +1,7 @@
 import Dispatch
 import PlatformIO
-import PropertyList
+public import PropertyList
+import Synchronization
 
 /// Where persistent domains live: the files of one ``PreferencesLayout``,
 /// each domain loaded once while in use, written in coalesced bursts (and

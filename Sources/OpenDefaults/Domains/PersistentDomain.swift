@@ -1,6 +1,6 @@
 import Dispatch
 import PlatformIO
-import PropertyList
+public import PropertyList
 import Synchronization
 
 /// One persistent domain as this process sees it: a parsed cache that reads

@@ -1,4 +1,5 @@
 import PlatformIO
+import Synchronization
 
 /// What the watcher watches for a journaled domain besides its file: the
 /// domain's journal folder, where a journal closed for writing

@@ -1,5 +1,5 @@
 import PlatformIO
-import PropertyList
+package import PropertyList
 import Synchronization
 
 /// The values an administrator forces for one domain, from

@@ -64,7 +64,7 @@ final class FileWatcher: Sendable {
     /// the middle of one); between batches the store may go, which stops the thread.
     private let owner: Lock<WeakOwner>
 
-    init(owner: AnyObject & Sendable) {
+    init(owner: any AnyObject & Sendable) {
         self.owner = Lock(WeakOwner(object: owner))
     }
 

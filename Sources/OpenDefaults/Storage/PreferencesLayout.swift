@@ -1,4 +1,5 @@
 import PlatformIO
+import Synchronization
 
 /// Where persistent domains live on disk, on the paths Foundation on Linux
 /// uses, so both see the same data.

@@ -1,4 +1,4 @@
-@_spi(Engine) import OpenDefaults
+@_spi(Engine) public import OpenDefaults
 import PlatformIO
 import PropertyList
 

@@ -1,6 +1,6 @@
-@_spi(Engine) import OpenDefaults
+@_spi(Engine) package import OpenDefaults
 import PlatformIO
-import PropertyList
+package import PropertyList
 import Synchronization
 
 /// One store's local copy for one account: what reads answer from, what

@@ -1,11 +1,11 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import PlatformIO
-@_spi(Engine) import OpenDefaults
-import PropertyList
+package import PlatformIO
+@_spi(Engine) public import OpenDefaults
+public import PropertyList
 import Synchronization
 
 /// `NSUbiquitousKeyValueStore` on Linux: a small key-value store per

@@ -1,5 +1,6 @@
 import PlatformIO
 import OpenDefaults
+import Synchronization
 
 /// Keeps one store's local copy and the server in step for one account:
 /// uploads local writes (coalesced: a burst is one commit), downloads what
@@ -72,7 +73,7 @@ package final class SyncEngine: Sendable {
             try? await Task.sleep(for: Self.coalescingDelay)
             state.withLock { $0.uploadScheduled = false }
             // A failure leaves the writes pending; the watch retries them.
-            try? await upload()
+            _ = try? await upload()
         }
     }
 

@@ -28,7 +28,7 @@ extension PropertyList {
 
     private static func bridge(_ value: Any, path: String) throws(PropertyListError) -> PropertyList {
         func child(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
-        if type(of: value) is AnyObject.Type, let object = value as? PropertyListBridgeable {
+        if type(of: value) is AnyObject.Type, let object = value as? any PropertyListBridgeable {
             do { return try object.propertyListValue() } catch {
                 // A container's own elements report paths relative to it.
                 guard case .keyPath(let inner) = error.location, !inner.isEmpty else {

@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 
 /// The string tables of one `.lproj` folder: table name → key → text.
 ///

@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 
 /// One page of settings: a `Root.plist` or a child pane's plist.
 ///

@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 
 /// One entry of a pane's `PreferenceSpecifiers`: a control, a group or a
 /// link to a child pane.

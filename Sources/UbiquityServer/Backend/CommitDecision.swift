@@ -1,6 +1,6 @@
-import NIOCore
-import UbiquityProtocol
-import PropertyList
+package import NIOCore
+package import UbiquityProtocol
+package import PropertyList
 
 /// A store's row as a backend reads it under the store's lock.
 package struct StoreHead: Sendable, Hashable {

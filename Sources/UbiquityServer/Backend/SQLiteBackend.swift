@@ -6,9 +6,10 @@ import Foundation
 import Logging
 import NIOCore
 import PlatformIO
-import UbiquityProtocol
+package import UbiquityProtocol
 import PropertyList
 import SQLiteNIO
+import Synchronization
 
 /// The sync server's data in one SQLite database (`<data>/ubiquity.sqlite`,
 /// WAL, `synchronous=FULL`: a commit is acknowledged only once it is durable).

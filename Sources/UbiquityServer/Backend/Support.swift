@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PlatformIO
+import Synchronization
 
 /// Base64 of bytes (the wire's value encoding).
 package enum Base64 {

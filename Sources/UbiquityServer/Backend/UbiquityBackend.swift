@@ -1,4 +1,4 @@
-import UbiquityProtocol
+package import UbiquityProtocol
 import PropertyList
 
 /// A change the server has checked: key length, value decoded, size measured.

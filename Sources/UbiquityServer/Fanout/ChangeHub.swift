@@ -1,6 +1,7 @@
-import NIOCore
+package import NIOCore
 import PlatformIO
 import UbiquityProtocol
+import Synchronization
 
 /// Wakes the long polls of a store when a commit lands.
 ///

@@ -1,5 +1,6 @@
 import PlatformIO
-import UbiquityProtocol
+package import UbiquityProtocol
+import Synchronization
 
 /// Reads of one store after one revision that are asked for at the same time
 /// share one database query (a commit wakes every watcher of a store, and

@@ -1,4 +1,5 @@
 import PlatformIO
+import Synchronization
 
 /// What the log line of the request being answered needs from deep inside
 /// it: the authenticated account's id (never its token), set once admitted.

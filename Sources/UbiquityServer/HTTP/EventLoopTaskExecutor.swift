@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 
 /// A task executor that runs jobs on one SwiftNIO event loop.
 ///

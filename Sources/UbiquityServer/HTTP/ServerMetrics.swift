@@ -1,5 +1,6 @@
 import CoreMetrics
 import PlatformIO
+import Synchronization
 
 /// The sync server's metrics, through swift-metrics: whatever backend the
 /// process bootstrapped (the `ubiquity` executable: Prometheus on its own

@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 
 /// The `text/event-stream` framing of the sync protocol's event stream
 /// (`GET /v1/stores/{store}/events`, proposal 0011).

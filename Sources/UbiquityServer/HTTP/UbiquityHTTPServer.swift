@@ -6,10 +6,11 @@ import Logging
 import NIOCore
 import NIOSSL
 import PlatformIO
-import ServiceLifecycle
+package import ServiceLifecycle
 import Tracing
 import UbiquityProtocol
 import UnixSignals
+import Synchronization
 
 /// The sync server on Hummingbird: HTTP/1.1 (TLS when given a certificate),
 /// idle connections closed, connections capped (``ConnectionGovernor``: idle

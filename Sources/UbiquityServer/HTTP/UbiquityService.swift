@@ -4,11 +4,13 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
-import NIOCore
+package import NIOCore
 import Tracing
-import UbiquityProtocol
+package import UbiquityProtocol
 import PlatformIO
 import PropertyList
+import CoreMetrics
+import Synchronization
 
 /// A request as the service sees it (no server types: the service can be tested alone).
 package struct ServiceRequest: Sendable {

@@ -1,4 +1,4 @@
-import UbiquityProtocol
+package import UbiquityProtocol
 import PropertyList
 
 /// The JSON of the commit path, written and read by hand.

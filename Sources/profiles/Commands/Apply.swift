@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConfigurationProfiles
 import PlatformIO
+import PropertyList
 
 /// `profiles apply`: the set-once values due for this user.
 struct Apply: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConfigurationProfiles
 import PlatformIO
+import ProfileSignatures
 import PropertyList
 
 /// `profiles show --path FILE | --identifier ID [--output json]`.
