@@ -25,6 +25,8 @@ let package = Package(
         // Only for the `settings` server's connection handler (both already in the graph through Hummingbird).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // HTTP field and status types of the one Hummingbird adapter (already in the graph through Hummingbird).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Only OpenDefaultsConfiguration uses it (no traits: FoundationEssentials alone).
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         // The `ubiquity` sync server's embedded database (SQLite vendored: no system library).
@@ -88,7 +90,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "PropertyList", "PlatformIO", "HTTPGuards",
+                "UbiquityProtocol", "PropertyList", "PlatformIO", "HTTPGuards", "HTTPMessages",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -102,12 +104,18 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The one request and response both servers' applications speak (no server framework):
+        // the Settings app and the sync service are tested in-process with them.
+        .target(name: "HTTPMessages", dependencies: ["PlatformIO"]),
         // What every HTTP server here needs against hostile clients: a connection cap that sheds
-        // idle unauthenticated connections first, bodies with a deadline of their own.
+        // idle unauthenticated connections first, bodies with a deadline of their own; and the one
+        // Hummingbird adapter of HTTPMessages' request and response.
         .target(
             name: "HTTPGuards",
             dependencies: [
+                "HTTPMessages", "PlatformIO",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
@@ -140,8 +148,10 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "LookalikeStrings",
-                           .product(name: "SQLiteNIO", package: "sqlite-nio")],
+            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "HTTPMessages", "HTTPGuards", "LookalikeStrings",
+                           .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")],
             exclude: ["Scripts"]
         ),
         // Configuration profiles (.mobileconfig): their managed preferences (Forced, Set-Once, custom payloads).
@@ -169,12 +179,12 @@ let package = Package(
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
         // The Settings app as HTML pages and form handling (no server code; testable alone).
-        .target(name: "SettingsWeb", dependencies: ["SettingsBundle", "OpenDefaults", "PropertyList", "PlatformIO", "ConfigurationProfiles"]),
+        .target(name: "SettingsWeb", dependencies: ["SettingsBundle", "OpenDefaults", "PropertyList", "PlatformIO", "ConfigurationProfiles", "HTTPMessages"]),
         // `settings validate|defaults|install|serve`: the Settings app in the browser.
         .executableTarget(
             name: "settings",
             dependencies: [
-                "SettingsBundle", "SettingsWeb", "PropertyList", "PlatformIO", "HTTPGuards",
+                "SettingsBundle", "SettingsWeb", "PropertyList", "PlatformIO", "HTTPGuards", "HTTPMessages",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -183,7 +193,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SettingsBundleTests",
-            dependencies: ["TestSupport", "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList", "ConfigurationProfiles"]
+            dependencies: ["TestSupport", "SettingsBundle", "SettingsWeb", "OpenDefaults", "PropertyList", "ConfigurationProfiles", "HTTPMessages"]
         ),
         // Test helper: prints a file's value as the conformance corpus' canonical JSON.
         .executableTarget(name: "plist-canonical", dependencies: ["PropertyList", "PlatformIO"]),

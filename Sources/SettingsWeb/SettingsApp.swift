@@ -8,6 +8,7 @@ import Foundation
 import PlatformIO
 import PropertyList
 package import SettingsBundle
+package import HTTPMessages
 import Synchronization
 
 /// The Settings app: pages for the installed applications and their panes,
@@ -22,7 +23,7 @@ import Synchronization
 ///
 /// ```swift
 /// let app = SettingsApp(catalog: SettingsCatalog())
-/// let page = app.respond(to: SettingsRequest(method: .get, path: "/"))
+/// let page = app.respond(to: ServerRequest.settings(.get, path: "/", host: "localhost"))
 /// ```
 package final class SettingsApp: Sendable {
     /// Where installed bundles are found.
@@ -66,12 +67,17 @@ package final class SettingsApp: Sendable {
     }
 
     /// Answers one request.
-    package func respond(to request: SettingsRequest) -> SettingsResponse {
+    package func respond(to request: ServerRequest) -> ServerResponse {
+        guard request.isRead || request.method == "POST" else {
+            return ServerResponse(status: 405, contentType: "text/plain; charset=utf-8", headers: ["Allow": "GET, POST"],
+                                  body: Array("The Settings app answers GET and POST, not \(request.method).\n".utf8))
+        }
         if let refusal = policy.refusal(for: request) { return refusal }
         let languages = LanguageMatching.languages(acceptLanguage: request.acceptLanguage)
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        switch (request.method, parts.count) {
-        case (.get, 0):
+        let query = request.queryFields
+        switch (request.isRead, parts.count) {
+        case (true, 0):
             return .html(200, AppListPage(app: self, languages: languages).render())
         case (_, 2) where parts[0] == "apps", (_, 3) where parts[0] == "apps" && parts[2] == "image":
             let domain = FormData.decode(Substring(parts[1]))
@@ -82,15 +88,15 @@ package final class SettingsApp: Sendable {
             do { bundle = try SettingsBundle(path: path) } catch {
                 return .html(500, MessagePage(title: "Unreadable bundle", message: error.description).render())
             }
-            if parts.count == 3 { return image(bundle, name: request.query["name"] ?? "") }
+            if parts.count == 3 { return image(bundle, name: query["name"] ?? "") }
             do { _ = try valuesDomain(of: bundle, domain: domain) } catch {
                 return .html(422, MessagePage(title: "Unusable bundle",
                     message: "ApplicationGroupContainerIdentifier: \(error.reason). Nothing is read or written.").render())
             }
-            let file = request.query["pane"] ?? bundle.rootFile
+            let file = query["pane"] ?? bundle.rootFile
             guard let pane = bundle.panes[file] else { return notFound("“\(domain)” has no pane “\(file)”.") }
-            return request.method == .get
-                ? showPane(bundle, pane, domain: domain, languages: languages, status: request.query["status"])
+            return request.isRead
+                ? showPane(bundle, pane, domain: domain, languages: languages, status: query["status"])
                 : submit(request.form, bundle, pane, domain: domain, languages: languages)
         default:
             return notFound("There is no page at \(request.path).")
@@ -120,7 +126,7 @@ package final class SettingsApp: Sendable {
         return controller
     }
 
-    func showPane(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], status: String?) -> SettingsResponse {
+    func showPane(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], status: String?) -> ServerResponse {
         var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller(for: bundle, domain: domain), languages: languages, formToken: policy.formToken, profiles: installedProfiles(), profileUser: store.layout.userName)
         switch status {
         case "saved": page.banner = (false, "Your changes were applied.", [])
@@ -132,7 +138,7 @@ package final class SettingsApp: Sendable {
         return .html(200, page.render())
     }
 
-    func submit(_ form: FormData, _ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String]) -> SettingsResponse {
+    func submit(_ form: FormData, _ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String]) -> ServerResponse {
         let controller = controller(for: bundle, domain: domain)
         let here = "/apps/" + domain.urlQueryEncoded + "?pane=" + pane.file.urlQueryEncoded
         switch form["action"] ?? "apply" {
@@ -163,7 +169,7 @@ package final class SettingsApp: Sendable {
         }
     }
 
-    func writeFailed(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], _ controller: DefaultsController) -> SettingsResponse {
+    func writeFailed(_ bundle: SettingsBundle, _ pane: Pane, domain: String, languages: [String], _ controller: DefaultsController) -> ServerResponse {
         var page = PanePage(bundle: bundle, pane: pane, domain: domain, controller: controller, languages: languages, formToken: policy.formToken, profiles: installedProfiles(), profileUser: store.layout.userName)
         var reason = "the preferences file could not be written"
         do { try controller.defaults.synchronizeOrThrow() } catch { reason = error.description }
@@ -173,7 +179,7 @@ package final class SettingsApp: Sendable {
 
     /// An image file from the bundle: a plain name or sub-path inside it
     /// with an image extension, nothing else.
-    func image(_ bundle: SettingsBundle, name: String) -> SettingsResponse {
+    func image(_ bundle: SettingsBundle, name: String) -> ServerResponse {
         let types = ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "svg": "image/svg+xml"]
         let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
         // A regular file inside the bundle after every link is resolved; a
@@ -181,10 +187,10 @@ package final class SettingsApp: Sendable {
         guard FileIO.isPlainRelativePath(name), let type = types[ext],
               let bytes = try? FileIO.readContainedFile(name, inside: bundle.path)
         else { return notFound("No image “\(name)” in the bundle.") }
-        return SettingsResponse(status: 200, contentType: type, body: bytes, location: nil)
+        return ServerResponse(status: 200, contentType: type, body: bytes)
     }
 
-    func notFound(_ message: String) -> SettingsResponse {
+    func notFound(_ message: String) -> ServerResponse {
         .html(404, MessagePage(title: "Not found", message: message).render())
     }
 }

@@ -6,6 +6,7 @@ import NIOCore
 import PlatformIO
 import SettingsBundle
 import SettingsWeb
+import HTTPMessages
 
 /// `settings serve`: the Settings app as a local web server.
 struct Serve: AsyncParsableCommand {
@@ -102,7 +103,7 @@ struct Serve: AsyncParsableCommand {
         let settingsApp = SettingsApp(catalog: SettingsCatalog(), extraBundles: extra, policy: policy)
         let bodyTimeout = Duration.seconds(idleTimeout)
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await HTTPAdapter.respond(to: request, with: settingsApp, bodyTimeout: bodyTimeout)
+            try await SettingsHTTP.respond(to: request, with: settingsApp, bodyTimeout: bodyTimeout)
         }
         let governor = ConnectionGovernor(limit: maxConnections)
         let host = hostname
@@ -147,24 +148,30 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
-/// Between Hummingbird's requests and responses and the server-independent ``SettingsApp``.
-enum HTTPAdapter {
+/// The Settings server's HTTP handling: Hummingbird's request through the
+/// one adapter (``HummingbirdAdapter``), the form body read within its own
+/// deadline, the answer with the Settings pages' security headers.
+enum SettingsHTTP {
     /// The largest form accepted (a pane's fields are a few kilobytes).
     static let maximumBody = 1 << 20
 
+    /// The fields every answer carries: no caching, no sniffing, no framing,
+    /// nothing loaded from elsewhere.
+    static let securityHeaders: HTTPFields = [
+        .cacheControl: "no-store",
+        .init("X-Content-Type-Options")!: "nosniff",
+        .init("X-Frame-Options")!: "DENY",
+        .init("Referrer-Policy")!: "same-origin",
+        .init("Cross-Origin-Resource-Policy")!: "same-origin",
+        .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ]
+
     static func respond(to request: Request, with app: SettingsApp, bodyTimeout: Duration) async throws -> Response {
-        let method: SettingsRequest.Method
-        switch request.method {
-        case .get, .head: method = .get
-        case .post: method = .post
-        default: return Response(status: .methodNotAllowed, headers: [.allow: "GET, POST"])
-        }
-        var form = FormData(fields: [])
-        if method == .post {
+        var serverRequest = HummingbirdAdapter.request(request)
+        if request.method == .post {
             // A form has a deadline of its own: the idle timeout restarts with every byte.
-            let body: ByteBuffer
             switch await BodyReading.collect(request.body, upTo: maximumBody, grace: bodyTimeout) {
-            case .success(let buffer): body = buffer
+            case .success(let buffer): serverRequest.body = Array(buffer.readableBytesView)
             case .failure(.tooLarge):
                 return Response(status: .contentTooLarge, headers: [.connection: "close"],
                                 body: .init(byteBuffer: ByteBuffer(string: "The form is larger than 1 MiB.\n")))
@@ -172,23 +179,7 @@ enum HTTPAdapter {
                 return Response(status: .requestTimeout, headers: [.connection: "close"],
                                 body: .init(byteBuffer: ByteBuffer(string: "The form was not sent in time.\n")))
             }
-            form = FormData(urlEncoded: String(buffer: body))
         }
-        let answer = app.respond(to: SettingsRequest(
-            method: method, path: request.uri.path, query: FormData(urlEncoded: request.uri.query ?? ""),
-            form: form, acceptLanguage: request.headers[.acceptLanguage] ?? "",
-            host: request.head.authority,
-            origin: request.headers[.origin],
-            fetchSite: request.headers[.init("Sec-Fetch-Site")!],
-            cookies: request.headers[.cookie]))
-        var headers: HTTPFields = [.contentType: answer.contentType, .cacheControl: "no-store",
-                                   .init("X-Content-Type-Options")!: "nosniff",
-                                   .init("X-Frame-Options")!: "DENY",
-                                   .init("Referrer-Policy")!: "same-origin",
-                                   .init("Cross-Origin-Resource-Policy")!: "same-origin",
-                                   .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"]
-        if let location = answer.location { headers[.location] = location }
-        if let cookie = answer.setCookie { headers[.setCookie] = cookie }
-        return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+        return HummingbirdAdapter.response(app.respond(to: serverRequest), headers: securityHeaders)
     }
 }

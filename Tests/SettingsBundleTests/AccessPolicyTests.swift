@@ -1,3 +1,4 @@
+import HTTPMessages
 import Foundation
 @_spi(Engine) import OpenDefaults
 import PropertyList
@@ -39,12 +40,12 @@ struct AccessPolicyTests {
 
     @Test func aForeignHostIsMisdirected() {
         let app = app()
-        let r = app.respond(to: SettingsRequest(method: .get, path: "/apps/" + domain, host: "evil.example"))
+        let r = app.respond(to: ServerRequest.settings(.get, path: "/apps/" + domain, host: "evil.example"))
         #expect(r.status == 421)
         #expect(!r.text.contains("username"))
-        #expect(app.respond(to: SettingsRequest(method: .get, path: "/")).status == 400)
+        #expect(app.respond(to: ServerRequest.settings(.get, path: "/")).status == 400)
         let allowed = self.app(policy: .loopback(additionalHosts: ["settings.internal"]))
-        #expect(allowed.respond(to: SettingsRequest(method: .get, path: "/", host: "settings.internal:8080")).status == 200)
+        #expect(allowed.respond(to: ServerRequest.settings(.get, path: "/", host: "settings.internal:8080")).status == 200)
     }
 
     @Test(arguments: [
@@ -58,7 +59,7 @@ struct AccessPolicyTests {
     func forgedPostsWriteNothing(origin: String?, site: String?, withToken: Bool) {
         let app = app()
         let token = withToken ? "token=\(app.policy.formToken)&" : ""
-        let r = app.respond(to: SettingsRequest(method: .post, path: "/apps/" + domain,
+        let r = app.respond(to: ServerRequest.settings(.post, path: "/apps/" + domain,
             form: FormData(urlEncoded: token + "action=apply&value:username=mallory"),
             host: "127.0.0.1:8080", origin: origin, fetchSite: site))
         #expect(r.status == 403)
@@ -68,25 +69,25 @@ struct AccessPolicyTests {
 
     @Test func theAppsOwnFormIsAccepted() {
         let app = app()
-        let r = app.respond(to: SettingsRequest(method: .post, path: "/apps/" + domain,
+        let r = app.respond(to: ServerRequest.settings(.post, path: "/apps/" + domain,
             form: FormData(urlEncoded: "token=\(app.policy.formToken)&action=apply&value:username=ada"),
             host: "127.0.0.1:8080", origin: "http://127.0.0.1:8080", fetchSite: "same-origin"))
         #expect(r.status == 303)
         #expect(fileExists)
-        let page = app.respond(to: SettingsRequest(method: .get, path: "/apps/" + domain, host: "127.0.0.1")).text
+        let page = app.respond(to: ServerRequest.settings(.get, path: "/apps/" + domain, host: "127.0.0.1")).text
         #expect(page.contains("name=\"token\" value=\"\(app.policy.formToken)\""))
     }
 
     @Test func beyondLoopbackTheAccessTokenIsNeeded() {
         let app = app(policy: AccessPolicy(allowedHosts: ["192.0.2.1"], accessToken: "secret-token-0123456789"))
-        #expect(app.respond(to: SettingsRequest(method: .get, path: "/", host: "192.0.2.1")).status == 401)
-        let wrong = app.respond(to: SettingsRequest(method: .get, path: "/", query: FormData(urlEncoded: "token=nope"), host: "192.0.2.1"))
+        #expect(app.respond(to: ServerRequest.settings(.get, path: "/", host: "192.0.2.1")).status == 401)
+        let wrong = app.respond(to: ServerRequest.settings(.get, path: "/", query: FormData(urlEncoded: "token=nope"), host: "192.0.2.1"))
         #expect(wrong.status == 401)
-        let grant = app.respond(to: SettingsRequest(method: .get, path: "/apps/x", query: FormData(urlEncoded: "token=secret-token-0123456789"), host: "192.0.2.1"))
+        let grant = app.respond(to: ServerRequest.settings(.get, path: "/apps/x", query: FormData(urlEncoded: "token=secret-token-0123456789"), host: "192.0.2.1"))
         #expect(grant.status == 303)
         #expect(grant.location == "/apps/x")
         #expect(grant.setCookie == "settings_access=secret-token-0123456789; Path=/; HttpOnly; SameSite=Strict")
-        let inside = app.respond(to: SettingsRequest(method: .get, path: "/", host: "192.0.2.1", cookies: "a=b; settings_access=secret-token-0123456789"))
+        let inside = app.respond(to: ServerRequest.settings(.get, path: "/", host: "192.0.2.1", cookies: "a=b; settings_access=secret-token-0123456789"))
         #expect(inside.status == 200)
     }
 
@@ -96,8 +97,8 @@ struct AccessPolicyTests {
         try FileManager.default.createSymbolicLink(atPath: copy + "/passwd.png", withDestinationPath: "/etc/passwd")
         try FileManager.default.createSymbolicLink(atPath: copy + "/inside.png", withDestinationPath: "turtle.png")
         let app = app(bundle: copy)
-        func image(_ name: String) -> SettingsResponse {
-            app.respond(to: SettingsRequest(method: .get, path: "/apps/\(domain)/image", query: FormData(fields: [("name", name)]), host: "localhost"))
+        func image(_ name: String) -> ServerResponse {
+            app.respond(to: ServerRequest.settings(.get, path: "/apps/\(domain)/image", query: FormData(fields: [("name", name)]), host: "localhost"))
         }
         #expect(image("turtle.png").status == 200)
         #expect(image("inside.png").status == 200)
@@ -115,9 +116,9 @@ struct AccessPolicyTests {
             "PreferenceSpecifiers": [["Type": "PSTextFieldSpecifier", "Key": "k", "DefaultValue": "v"]],
         ]))
         let app = app(bundle: bundle.path)
-        let page = app.respond(to: SettingsRequest(method: .get, path: "/apps/" + domain, host: "localhost"))
+        let page = app.respond(to: ServerRequest.settings(.get, path: "/apps/" + domain, host: "localhost"))
         #expect(page.status == 422)
-        let r = app.respond(to: SettingsRequest(method: .post, path: "/apps/" + domain,
+        let r = app.respond(to: ServerRequest.settings(.post, path: "/apps/" + domain,
             form: FormData(urlEncoded: "token=\(app.policy.formToken)&action=apply&value:k=x"), host: "localhost"))
         #expect(r.status == 422)
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/ESCAPED.plist"))

@@ -1,3 +1,4 @@
+import HTTPMessages
 import Foundation
 import PropertyList
 import Testing
@@ -146,13 +147,13 @@ struct CorpusWebTests {
         let bundle = try SettingsBundle(path: c.bundlePath)
         for file in bundle.paneOrder {
             for language in ["", "de", "fr-FR,fr;q=0.8", "zh-Hans"] {
-                let r = app.respond(to: SettingsRequest(method: .get, path: "/apps/" + domain,
+                let r = app.respond(to: ServerRequest.settings(.get, path: "/apps/" + domain,
                     query: FormData(fields: [("pane", file)]), acceptLanguage: language, host: "127.0.0.1"))
                 #expect(r.status == 200, "\(file) \(language)")
                 #expect(!r.text.contains("<script"), "\(file)")
             }
             // Apply with no field changed writes nothing.
-            let r = app.respond(to: SettingsRequest(method: .post, path: "/apps/" + domain,
+            let r = app.respond(to: ServerRequest.settings(.post, path: "/apps/" + domain,
                 query: FormData(fields: [("pane", file)]), form: FormData(fields: [("token", app.policy.formToken), ("action", "apply")]),
                 host: "127.0.0.1"))
             #expect(r.status == 303, "\(file)")

@@ -1,3 +1,4 @@
+import HTTPMessages
 import ConfigurationProfiles
 import Foundation
 @_spi(Engine) import OpenDefaults
@@ -24,12 +25,12 @@ struct SettingsWebTests {
         app = SettingsApp(catalog: SettingsCatalog(directory: dir.path + "/catalog"), extraBundles: [domain: Self.example], store: store)
     }
 
-    func get(_ path: String, query: String = "", language: String = "") -> SettingsResponse {
-        app.respond(to: SettingsRequest(method: .get, path: path, query: FormData(urlEncoded: query), acceptLanguage: language, host: "127.0.0.1:8080"))
+    func get(_ path: String, query: String = "", language: String = "") -> ServerResponse {
+        app.respond(to: ServerRequest.settings(.get, path: path, query: FormData(urlEncoded: query), acceptLanguage: language, host: "127.0.0.1:8080"))
     }
     /// A post as the app's own page sends it: its form token, same origin.
-    func post(_ path: String, query: String = "", form: String) -> SettingsResponse {
-        app.respond(to: SettingsRequest(method: .post, path: path, query: FormData(urlEncoded: query),
+    func post(_ path: String, query: String = "", form: String) -> ServerResponse {
+        app.respond(to: ServerRequest.settings(.post, path: path, query: FormData(urlEncoded: query),
             form: FormData(urlEncoded: "token=\(app.policy.formToken)&" + form), host: "127.0.0.1:8080",
             origin: "http://127.0.0.1:8080", fetchSite: "same-origin"))
     }
@@ -127,11 +128,11 @@ struct SettingsWebTests {
         ]))
         let store = DomainStore(layout: layout)
         let evil = SettingsApp(catalog: SettingsCatalog(directory: dir.path + "/none"), extraBundles: ["org.evil": dir.path + "/evil"], store: store)
-        let page = evil.respond(to: SettingsRequest(method: .get, path: "/apps/org.evil", host: "localhost")).text
+        let page = evil.respond(to: ServerRequest.settings(.get, path: "/apps/org.evil", host: "localhost")).text
         #expect(!page.contains("<script>"))
         #expect(!page.contains("alert('x')"))
         #expect(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&amp;"))
-        let list = evil.respond(to: SettingsRequest(method: .get, path: "/", host: "localhost")).text
+        let list = evil.respond(to: ServerRequest.settings(.get, path: "/", host: "localhost")).text
         #expect(!list.contains("<script>"))
     }
 

@@ -1,3 +1,4 @@
+import HTTPMessages
 import Foundation
 import OpenDefaultsUbiquity
 import PropertyList
@@ -44,8 +45,8 @@ struct CorruptionTests {
         try file.close()
         var statuses: [Int] = []
         for batch in 0..<4 {
-            let answer = await service.respond(to: ServiceRequest(method: "GET", path: "/v1/stores/com.example.damage\(batch)/changes",
-                                                                  authorization: "Bearer \(token)"))
+            let answer = await service.respond(to: ServerRequest(method: "GET", path: "/v1/stores/com.example.damage\(batch)/changes",
+                                                                 headers: ["Authorization": "Bearer \(token)"]))
             statuses.append(answer.status)
             if answer.status == 200 {
                 let response = try JSONDecoder().decode(UbiquityChangesResponse.self, from: Data(answer.body))

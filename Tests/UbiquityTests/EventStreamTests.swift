@@ -1,3 +1,4 @@
+import HTTPMessages
 import Foundation
 import OpenDefaultsUbiquity
 @testable import OpenDefaultsUbiquityHTTP
@@ -184,8 +185,8 @@ struct EventStreamTests {
         let token = UbiquityService.newToken()
         _ = try await backend.createAccount(name: "alice", tokenName: "default", tokenHash: UbiquityService.hash(token: token))
         for _ in 0..<20 {
-            let answer = await service.respond(to: ServiceRequest(method: "GET", path: "/v1/stores/com.example.left/events",
-                                                                  query: ["wait": "5"], authorization: "Bearer \(token)"))
+            let answer = await service.respond(to: ServerRequest(method: "GET", path: "/v1/stores/com.example.left/events",
+                                                                 query: "wait=5", headers: ["Authorization": "Bearer \(token)"]))
             #expect(answer.status == 200 && answer.stream != nil)
         }
         #expect(service.hub.waiting == 20)

@@ -1,6 +1,7 @@
 @_spi(Engine) import OpenDefaults
 import PropertyList
 import SettingsBundle
+import HTTPMessages
 
 /// A posted pane form, checked against the pane's specifiers: the edits it
 /// asks for, or why it is refused. A refused form writes nothing.

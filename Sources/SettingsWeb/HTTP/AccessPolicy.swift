@@ -1,4 +1,5 @@
 import PlatformIO
+import HTTPMessages
 /// Who may use the Settings app and how each request proves it, checked
 /// before anything else is done for the request.
 ///
@@ -62,7 +63,7 @@ package struct AccessPolicy: Sendable {
     }
 
     /// Why `request` is refused, as the response to send; nil when it may proceed.
-    func refusal(for request: SettingsRequest) -> SettingsResponse? {
+    func refusal(for request: ServerRequest) -> ServerResponse? {
         guard let header = request.host, let host = Self.hostName(header) else {
             return .refused(400, "Bad request", "The request has no valid Host header.")
         }
@@ -72,12 +73,12 @@ package struct AccessPolicy: Sendable {
                 + "Start it with --allow-host \(host) if that name is meant to reach it.")
         }
         if let accessToken {
-            if request.method == .get, let offered = request.query["token"] {
+            if request.isRead, let offered = request.queryFields["token"] {
                 guard Self.sameSecret(offered, accessToken) else {
                     return .refused(401, "Wrong access token", "The token in this address is not this server's. Open the address `settings serve` printed.")
                 }
-                var redirect = SettingsResponse.seeOther(request.path.isEmpty ? "/" : request.path)
-                redirect.setCookie = "\(Self.accessCookie)=\(accessToken); Path=/; HttpOnly; SameSite=Strict"
+                var redirect = ServerResponse.seeOther(request.path.isEmpty ? "/" : request.path)
+                redirect.headers.append("Set-Cookie", "\(Self.accessCookie)=\(accessToken); Path=/; HttpOnly; SameSite=Strict")
                 return redirect
             }
             guard let cookie = request.cookie(Self.accessCookie), Self.sameSecret(cookie, accessToken) else {
@@ -85,7 +86,7 @@ package struct AccessPolicy: Sendable {
                     "This Settings app is reachable from other machines, so it needs its access token: open the address `settings serve` printed (it ends in ?token=…).")
             }
         }
-        guard request.method == .post else { return nil }
+        guard request.method == "POST" else { return nil }
         if let site = request.fetchSite?.lowercased(), site != "same-origin" {
             return .refused(403, "Request refused",
                 "The form was sent from another site (Sec-Fetch-Site: \(site)); only this app's own pages may change settings. Nothing was changed.")

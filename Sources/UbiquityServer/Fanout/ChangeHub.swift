@@ -1,4 +1,4 @@
-package import NIOCore
+package import HTTPMessages
 import PlatformIO
 import UbiquityProtocol
 import Synchronization
@@ -18,7 +18,7 @@ package final class ChangeHub: Sendable {
         /// The answer as a long poll's JSON body.
         package var encoded: [UInt8]
         /// The answer as one server-sent event (``ServerSentEvent/frame(revision:data:)``).
-        package var event: ByteBuffer
+        package var event: ResponseChunk
         /// When it was published (the fan-out's latency is measured from here).
         package var published: ContinuousClock.Instant
         package init(revision: Int64, encoded: [UInt8]) {

@@ -1,4 +1,4 @@
-package import NIOCore
+package import HTTPMessages
 
 /// The `text/event-stream` framing of the sync protocol's event stream
 /// (`GET /v1/stores/{store}/events`, proposal 0011).
@@ -8,22 +8,20 @@ package import NIOCore
 /// as its `id:`. A failure mid-stream is an `error` event whose data is the
 /// usual `{"error": …}` body; the stream ends after it.
 package enum ServerSentEvent {
-    /// `id: <revision>\ndata: <data>\n\n`, in a buffer that every watcher's
-    /// write shares (a commit's event is made once, not once per watcher).
-    package static func frame(revision: Int64, data: [UInt8]) -> ByteBuffer {
-        var out = ByteBuffer()
+    /// `id: <revision>\ndata: <data>\n\n`, in a chunk that every watcher's
+    /// write shares (a commit's event is made once, and converted to the
+    /// server's buffer once, not once per watcher).
+    package static func frame(revision: Int64, data: [UInt8]) -> ResponseChunk {
+        var out: [UInt8] = []
         out.reserveCapacity(data.count + 32)
-        out.writeString("id: \(revision)\ndata: ")
-        out.writeBytes(data)
-        out.writeString("\n\n")
-        return out
+        out += Array("id: \(revision)\ndata: ".utf8)
+        out += data
+        out += [0x0A, 0x0A]
+        return ResponseChunk(out)
     }
 
     /// `event: error\ndata: <data>\n\n`.
-    package static func error(data: [UInt8]) -> ByteBuffer {
-        var out = ByteBuffer(string: "event: error\ndata: ")
-        out.writeBytes(data)
-        out.writeString("\n\n")
-        return out
+    package static func error(data: [UInt8]) -> ResponseChunk {
+        ResponseChunk(Array("event: error\ndata: ".utf8) + data + [0x0A, 0x0A])
     }
 }

@@ -1,4 +1,5 @@
 import HTTPGuards
+import HTTPMessages
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -184,13 +185,7 @@ package struct UbiquityHTTPServer: Sendable {
 
     static func respond(_ request: Request, _ service: UbiquityService, governor: ConnectionGovernor,
                         bodyLimits: BodyLimits) async throws -> Response {
-        var query: [String: String] = [:]
-        for (k, v) in request.uri.queryParameters { query[String(k)] = String(v) }
-        var serviceRequest = ServiceRequest(
-            method: request.method.rawValue, path: request.uri.path, query: query,
-            authorization: request.headers[.authorization], host: request.head.authority,
-            origin: request.headers[.origin], contentType: request.headers[.contentType],
-            contentLength: request.headers[.contentLength].flatMap { Int($0) })
+        var serviceRequest = HummingbirdAdapter.request(request)
         let connection = CurrentConnection.channel
         // The head decides first: a refused request's body is never read, and
         // its connection closes once the refusal is written (a body still on
@@ -226,23 +221,10 @@ package struct UbiquityHTTPServer: Sendable {
         return response(await service.handle(route, serviceRequest))
     }
 
-    static func response(_ answer: ServiceResponse) -> Response {
-        var headers: HTTPFields = [.contentType: answer.contentType, .cacheControl: "no-store",
-                                   .init("X-Content-Type-Options")!: "nosniff"]
-        for (name, value) in answer.headers {
-            switch name {
-            case "WWW-Authenticate": headers[.wwwAuthenticate] = value
-            case "Retry-After": headers[.retryAfter] = value
-            default: break
-            }
-        }
-        if let stream = answer.stream {
-            // Written by the connection's task, on its event loop (``EventLoopBoundChannel``).
-            return Response(status: .init(code: answer.status), headers: headers, body: ResponseBody { writer in
-                await stream.run { event in try await writer.write(event) }
-                try await writer.finish(nil)
-            })
-        }
-        return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+    /// The fields every answer of the sync server carries.
+    static let baseHeaders: HTTPFields = [.cacheControl: "no-store", .init("X-Content-Type-Options")!: "nosniff"]
+
+    static func response(_ answer: ServerResponse) -> Response {
+        HummingbirdAdapter.response(answer, headers: baseHeaders)
     }
 }

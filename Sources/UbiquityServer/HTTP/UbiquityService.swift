@@ -4,64 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
-package import NIOCore
+import NIOCore
 import Tracing
 package import UbiquityProtocol
+package import HTTPMessages
 import PlatformIO
 import PropertyList
 import CoreMetrics
 import Synchronization
-
-/// A request as the service sees it (no server types: the service can be tested alone).
-package struct ServiceRequest: Sendable {
-    package var method: String
-    package var path: String
-    package var query: [String: String]
-    package var authorization: String?
-    package var host: String?
-    package var origin: String?
-    package var contentType: String?
-    /// The declared length of the body (Content-Length), when given.
-    package var contentLength: Int?
-    package var body: [UInt8]
-
-    package init(method: String, path: String, query: [String: String] = [:], authorization: String? = nil,
-                 host: String? = nil, origin: String? = nil, contentType: String? = nil, contentLength: Int? = nil, body: [UInt8] = []) {
-        self.contentLength = contentLength
-        self.method = method
-        self.path = path
-        self.query = query
-        self.authorization = authorization
-        self.host = host
-        self.origin = origin
-        self.contentType = contentType
-        self.body = body
-    }
-}
-
-/// The service's answer: a status and a JSON body, or an event stream.
-package struct ServiceResponse: Sendable {
-    package var status: Int
-    package var body: [UInt8]
-    package var headers: [(String, String)] = []
-    package var contentType = "application/json"
-    /// Set for `text/event-stream`: the events, written as they come (``body`` is then empty).
-    package var stream: EventStream? = nil
-
-    package init(status: Int, body: [UInt8], headers: [(String, String)] = [], contentType: String = "application/json", stream: EventStream? = nil) {
-        self.status = status
-        self.body = body
-        self.headers = headers
-        self.contentType = contentType
-        self.stream = stream
-    }
-}
-
-/// A response written over time: `run` sends each event through `send`
-/// (which throws once the client is gone) and returns when the stream ends.
-package struct EventStream: Sendable {
-    package var run: @Sendable (_ send: (ByteBuffer) async throws -> Void) async -> Void
-}
 
 /// The sync protocol (proposal 0011, `OpenAPI/ubiquity.yaml`) over a
 /// ``UbiquityBackend``: authentication, checks, commits, long polls.
@@ -153,12 +103,12 @@ package final class UbiquityService: Sendable {
     /// The decision on a request's head, taken before any of its body is read:
     /// a refusal, or the route with its authenticated account.
     package enum Admission: Sendable {
-        case refused(ServiceResponse)
+        case refused(ServerResponse)
         case admitted(Route)
     }
 
     /// The whole exchange, for callers that have the body already (tests).
-    package func respond(to request: ServiceRequest) async -> ServiceResponse {
+    package func respond(to request: ServerRequest) async -> ServerResponse {
         switch await admit(request) {
         case .refused(let answer): return answer
         case .admitted(let route): return await handle(route, request)
@@ -169,7 +119,7 @@ package final class UbiquityService: Sendable {
     /// length: everything that can refuse a request without its body. A
     /// server calls this on the head and reads the body only when admitted,
     /// so a client without a valid token never costs more than its head.
-    package func admit(_ request: ServiceRequest) async -> Admission {
+    package func admit(_ request: ServerRequest) async -> Admission {
         if let allowedHosts {
             guard let name = HostNames.name(ofHostHeader: request.host ?? ""), allowedHosts.contains(name) else {
                 return .refused(Self.error(421, "the Host \"\(request.host ?? "")\" is not one this server answers for"))
@@ -216,7 +166,7 @@ package final class UbiquityService: Sendable {
 
     /// `GET /readyz`: 200 when the server takes requests (not stopping, the
     /// database answers, its schema current since it was opened), else 503 and why.
-    func readiness() async -> ServiceResponse {
+    func readiness() async -> ServerResponse {
         if hub.stopping.withLock({ $0 }) { return Self.json(503, ["status": "not ready", "reason": "the server is stopping"]) }
         do { _ = try await backend.tokenGeneration() } catch {
             return Self.json(503, ["status": "not ready", "reason": "the database does not answer"])
@@ -225,7 +175,7 @@ package final class UbiquityService: Sendable {
     }
 
     /// Answers an admitted request (its body read when ``Route/readsBody``).
-    package func handle(_ route: Route, _ request: ServiceRequest) async -> ServiceResponse {
+    package func handle(_ route: Route, _ request: ServerRequest) async -> ServerResponse {
         guard let account = route.account else {
             return route.kind == .ready ? await readiness() : Self.json(200, ["status": "ok"])
         }
@@ -239,7 +189,7 @@ package final class UbiquityService: Sendable {
     }
 
     /// The account of the request's bearer token, or the refusal to send.
-    func authenticate(_ request: ServiceRequest) async -> Result<AuthenticatedToken, Refusal> {
+    func authenticate(_ request: ServerRequest) async -> Result<AuthenticatedToken, Refusal> {
         guard let header = request.authorization, header.lowercased().hasPrefix("bearer ") else {
             return .failure(Refusal(response: Self.unauthorized("an Authorization: Bearer <token> header is required")))
         }
@@ -279,7 +229,7 @@ package final class UbiquityService: Sendable {
 
     // MARK: Commits
 
-    func commit(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
+    func commit(_ request: ServerRequest, account: UbiquityAccountInfo, store: String) async -> ServerResponse {
         guard UbiquityLimits.isValidStoreIdentifier(store) else { return Self.badStore(store) }
         guard request.body.count <= Self.maximumBody else { return Self.error(413, "the request is larger than \(Self.maximumBody) bytes") }
         let commit: UbiquityCommitRequest
@@ -356,7 +306,7 @@ package final class UbiquityService: Sendable {
 
     // MARK: Changes
 
-    func changes(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String) async -> ServiceResponse {
+    func changes(_ request: ServerRequest, account: UbiquityAccountInfo, store: String) async -> ServerResponse {
         let after: Int64, seconds: Double
         switch Self.changesParameters(request, store: store, defaultWait: 0) {
         case .failure(let refusal): return refusal.response
@@ -366,7 +316,7 @@ package final class UbiquityService: Sendable {
         defer { if seconds > 0 { ServerMetrics.longPolls.decrement() } }
         switch await nextChanges(account: account, store: store, after: after, waiting: seconds > 0 ? .milliseconds(Int64(seconds * 1000)) : nil) {
         case .failure(let refusal): return refusal.response
-        case .success(let answer): return ServiceResponse(status: 200, body: answer.body)
+        case .success(let answer): return ServerResponse(status: 200, contentType: "application/json", body: answer.body)
         }
     }
 
@@ -376,7 +326,7 @@ package final class UbiquityService: Sendable {
     /// The first event answers at once (possibly with no entries: it says the
     /// stream is open and the store's revision); each commit after it is one
     /// more event. A commit costs a watcher one write, not a request.
-    func events(_ request: ServiceRequest, account: UbiquityAccountInfo, store: String, tokenHash: [UInt8]) async -> ServiceResponse {
+    func events(_ request: ServerRequest, account: UbiquityAccountInfo, store: String, tokenHash: [UInt8]) async -> ServerResponse {
         let after: Int64, seconds: Double
         switch Self.changesParameters(request, store: store, defaultWait: Self.maximumWait) {
         case .failure(let refusal): return refusal.response
@@ -405,7 +355,7 @@ package final class UbiquityService: Sendable {
             return refusal.response
         case .success(let answer): first = answer
         }
-        let stream = EventStream { [self] send in
+        let stream = ResponseStream { [self] send in
             ServerMetrics.streams.increment()
             defer {
                 ServerMetrics.streams.decrement()
@@ -420,12 +370,12 @@ package final class UbiquityService: Sendable {
                 subscription.end()
             }
         }
-        return ServiceResponse(status: 200, body: [], contentType: "text/event-stream", stream: stream)
+        return ServerResponse(status: 200, contentType: "text/event-stream", stream: stream)
     }
 
     /// Sends the commits of a store after `after` as they come, until the stream ends.
     func follow(_ subscription: StreamSubscription, account: UbiquityAccountInfo, store: String, after: Int64,
-                _ send: (ByteBuffer) async throws -> Void) async {
+                _ send: (ResponseChunk) async throws -> Void) async {
         var after = after
         while let (commits, reread) = await subscription.next() {
             // Commits that follow on from what the client has are sent as they are;
@@ -453,17 +403,17 @@ package final class UbiquityService: Sendable {
 
     /// A refusal as a value (a response is not an error).
     struct Refusal: Error {
-        var response: ServiceResponse
+        var response: ServerResponse
     }
 
     /// The store, `after` and `wait` (`defaultWait` when not given) of a changes request, checked.
-    static func changesParameters(_ request: ServiceRequest, store: String, defaultWait: Double) -> Result<(after: Int64, wait: Double), Refusal> {
+    static func changesParameters(_ request: ServerRequest, store: String, defaultWait: Double) -> Result<(after: Int64, wait: Double), Refusal> {
         guard UbiquityLimits.isValidStoreIdentifier(store) else { return .failure(Refusal(response: badStore(store))) }
-        let afterText = request.query["after"] ?? "0"
+        let afterText = request.queryFields["after"] ?? "0"
         guard let after = Int64(afterText), after >= 0 else {
             return .failure(Refusal(response: error(400, "after must be a revision (0 or more), not \"\(afterText)\"")))
         }
-        let waitText = request.query["wait"] ?? "\(defaultWait)"
+        let waitText = request.queryFields["wait"] ?? "\(defaultWait)"
         guard let wait = Double(waitText), wait.isFinite, wait >= 0, wait <= maximumWait else {
             return .failure(Refusal(response: error(400, "wait must be seconds from 0 to \(Int(maximumWait)), not \"\(waitText)\"")))
         }
@@ -478,10 +428,10 @@ package final class UbiquityService: Sendable {
         /// Nothing changed (the wait ended).
         var empty: Bool
         /// A commit's event, made once for every stream; nil for a read's answer.
-        var sharedEvent: ByteBuffer?
+        var sharedEvent: ResponseChunk?
 
         /// The answer as one server-sent event (framed only when a stream sends it).
-        var event: ByteBuffer { sharedEvent ?? ServerSentEvent.frame(revision: revision, data: body) }
+        var event: ResponseChunk { sharedEvent ?? ServerSentEvent.frame(revision: revision, data: body) }
 
         init(_ commit: ChangeHub.Commit) {
             (revision, body, empty, sharedEvent) = (commit.revision, commit.encoded, false, commit.event)
@@ -556,25 +506,25 @@ package final class UbiquityService: Sendable {
         return e
     }()
 
-    static func json(_ status: Int, _ value: some Encodable) -> ServiceResponse {
+    static func json(_ status: Int, _ value: some Encodable) -> ServerResponse {
         let body = (try? encoder.encode(value)).map { [UInt8]($0) } ?? Array(#"{"error":"encoding failed"}"#.utf8)
-        return ServiceResponse(status: status, body: body)
+        return ServerResponse(status: status, contentType: "application/json", body: body)
     }
 
     /// A commit's answer (written by ``WireJSON``: the commit path's JSON by hand).
-    static func json(_ status: Int, _ value: UbiquityCommitResponse) -> ServiceResponse {
-        ServiceResponse(status: status, body: WireJSON.encode(value))
+    static func json(_ status: Int, _ value: UbiquityCommitResponse) -> ServerResponse {
+        ServerResponse(status: status, contentType: "application/json", body: WireJSON.encode(value))
     }
 
     /// A changes answer (written by ``WireJSON``).
-    static func json(_ status: Int, _ value: UbiquityChangesResponse) -> ServiceResponse {
-        ServiceResponse(status: status, body: WireJSON.encode(value))
+    static func json(_ status: Int, _ value: UbiquityChangesResponse) -> ServerResponse {
+        ServerResponse(status: status, contentType: "application/json", body: WireJSON.encode(value))
     }
 
-    static func error(_ status: Int, _ message: String) -> ServiceResponse {
+    static func error(_ status: Int, _ message: String) -> ServerResponse {
         var r = json(status, ["error": message])
         // The database is away: come back in a second (clients back off as well).
-        if status == 503 { r.headers.append(("Retry-After", "1")) }
+        if status == 503 { r.headers.append("Retry-After", "1") }
         return r
     }
 
@@ -582,7 +532,7 @@ package final class UbiquityService: Sendable {
     /// also a log line (at most one a second, with the count of those left out).
     /// Damage the database reports while serving is a 503 saying so: an answer
     /// is the whole of what was asked or nothing.
-    func unavailable(_ error: any Error) -> ServiceResponse {
+    func unavailable(_ error: any Error) -> ServerResponse {
         let status: Int, message: String
         if let e = error as? BackendError {
             (status, message) = (e.status, e.message)
@@ -609,13 +559,13 @@ package final class UbiquityService: Sendable {
         if let line { log(line) }
     }
 
-    static func unauthorized(_ message: String) -> ServiceResponse {
+    static func unauthorized(_ message: String) -> ServerResponse {
         var r = error(401, message)
-        r.headers.append(("WWW-Authenticate", "Bearer realm=\"ubiquity\""))
+        r.headers.append("WWW-Authenticate", "Bearer realm=\"ubiquity\"")
         return r
     }
 
-    static func badStore(_ store: String) -> ServiceResponse {
+    static func badStore(_ store: String) -> ServerResponse {
         error(400, "invalid store identifier \"\(store)\": expected 1 to 255 letters, digits, '.', '-' or '_', not starting with '.'")
     }
 
