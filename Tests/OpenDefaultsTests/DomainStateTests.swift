@@ -85,6 +85,81 @@ struct DomainStateTests {
         }
     }
 
+    /// A state with `base` and the pending `changes` (sequences 1, 2, …).
+    static func state(base: [LiteralString: PropertyList], changes: [(String, PropertyList?)]) -> DomainState {
+        var s = DomainState()
+        s.base = base
+        for (key, value) in changes {
+            s.sequence += 1
+            _ = s.pending.record(key, value, sequence: s.sequence)
+        }
+        s.recount()
+        s._checkInvariants()
+        return s
+    }
+
+    @Test("a flush's end: what it wrote becomes the base; a write made while it wrote stays pending on top and hides its key from what observers hear")
+    func flushTransition() {
+        var s = Self.state(base: ["a": 1, "b": 2], changes: [("a", 10), ("c", nil)])
+        s.flushScheduled = true
+        let snapshot = s.beginFlush(recovering: false)
+        #expect(!s.flushScheduled && !snapshot.isEmpty && snapshot.flushedUpTo == 2)
+        // While the file is written: this process sets "b"; the file turned out to have "d" from another process.
+        s.sequence += 1
+        _ = s.pending.record("b", 20, sequence: s.sequence)
+        s.recount()
+        let written: [LiteralString: PropertyList] = ["a": 10, "b": 2, "d": 4]
+        let outcome = s.finishFlush(snapshot, written: written, signature: nil, format: .xml,
+                                    diskChanges: ["d": .init(old: nil, new: 4), "b": .init(old: 2, new: 3)], edited: [:])
+        s._checkInvariants()
+        #expect(s.base == written && s.format == .xml && s.lastError == nil)
+        #expect(s.pending.count == 1 && s.value(forKey: "b") == 20 && s.value(forKey: "a") == 10)
+        #expect(Set(outcome.otherProcess.keys) == ["d"] && outcome.publish)
+        #expect(s.count == 3)
+    }
+
+    @Test("a flush's end after the whole domain was replaced while it wrote: the replacement stays, to be written next, and nothing is reported")
+    func flushTransitionAfterAReplacement() {
+        var s = Self.state(base: ["a": 1], changes: [("a", 2)])
+        let snapshot = s.beginFlush(recovering: false)
+        s.sequence += 1
+        s.replaced = s.sequence
+        s.base = ["z": 26]
+        s.pending.removeAll()
+        s.recount()
+        let outcome = s.finishFlush(snapshot, written: ["a": 2], signature: nil, format: .binary,
+                                    diskChanges: ["q": .init(old: nil, new: 1)], edited: ["a": .init(old: 1, new: 2)])
+        s._checkInvariants()
+        #expect(s.replaced == s.sequence && s.base == ["z": 26])
+        #expect(outcome.otherProcess.isEmpty && outcome.edited.isEmpty && !outcome.publish)
+    }
+
+    @Test("a recovery does not take the place of the scheduled flush")
+    func recoveryKeepsTheScheduledFlush() {
+        var s = Self.state(base: [:], changes: [("k", 1)])
+        s.flushScheduled = true
+        _ = s.beginFlush(recovering: true)
+        #expect(s.flushScheduled)
+    }
+
+    @Test("a reload: the file's entries become the base under the pending changes; a first load always publishes; a replaced domain keeps its replacement")
+    func reloadTransition() {
+        var s = Self.state(base: ["a": 1], changes: [("b", 5)])
+        let disk: [LiteralString: PropertyList] = ["a": 2, "b": 3, "c": 4]
+        let heard = s.finishReload(disk: disk, signature: nil, format: .xml, error: nil,
+                                   diskChanges: DomainChange.diff(["a": 1], disk), reporting: true)
+        s._checkInvariants()
+        #expect(Set(heard.changes.keys) == ["a", "c"] && heard.publish)
+        #expect(s.value(forKey: "b") == 5 && s.count == 3 && s.format == .xml)
+        var first = DomainState()
+        #expect(first.finishReload(disk: [:], signature: nil, format: nil, error: nil, diskChanges: [:], reporting: false).publish)
+        var replaced = Self.state(base: ["x": 1], changes: [])
+        replaced.sequence += 1
+        replaced.replaced = replaced.sequence
+        let none = replaced.finishReload(disk: disk, signature: nil, format: nil, error: nil, diskChanges: ["a": .init(old: nil, new: 2)], reporting: true)
+        #expect(replaced.base == ["x": 1] && none.changes.isEmpty && !none.publish)
+    }
+
     @Test("a domain through random sets, batches, replacements, flushes and another writer's edits reads as the model says")
     func domainModel() async throws {
         // Its flushes block (fsync, file locks): off the test run's cooperative pool.

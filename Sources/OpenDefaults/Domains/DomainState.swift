@@ -69,6 +69,75 @@ struct DomainState {
         return (written, diskChanges)
     }
 
+    // MARK: Flushing and reloading (the transitions; PersistentDomain orders the I/O around them)
+
+    /// A flush starts: what it will write, taken together. A recovery is not
+    /// the scheduled flush: that one still comes (and writes what is pending
+    /// then), so writes meanwhile must not schedule another.
+    mutating func beginFlush(recovering: Bool) -> FlushSnapshot {
+        if !recovering { flushScheduled = false }
+        return FlushSnapshot(base: base, pending: pending, replaced: replaced, format: format, signature: signature,
+                             journalPath: journal?.path, journalMark: journal.map { (end: $0.end, sequence: sequence) })
+    }
+
+    /// A flush that started from `snapshot` wrote `written` (in `format`;
+    /// the file is now at `signature`). What was written becomes `base`;
+    /// changes made while writing stay pending on top; a replacement of the
+    /// whole domain made while writing is kept as it is, to be written next
+    /// (and then nothing of this flush is reported). Returns what observers
+    /// hear of — another process's changes the flush found (`diskChanges`,
+    /// nil when the file was not re-read) and `edited` (an `update`'s edit),
+    /// each less the keys still pending — and whether reads now see other
+    /// values (the caller publishes them).
+    mutating func finishFlush(_ snapshot: FlushSnapshot, written: [LiteralString: PropertyList], signature: FileSignature?,
+                              format: PropertyListFormat, diskChanges: [LiteralString: DomainChange.Values]?,
+                              edited: [LiteralString: DomainChange.Values])
+        -> (otherProcess: [LiteralString: DomainChange.Values], edited: [LiteralString: DomainChange.Values], publish: Bool)
+    {
+        defer { _checkInvariantsAfterChange() }
+        let flushedUpTo = snapshot.flushedUpTo
+        if let r = replaced, r <= flushedUpTo { replaced = nil }
+        if let mark = snapshot.journalMark { journal?.markApplied(through: mark.sequence, keepingFrom: mark.end) }
+        var otherProcess: [LiteralString: DomainChange.Values] = [:]
+        var edits: [LiteralString: DomainChange.Values] = [:]
+        if replaced == nil {
+            base = written
+            pending.removeThrough(flushedUpTo)
+            recount()
+            if let diskChanges { otherProcess = pending.hiding(diskChanges) }
+            if !edited.isEmpty { edits = pending.hiding(edited) }
+        }
+        self.signature = signature
+        self.format = format
+        lastError = nil
+        return (otherProcess, edits, !otherProcess.isEmpty || !edits.isEmpty)
+    }
+
+    /// A reload read `disk` (empty when the file is absent or could not be
+    /// read; `error` says why) at `signature`. The file's entries become
+    /// `base`, unless the domain was replaced (what replaced it stays until
+    /// it is written). Returns the changes observers hear of (`diskChanges`
+    /// less the keys pending) and whether reads see other values: always on
+    /// a first load (not `reporting`), so the entry count is published.
+    mutating func finishReload(disk: [LiteralString: PropertyList], signature: FileSignature?, format: PropertyListFormat?,
+                               error: StorageError?, diskChanges: [LiteralString: DomainChange.Values], reporting: Bool)
+        -> (changes: [LiteralString: DomainChange.Values], publish: Bool)
+    {
+        defer { _checkInvariantsAfterChange() }
+        var changes: [LiteralString: DomainChange.Values] = [:]
+        var publish = false
+        if replaced == nil {
+            base = disk
+            recount()
+            changes = pending.hiding(diskChanges)
+            publish = !changes.isEmpty || !reporting
+        }
+        self.signature = signature
+        if let format { self.format = format }
+        lastError = error
+        return (changes, publish)
+    }
+
     /// What the rest of the engine relies on: the pending changes' own
     /// invariants; no change and no replacement newer than the last
     /// sequence given; and `count` — what `isEmpty` and the lock-free

@@ -327,18 +327,8 @@ import Synchronization
     /// the file. Returns what the file held that this process had not seen,
     /// and what `transform` changed (both delivered after the lock).
     private func flushLocked(transform: ((inout [LiteralString: PropertyList]) -> Bool)?, recover: Bool = false) throws(StorageError) -> (DomainChange?, DomainChange?) {
-        // What to write: a snapshot of the entries and the pending changes,
-        // taken together (sharing storage: nothing is copied under the lock).
-        // The journal's end and the sequence now: every record before that
-        // end is in what this flush writes.
-        let (snapshotBase, pending, replaced, format, knownSignature, ownJournal, journalMark) = state.withLock { s in
-            // A recovery is not the scheduled flush: that one still comes (and writes what
-            // is pending then), so writes meanwhile must not schedule another.
-            if !recover { s.flushScheduled = false }
-            return (s.base, s.pending, s.replaced, s.format, s.signature, s.journal?.path,
-                    s.journal.map { (end: $0.end, sequence: s.sequence) })
-        }
-        if pending.isEmpty && replaced == nil && transform == nil && !recover { return (nil, nil) }
+        let snapshot = state.withLock { $0.beginFlush(recovering: recover) }
+        if snapshot.isEmpty && transform == nil && !recover { return (nil, nil) }
         if let refusal = file.refusal { throw record(refusal) }
         let lock: FileLock
         do {
@@ -357,12 +347,12 @@ import Synchronization
         defer { for problem in orphans.problems { store.report(problem) } }
         let outcome: Result<(written: [LiteralString: PropertyList], FileSignature?, PropertyListFormat, diskChanges: [LiteralString: DomainChange.Values]?), StorageError> = lock.withLock {
             var base: [LiteralString: PropertyList]
-            var format = format
+            var format = snapshot.format
             // What another process changed (keys this flush writes aside),
             // found here rather than under the state lock; nil when not re-read.
             var diskChanges: [LiteralString: DomainChange.Values]? = nil
             if file.journaled, JournalRecovery.mayHaveJournals(forDomainFile: path) {
-                orphans = JournalRecovery.collect(forDomain: name, file: path, own: ownJournal)
+                orphans = JournalRecovery.collect(forDomain: name, file: path, own: snapshot.journalPath)
             }
             // A recovery that finds no orphan writes nothing: this process's own pending
             // changes are the scheduled flush's (written here too, they cost a burst an extra
@@ -374,12 +364,12 @@ import Synchronization
             let current = FileSignature.lookup(path)
             var unchanged: Bool
             switch current {
-            case .success(let signature?): unchanged = signature == knownSignature
-            case .success(nil): unchanged = knownSignature == nil
+            case .success(let signature?): unchanged = signature == snapshot.signature
+            case .success(nil): unchanged = snapshot.signature == nil
             case .failure: unchanged = false
             }
             if orphans.hasRecords { unchanged = false }
-            if replaced != nil, !unchanged {
+            if snapshot.replaced != nil, !unchanged {
                 // Replacing or deleting the whole domain never destroys a file
                 // this process could not read: an unreadable one (permissions,
                 // a FIFO, an I/O error) fails the write and stays; a corrupt
@@ -391,9 +381,9 @@ import Synchronization
                 case .absent, .loaded: break
                 }
             }
-            if replaced != nil || unchanged {
+            if snapshot.replaced != nil || unchanged {
                 // The copy is made here, on the flushing thread, not by the next write.
-                base = pending.applied(to: snapshotBase)
+                base = snapshot.pending.applied(to: snapshot.base)
             } else {
                 switch file.read() {
                 case .absent: base = [:]
@@ -407,7 +397,7 @@ import Synchronization
                     format = fileFormat
                 }
                 orphans.apply(to: &base)
-                (base, diskChanges) = DomainState.merge(file: base, seen: snapshotBase, pending: pending)
+                (base, diskChanges) = DomainState.merge(file: base, seen: snapshot.base, pending: snapshot.pending)
             }
             if let transform {
                 let before = base
@@ -416,7 +406,7 @@ import Synchronization
             }
             do throws(StorageError) {
                 let signature: FileSignature?
-                if base.isEmpty && replaced != nil {
+                if base.isEmpty && snapshot.replaced != nil {
                     try file.remove()
                     signature = nil
                 } else {
@@ -435,38 +425,16 @@ import Synchronization
         case .success where aborted:
             return (nil, nil)
         case .success(let (written, signature, format, diskChanges)):
-            // What was written becomes the entries; changes made while writing
-            // stay pending on top. When the file was not re-read, what reads
-            // see is unchanged. A replacement of the whole domain made while
-            // writing is kept as it is, to be written next.
-            let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
-                defer { s._checkInvariantsAfterChange() }
-                let flushedUpTo = max(pending.lastSequence, replaced ?? 0)
-                if let r = s.replaced, r <= flushedUpTo { s.replaced = nil }
-                if let journalMark { s.journal?.markApplied(through: journalMark.sequence, keepingFrom: journalMark.end) }
-                var changes: [LiteralString: DomainChange.Values] = [:]
-                if s.replaced == nil {
-                    s.base = written
-                    s.pending.removeThrough(flushedUpTo)
-                    s.recount()
-                    if let diskChanges {
-                        changes = s.pending.hiding(diskChanges)
-                        if !changes.isEmpty { _ = published(s) }
-                    }
-                    if !edited.isEmpty {
-                        edited = s.pending.hiding(edited)
-                        if !edited.isEmpty { _ = published(s) }
-                    }
-                } else {
-                    edited = [:]
-                }
-                s.signature = signature
-                s.format = format
-                s.lastError = nil
-                return changes
+            // The state's transition (DomainState.finishFlush); reads see the new values once published.
+            let (changes, edits) = state.withLock { s in
+                let outcome = s.finishFlush(snapshot, written: written, signature: signature, format: format,
+                                            diskChanges: diskChanges, edited: edited)
+                if outcome.publish { _ = published(s) }
+                return (outcome.otherProcess, outcome.edited)
             }
+            edited = edits
             // The entries replaced above are freed here, not under the state lock.
-            withExtendedLifetime(snapshotBase) {}
+            withExtendedLifetime(snapshot) {}
             return (changes.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess, source: self),
                     edited.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: edited, origin: .thisProcess, source: self))
         }
@@ -543,20 +511,11 @@ import Synchronization
         // replacements of the whole domain change the entries, so they are
         // still `oldBase` below unless the domain was replaced.
         let diskChanges = reporting ? DomainChange.diff(oldBase, disk) : [:]
-        let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
-            defer { s._checkInvariantsAfterChange() }
-            // A replaced domain keeps what replaced it until it is written.
-            var changes: [LiteralString: DomainChange.Values] = [:]
-            if s.replaced == nil {
-                s.base = disk
-                s.recount()
-                changes = s.pending.hiding(diskChanges)
-                if !changes.isEmpty || !reporting { _ = published(s) }
-            }
-            s.signature = signature
-            if let format { s.format = format }
-            s.lastError = reported
-            return changes
+        let changes = state.withLock { s in
+            let outcome = s.finishReload(disk: disk, signature: signature, format: format, error: reported,
+                                         diskChanges: diskChanges, reporting: reporting)
+            if outcome.publish { _ = published(s) }
+            return outcome.changes
         }
         // The entries replaced above are freed here, not under the state lock.
         withExtendedLifetime(oldBase) {}
