@@ -186,16 +186,3 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         return String(decoding: data.prefix(200), as: UTF8.self)
     }
 }
-
-/// Connects ``UbiquitousKeyValueStore/default`` (and stores made with
-/// ``UbiquitousKeyValueStore/init(storeIdentifier:)``) to the server of `ubiquity login`.
-public enum UbiquityHTTP {
-    /// Makes HTTP the default transport; call once at launch, before using a store.
-    ///
-    /// ```swift
-    /// UbiquityHTTP.install()
-    /// ```
-    public static func install() {
-        UbiquitousKeyValueStore.defaultTransport = { account in HTTPUbiquityTransport(account: account) }
-    }
-}

@@ -6,39 +6,6 @@ import Musl
 import Darwin
 #endif
 
-/// A failed file operation: the path and the system's reason.
-package struct FileError: Error, CustomStringConvertible, Sendable {
-    /// The file.
-    package let path: String
-    /// What went wrong, from `strerror`.
-    package let reason: String
-    /// The `errno` value, or 0 when the error did not come from the system.
-    package let code: Int32
-
-    /// The error for the current `errno`.
-    package init(path: String, errno code: Int32 = errno) {
-        self.path = path
-        self.code = code
-        self.reason = String(cString: strerror(code))
-    }
-
-    package init(path: String, reason: String) {
-        self.path = path
-        self.code = 0
-        self.reason = reason
-    }
-
-    package var description: String { "\(path): \(reason)" }
-
-    /// `EADDRINUSE`: a listening address another socket holds.
-    package static let addressInUse: Int32 = EADDRINUSE
-
-    /// The system's text for `errno` value `code`, in lower case ("connection refused").
-    package static func text(errno code: Int32) -> String {
-        String(cString: strerror(code)).lowercased()
-    }
-}
-
 /// Whole-file reads and writes over POSIX calls (no Foundation, so tools start fast).
 package enum FileIO {
     /// The bytes of the file at `path`; `-` reads standard input.
@@ -305,20 +272,4 @@ package enum FileIO {
             return true
         }
     }
-}
-
-/// Standard output and standard error, written without buffering surprises.
-package struct StandardStream: Sendable {
-    let fd: Int32
-    /// Standard output.
-    package static let output = StandardStream(fd: 1)
-    /// Standard error.
-    package static let error = StandardStream(fd: 2)
-
-    /// Writes bytes.
-    package func write(_ bytes: [UInt8]) { FileIO.writeAll(fd: fd, bytes) }
-    /// Writes a string (no newline added).
-    package func write(_ s: String) { FileIO.writeAll(fd: fd, Array(s.utf8)) }
-    /// Writes a string and a newline.
-    package func print(_ s: String) { write(s + "\n") }
 }

@@ -26,11 +26,6 @@ if invocation.verb == .help {
     Environment.exit(0)
 }
 
-/// One file's failure, printed as `file: message`.
-struct Failure: Error {
-    let message: String
-}
-
 func load(_ path: String, strict: Bool = false) throws(Failure) -> (PropertyList, PropertyListFormat) {
     let bytes: [UInt8]
     do { bytes = try FileIO.read(path) } catch { throw Failure(message: "file does not exist or is not readable (\(error.reason))") }

@@ -133,8 +133,3 @@ public struct InstalledProfile: Sendable, Hashable {
             ignoredPayloads: d["IgnoredPayloads"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 }
-
-/// Keys and domains in the order of their scalars (as CFString compares them), for stable output.
-enum LiteralOrder {
-    static func precedes(_ a: String, _ b: String) -> Bool { a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars) }
-}

@@ -150,10 +150,6 @@ extension DefaultsValue where Self: RawRepresentable, RawValue: DefaultsValue {
     public var propertyList: PropertyList { get throws { try rawValue.propertyList } }
 }
 
-/// A `Codable` type stored in defaults as a property-list structure (a
-/// struct becomes a dictionary that `defaults read` shows), not opaque data.
-public protocol DefaultsCodable: DefaultsValue, Codable {}
-
 extension DefaultsCodable {
     public init?(propertyList: PropertyList) {
         guard let v = try? PropertyListValueDecoder().decode(Self.self, from: propertyList) else { return nil }

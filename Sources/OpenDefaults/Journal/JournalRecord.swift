@@ -249,8 +249,3 @@ enum JournalRecord {
         }
     }
 }
-
-/// A journal that cannot be used or read.
-struct JournalError: Error, Sendable {
-    let reason: String
-}

@@ -2,15 +2,6 @@ import Dispatch
 import PlatformIO
 import Synchronization
 
-/// Something whose files the watcher watches: a persistent domain (its
-/// file) or a managed domain (its policy files).
-protocol WatchTarget: AnyObject, Sendable {
-    /// The files to watch (their folders are watched).
-    var watchedPaths: [String] { get }
-    /// One of the files may have changed: re-read it (cheap when it did not).
-    func watchedFileChanged()
-}
-
 /// Notices other processes' writes to loaded domains and reloads them.
 ///
 /// It watches each file's folder through ``FolderEvents`` (inotify on

@@ -1,29 +1,6 @@
 package import UbiquityProtocol
 import PropertyList
 
-/// A change the server has checked: key length, value decoded, size measured.
-package struct CheckedChange: Sendable, Hashable {
-    package var key: String
-    package var base: Int64
-    /// The value's binary property list, re-encoded canonically; nil removes.
-    package var bytes: [UInt8]?
-    package var size: Int { bytes?.count ?? 0 }
-
-    package init(key: String, base: Int64, bytes: [UInt8]?) {
-        self.key = key
-        self.base = base
-        self.bytes = bytes
-    }
-}
-
-/// What a commit did: the response for the client and, when something was
-/// applied, the entries to tell watchers.
-package struct CommitOutcome: Sendable {
-    package var response: UbiquityCommitResponse
-    /// The entries written at `response.revision` (empty when nothing was applied).
-    package var applied: [UbiquityWireEntry]
-}
-
 /// Where the sync server keeps accounts and stores (SQLite here; PostgreSQL
 /// is the same contract). Every commit is one transaction: per-key
 /// compare-and-set on the base revision, one store revision per commit with
@@ -74,59 +51,4 @@ package protocol UbiquityBackend: Sendable {
 extension UbiquityBackend {
     package func deliverWakeups(to handler: @escaping @Sendable (Wakeup) -> Void) {}
     package var tokenCheckInterval: Duration { .milliseconds(250) }
-}
-
-/// A named token as `ubiquity account tokens` shows it (the token itself is
-/// never kept: only its SHA-256).
-package struct TokenSummary: Sendable, Hashable {
-    package var name: String
-    /// Seconds since 1970.
-    package var created: Int64
-    /// Seconds since 1970 of the last use (recorded at most once a minute), or nil when never used.
-    package var lastUsed: Int64?
-
-    package init(name: String, created: Int64, lastUsed: Int64?) {
-        self.name = name
-        self.created = created
-        self.lastUsed = lastUsed
-    }
-}
-
-/// An account as `ubiquity account list` shows it.
-package struct AccountSummary: Sendable, Hashable {
-    package var name: String
-    package var id: String
-    package var tokens: Int
-    package var stores: Int
-    package var bytes: Int
-
-    package init(name: String, id: String, tokens: Int, stores: Int, bytes: Int) {
-        self.name = name
-        self.id = id
-        self.tokens = tokens
-        self.stores = stores
-        self.bytes = bytes
-    }
-}
-
-/// A hint that a store changed elsewhere. Never trusted for data: it only
-/// makes watchers read the database again.
-package enum Wakeup: Sendable, Hashable {
-    /// A store's revision reached (at least) `revision` through another server.
-    case store(account: String, store: String, revision: Int64)
-    /// Anything may have changed (the hint was unreadable, or notifications were lost).
-    case everything
-    /// A token was revoked or rotated, or an account deleted: the token generation moved.
-    case tokens
-}
-
-/// An error of the backend, with the HTTP status it maps to.
-package struct BackendError: Error, CustomStringConvertible {
-    package var status: Int
-    package var message: String
-    package init(status: Int, _ message: String) {
-        self.status = status
-        self.message = message
-    }
-    package var description: String { message }
 }

@@ -6,11 +6,6 @@ import Foundation
 import PlatformIO
 import Synchronization
 
-/// Base64 of bytes (the wire's value encoding).
-package enum Base64 {
-    package static func encode(_ bytes: some Sequence<UInt8>) -> String { Data(bytes).base64EncodedString() }
-}
-
 /// Work waiting for a backend's writer: appended by requests, taken all at once by the writer.
 package final class JobQueue<Job: Sendable>: Sendable {
     let jobs = Lock<[Job]>([])

@@ -1,0 +1,115 @@
+import PlatformIO
+import Foundation
+import OpenDefaults
+import Synchronization
+
+enum NotificationPosting {
+    private static let token = Lock<ObservationToken?>(nil)
+
+    private struct Wrapper: @unchecked Sendable {
+        weak var object: OpenUserDefaults?
+    }
+
+    /// What this side keeps for each defaults object, in the object's
+    /// ``AttachmentSlot`` (the core knows nothing of notifications): its
+    /// coalescing window — open from a post until 20 ms later, `dirty`
+    /// recording a change inside it (lock-free, so a write in a burst pays
+    /// one atomic load to find the window and two atomics) — and the
+    /// `OpenUserDefaults` over it, posted as the notification's `object` in
+    /// place of the `Defaults` it wraps.
+    private final class Posting: Sendable {
+        let open = Atomic<Bool>(false)
+        let dirty = Atomic<Bool>(false)
+        let wrapper = Lock(Wrapper())
+    }
+
+    private static func posting(of defaults: Defaults) -> Posting {
+        defaults.attachment.value(as: Posting.self) { Posting() }
+    }
+
+    static func register(_ wrapper: OpenUserDefaults, for defaults: Defaults) {
+        posting(of: defaults).wrapper.withLock { $0.object = wrapper }
+        start()
+    }
+
+    static let coalescingInterval: DispatchTimeInterval = .milliseconds(20)
+
+    static func start() {
+        token.withLock { t in
+            guard t == nil else { return }
+            t = Defaults.observeAllInstances { defaults in changed(defaults) }
+        }
+    }
+
+    /// How many ``postingOnce(for:as:_:)`` calls are running (a fast check
+    /// on every change), and for which defaults objects.
+    private static let editsRunning = Atomic<Int>(0)
+    private static let editing = Lock<[ObjectIdentifier: Int]>([:])
+
+    /// Runs `body` (a persistent-domain edit) and then posts the notification
+    /// exactly once with `wrapper` as its object, as corelibs' `UserDefaults`
+    /// does for `setPersistentDomain` and `removePersistentDomain`: the
+    /// changes `body` makes to `defaults`' own values post nothing of their
+    /// own, and an edit of a domain outside the search list still posts.
+    static func postingOnce(for defaults: Defaults, as wrapper: OpenUserDefaults, _ body: () -> Void) {
+        let id = ObjectIdentifier(defaults)
+        editsRunning.add(1, ordering: .sequentiallyConsistent)
+        editing.withLock { $0[id, default: 0] += 1 }
+        body()
+        editing.withLock { e in
+            e[id]! -= 1
+            if e[id] == 0 { e[id] = nil }
+        }
+        editsRunning.subtract(1, ordering: .sequentiallyConsistent)
+        NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: wrapper)
+    }
+
+    /// A change: posts at once and opens a 20 ms window, or, inside a window,
+    /// marks it dirty (the window's end posts once more). A change made by a
+    /// ``postingOnce(for:as:_:)`` edit is left to the edit's own post.
+    private static func changed(_ defaults: Defaults) {
+        if editsRunning.load(ordering: .sequentiallyConsistent) > 0,
+           editing.withLock({ $0[ObjectIdentifier(defaults)] != nil })
+        {
+            return
+        }
+        let posting = posting(of: defaults)
+        if posting.open.exchange(true, ordering: .acquiringAndReleasing) {
+            posting.dirty.store(true, ordering: .releasing)
+            return
+        }
+        post(defaults, posting)
+        close(defaults, posting)
+    }
+
+    /// Ends the window 20 ms from now: one more post (and window) if changes
+    /// came during it. The window holds the defaults object weakly.
+    private static func close(_ defaults: Defaults, _ posting: Posting) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + coalescingInterval) { [weak defaults] in
+            guard let defaults else { return }
+            if posting.dirty.exchange(false, ordering: .acquiringAndReleasing) {
+                post(defaults, posting)
+                close(defaults, posting)
+                return
+            }
+            posting.open.store(false, ordering: .releasing)
+            // A change between the two steps above saw the window open and
+            // only marked it: post for it, unless a new window already did.
+            if posting.dirty.exchange(false, ordering: .acquiringAndReleasing),
+               !posting.open.exchange(true, ordering: .acquiringAndReleasing)
+            {
+                post(defaults, posting)
+                close(defaults, posting)
+            }
+        }
+    }
+
+    private static func post(_ defaults: Defaults, _ posting: Posting) {
+        let wrapper = posting.wrapper.withLock { $0.object }
+        if let wrapper, wrapper.defaults === defaults {
+            NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: wrapper)
+        } else {
+            NotificationCenter.default.post(name: Notification.Name("NSUserDefaultsDidChangeNotification"), object: defaults)
+        }
+    }
+}

@@ -1,0 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PropertyList
+
+/// A commit: keys written together, applied or refused per key.
+public struct UbiquityCommitRequest: Codable, Sendable, Hashable {
+    /// The changes, one per key.
+    public var changes: [UbiquityWireChange]
+    /// A commit of `changes`.
+    public init(changes: [UbiquityWireChange]) { self.changes = changes }
+}

@@ -1,0 +1,17 @@
+package import NIOCore
+import UbiquityProtocol
+import PropertyList
+
+/// A key's entry as the database holds it before a commit.
+package struct CurrentEntry: Sendable {
+    package var revision: Int64
+    package var size: Int
+    /// The value's binary property list; nil for a removal's tombstone.
+    package var value: ByteBuffer?
+
+    package init(revision: Int64, size: Int, value: ByteBuffer?) {
+        self.revision = revision
+        self.size = size
+        self.value = value
+    }
+}

@@ -1,0 +1,21 @@
+import NIOCore
+import UbiquityProtocol
+import PropertyList
+
+/// A store's row as a backend reads it under the store's lock.
+package struct StoreHead: Sendable, Hashable {
+    package var revision: Int64
+    package var count: Int
+    package var total: Int
+    package var tombstones: Int
+    /// The newest removal forgotten: a client older than it gets the whole store.
+    package var horizon: Int64
+
+    package init(revision: Int64, count: Int, total: Int, tombstones: Int, horizon: Int64) {
+        self.revision = revision
+        self.count = count
+        self.total = total
+        self.tombstones = tombstones
+        self.horizon = horizon
+    }
+}

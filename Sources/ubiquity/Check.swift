@@ -1,0 +1,33 @@
+import ArgumentParser
+import Logging
+import Metrics
+import OpenDefaults
+import OpenDefaultsUbiquity
+import PlatformIO
+import PropertyList
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Prometheus
+import UbiquityPostgres
+import UbiquityServer
+
+/// `ubiquity check`: the database's invariants.
+struct Check: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the server's database: every store's revisions without gaps, counts and sizes as recorded."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let backend = try await database.open(exclusive: false)
+        let problems = try await backend.check()
+        try? await backend.close()
+        for p in problems { StandardStream.error.write("ubiquity: \(p)\n") }
+        if !problems.isEmpty { throw ExitCode(1) }
+        StandardStream.output.write("ok\n")
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+@_spi(Engine) import OpenDefaults
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PlatformIO
+import PropertyList
+import ValueGrammar
+import Foundation
+
+struct Get: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print a key's value as `defaults read D K` does (exit 1 when absent).")
+    @OptionGroup var options: StoreOption
+    @Argument(help: "The key.") var key: String
+
+    func run() async throws {
+        let store = try openStore(options.store)
+        await refresh(store)
+        guard let value = store.propertyList(forKey: key) else {
+            throw fail("the key \"\(TerminalText.safe(key))\" does not exist in store \(options.store)")
+        }
+        show(value)
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+@_spi(Engine) import OpenDefaults
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PlatformIO
+import PropertyList
+import ValueGrammar
+import Foundation
+
+struct Logout: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log this user out (local copies stay, per account).")
+
+    func run() throws {
+        do { try UbiquityAccount.remove() } catch { throw fail("\(error)") }
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+@_spi(Engine) import OpenDefaults
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PlatformIO
+import PropertyList
+import ValueGrammar
+import Foundation
+
+struct Remove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove a key.")
+    @OptionGroup var options: StoreOption
+    @Argument(help: "The key.") var key: String
+
+    func run() async throws {
+        let store = try openStore(options.store)
+        do { try store.setOrThrow(nil, forKey: key) } catch { throw fail("\(error)") }
+        try await upload(store)
+    }
+}

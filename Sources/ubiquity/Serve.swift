@@ -1,0 +1,202 @@
+import ArgumentParser
+import Logging
+import Metrics
+import OpenDefaults
+import OpenDefaultsUbiquity
+import PlatformIO
+import PropertyList
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Prometheus
+import UbiquityPostgres
+import UbiquityServer
+
+/// `ubiquity serve`: the sync server.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the sync server (SQLite in --data, or PostgreSQL); prints the URL it listens on.",
+        discussion: """
+            Plain HTTP is allowed on loopback only: any other address needs --tls-cert and \
+            --tls-key, or an explicit --insecure. Requests must carry an account's token \
+            (Authorization: Bearer, see `ubiquity account add`); requests with an Origin header \
+            (web pages) are refused; only the Host names of the listening address, loopback and \
+            --allow-host are answered.
+            """
+    )
+
+    @Option(help: "The address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "The port to listen on (0, the default, picks a free one).")
+    var port: Int?
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS.")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    @Flag(help: "Serve plain HTTP beyond loopback (tokens then cross the network readable).")
+    var insecure = false
+
+    @Option(name: .customLong("allow-host"), help: "Also answer requests for this Host name (repeatable).")
+    var allowHosts: [String] = []
+
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp(
+        "The most connections kept open at once (default 10240).",
+        discussion: "Beyond it, the longest idle connection that never authenticated is closed first. Kept below the open-file limit (raised to its hard limit at start) with 64 descriptors in reserve."))
+    var maxConnections: Int?
+
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take before it must arrive at --body-rate (default 10).")
+    var bodyTimeout: Int?
+
+    @Option(name: .customLong("stop-timeout"), help: ArgumentHelp(
+        "Seconds SIGTERM waits for requests in flight before cancelling them (default 10).",
+        discussion: "Event streams and long polls end at once; commits and uploads in flight get this long. Keep it below systemd's TimeoutStopSec (15 in ubiquity.service)."))
+    var stopTimeout: Int?
+
+    @Option(name: .customLong("body-rate"), help: "The slowest a request body may arrive after --body-timeout, in bytes a second (default 16384).")
+    var bodyRate: Int?
+
+    @Option(name: .customLong("quota-stores"), help: "The most stores an account may hold (0: no limit; default \(AccountQuota.standard.maximumStores)); a commit that would make one more is refused (422, quota \"stores\").")
+    var quotaStores: Int?
+
+    @Option(name: .customLong("log-format"), help: "Log lines as logfmt (default) or json, on standard error.")
+    var logFormat: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug (every request), info (default: start and stop), notice, warning, error (failed requests), critical.")
+    var logLevel: String?
+
+    @Option(help: ArgumentHelp("Serve Prometheus metrics at http://ADDRESS:PORT/metrics (loopback only), for example 127.0.0.1:9470.", valueName: "address:port"))
+    var metrics: String?
+
+    @Option(name: .customLong("quota-bytes"), help: "The most bytes an account's stores may hold together (0: no limit; default \(AccountQuota.standard.maximumBytes)); a commit that would pass it is refused (422, quota \"bytes\").")
+    var quotaBytes: Int?
+
+    /// The settings after the command line, the environment and the file.
+    struct Resolved {
+        var host = "127.0.0.1", port = 0, tlsCert: String? = nil, tlsKey: String? = nil, insecure = false, allowHosts: [String] = []
+        var maxConnections = 10_240, bodyTimeout = 10, bodyRate = 16_384, stopTimeout = 10
+        var quotaStores = AccountQuota.standard.maximumStores, quotaBytes = AccountQuota.standard.maximumBytes
+        var logFormat = LineLogHandler.Format.logfmt, logLevel = Logger.Level.info
+        var metrics: (host: String, port: Int)? = nil
+    }
+
+    /// Merges the three sources and checks the result; a problem is a usage error (64) naming where it came from.
+    func resolve(_ s: ServerSettings) throws -> Resolved {
+        func usage(_ message: String) -> ExitCode {
+            StandardStream.error.write("ubiquity: \(message)\n")
+            return ExitCode(64)
+        }
+        var r = Resolved()
+        do {
+            r.host = host ?? s.string("host") ?? r.host
+            r.port = try port ?? s.int("port") ?? r.port
+            r.tlsCert = tlsCert ?? s.string("tls-cert")
+            r.tlsKey = tlsKey ?? s.string("tls-key")
+            r.insecure = try insecure || (s.bool("insecure") ?? false)
+            r.allowHosts = allowHosts.isEmpty ? (s.strings("allow-host") ?? []) : allowHosts
+            r.maxConnections = try maxConnections ?? s.int("max-connections") ?? r.maxConnections
+            r.bodyTimeout = try bodyTimeout ?? s.int("body-timeout") ?? r.bodyTimeout
+            r.bodyRate = try bodyRate ?? s.int("body-rate") ?? r.bodyRate
+            r.stopTimeout = try stopTimeout ?? s.int("stop-timeout") ?? r.stopTimeout
+            r.quotaStores = try quotaStores ?? s.int("quota-stores") ?? r.quotaStores
+            r.quotaBytes = try quotaBytes ?? s.int("quota-bytes") ?? r.quotaBytes
+        } catch { throw usage("\(error)") }
+        if let text = logFormat ?? s.string("log-format") {
+            guard let f = LineLogHandler.Format(rawValue: text) else { throw usage("log-format is logfmt or json, not \"\(TerminalText.safe(text))\"") }
+            r.logFormat = f
+        }
+        if let text = logLevel ?? s.string("log-level") {
+            guard let l = Logger.Level(rawValue: text) else {
+                throw usage("log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalText.safe(text))\"")
+            }
+            r.logLevel = l
+        }
+        if let text = metrics ?? s.string("metrics") {
+            let host: Substring, portText: Substring
+            if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+                host = text[text.index(after: text.startIndex)..<close]
+                portText = text[text.index(after: close)...].drop { $0 == ":" }
+            } else {
+                host = text.split(separator: ":", maxSplits: 1).first ?? ""
+                portText = text.split(separator: ":", maxSplits: 1).dropFirst().first ?? ""
+            }
+            guard let p = Int(portText), (0...65535).contains(p), !host.isEmpty else { throw usage("metrics is ADDRESS:PORT, for example 127.0.0.1:9470") }
+            guard HostNames.isLoopback(String(host)) else {
+                throw usage("metrics listens on loopback only (\(host) is not): put a proxy with TLS and authentication in front for a scraper elsewhere")
+            }
+            r.metrics = (String(host), p)
+        }
+        guard (0...65535).contains(r.port) else { throw usage("port must be between 0 and 65535") }
+        guard r.maxConnections >= 2 else { throw usage("max-connections must be at least 2") }
+        guard r.bodyTimeout >= 1 else { throw usage("body-timeout must be at least 1 second") }
+        guard r.stopTimeout >= 1 else { throw usage("stop-timeout must be at least 1 second") }
+        guard r.bodyRate >= 1 else { throw usage("body-rate must be at least 1 byte a second") }
+        guard r.quotaStores >= 0, r.quotaBytes >= 0 else { throw usage("quota-stores and quota-bytes are 0 (no limit) or more") }
+        if (r.tlsCert == nil) != (r.tlsKey == nil) { throw usage("tls-cert and tls-key go together") }
+        if !HostNames.isLoopback(r.host), r.tlsCert == nil, !r.insecure {
+            throw usage("listening on \(r.host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
+        }
+        return r
+    }
+
+    func run() async throws {
+        let settings = try database.settings()
+        let o = try resolve(settings)
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: o.logFormat, level: o.logLevel) }
+        var registry: PrometheusCollectorRegistry? = nil
+        if o.metrics != nil {
+            let r = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: r))
+            ServerMetrics.recordBuildInfo()
+            registry = r
+        }
+        let log = Logger(label: "ubiquity")
+        let quota = o.quotaStores == 0 && o.quotaBytes == 0 ? nil
+            : AccountQuota(maximumStores: o.quotaStores == 0 ? Int.max : o.quotaStores, maximumBytes: o.quotaBytes == 0 ? Int.max : o.quotaBytes)
+        let db = try database.resolved(settings)
+        let backend = try await database.open(exclusive: true, quota: quota, resolved: db)
+        let host = o.host
+        let listening = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        var hosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
+        hosts.insert(listening.lowercased())
+        for h in o.allowHosts { hosts.insert(h.lowercased()) }
+        let any = host == "0.0.0.0" || host == "::"
+        // Bound to every address, the Host names are the operator's to list; without any, all are answered.
+        let allowed: Set<String>? = any && o.allowHosts.isEmpty ? nil : hosts
+        let service = UbiquityService(backend: backend, allowedHosts: allowed)
+        var server = UbiquityHTTPServer(host: host, port: o.port, tls: o.tlsCert.map { ($0, o.tlsKey!) }, service: service)
+        // Descriptors: the soft limit raised to the hard one; connections capped below it,
+        // with a reserve for the database, its pool and the files the server opens.
+        let reserve = 64 + (db.postgres == nil ? 0 : db.poolSize)
+        let files = Environment.raiseOpenFileLimitToHard() ?? 1_024
+        server.maxConnections = max(2, min(o.maxConnections, files - reserve))
+        if server.maxConnections < o.maxConnections {
+            StandardStream.error.write("ubiquity: at most \(server.maxConnections) connections (the open-file limit is \(files), \(reserve) kept in reserve)\n")
+        }
+        server.bodyGrace = .seconds(o.bodyTimeout)
+        server.bodyMinimumRate = o.bodyRate
+        server.stopTimeout = .seconds(o.stopTimeout)
+        let scheme = o.tlsCert == nil ? "http" : "https"
+        let shown = any ? "127.0.0.1" : listening
+        if let registry, let m = o.metrics {
+            server.companions.append(MetricsListener(host: m.host, port: m.port, registry: registry) { bound in
+                log.info("metrics listening", metadata: ["url": .string("http://\(m.host):\(bound)/metrics")])
+            })
+        }
+        let database = db.postgres == nil ? "sqlite" : "postgresql"
+        try await server.run { bound in
+            StandardStream.output.write("\(scheme)://\(shown):\(bound)\n")
+            log.info("serving", metadata: ["url": .string("\(scheme)://\(shown):\(bound)"), "database": .string(database),
+                                          "version": .string(OpenDefaultsVersion.string)])
+        }
+        log.info("stopped")
+        try? await backend.close()
+    }
+}
