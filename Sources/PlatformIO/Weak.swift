@@ -5,18 +5,20 @@
 /// let entry = Weak(store)
 /// entry.object   // nil once the store is gone
 /// ```
-package struct Weak<Object: AnyObject & Sendable>: @unchecked Sendable {
-    package weak var object: Object?
-    package init(_ object: Object) { self.object = object }
+public struct Weak<Object: AnyObject & Sendable>: @unchecked Sendable {
+    public weak var object: Object?
+    @inlinable public init(_ object: Object) { self.object = object }
 
     /// Drops the entries whose object is gone (when the table has doubled since the last prune).
-    package static func prune<Key>(_ table: inout [Key: Weak<Object>]) {
+    @inlinable
+    public static func prune<Key>(_ table: inout [Key: Weak<Object>]) {
         prune(&table) { $0 }
     }
 
     /// Drops the entries whose object (`reference` of each) is gone, when the
     /// table has doubled since the last prune: the cost is spread over the inserts.
-    package static func prune<Key, Entry>(_ table: inout [Key: Entry], _ reference: (Entry) -> Weak<Object>) {
+    @inlinable
+    public static func prune<Key, Entry>(_ table: inout [Key: Entry], _ reference: (Entry) -> Weak<Object>) {
         guard table.count >= 64, table.count.nonzeroBitCount == 1 else { return }
         table = table.filter { reference($0.value).object != nil }
     }
