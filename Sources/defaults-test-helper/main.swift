@@ -79,7 +79,7 @@ case "observe":
         StandardStream.output.write((values.new?.description ?? "(removed)") + "\n")
     }
     StandardStream.output.write("ready\n")
-    while true { withExtendedLifetime(token) { sleep(1) } }
+    while true { _ = withExtendedLifetime(token) { sleep(1) } }
 case "set-and-die":
     guard args.count == 5, let sig = Int32(args[4]) else { usage() }
     domain.set(.string(args[3]), forKey: args[2])
