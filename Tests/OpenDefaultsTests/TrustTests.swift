@@ -84,6 +84,25 @@ struct TrustTests {
         #expect(layout.userName == name)
         let entries = DomainStore(layout: layout).managedDomain("com.example.app").entries
         #expect(entries == ["ByUID": 1], "\(entries)")
+        // A one-key read (no managed domain loaded) finds it too.
+        #expect(DomainStore(layout: layout).forcedValues("com.example.app") == ["ByUID": 1])
+    }
+
+    @Test("a one-time read looks up the login name only when a per-user managed folder exists")
+    func perUserPathsOnlyWhenTheirFolderExists() throws {
+        let sandbox = try Sandbox()
+        var layout = PreferencesLayout.current  // the login name not given: looked up on use
+        layout.managedDirectory = sandbox.layout.managedDirectory
+        let managed = layout.managedDirectory
+        try FileManager.default.createDirectory(atPath: managed, withIntermediateDirectories: true)
+        let all = layout.managedPaths(for: "com.example.app")
+        #expect(layout.managedPathsToRead(for: "com.example.app") == Array(all.prefix(2)))
+        try FileManager.default.createDirectory(atPath: managed + "/profiles/users", withIntermediateDirectories: true)
+        #expect(layout.managedPathsToRead(for: "com.example.app") == [all[0], all[1], all[3]])
+        try FileManager.default.createDirectory(atPath: managed + "/users", withIntermediateDirectories: true)
+        #expect(layout.managedPathsToRead(for: "com.example.app") == all)
+        // A layout that names its user reads every file.
+        #expect(sandbox.layout.managedPathsToRead(for: "com.example.app") == sandbox.layout.managedPaths(for: "com.example.app"))
     }
 
     @Test("a root-owned sticky folder on the way (as /tmp) is trusted; the same folder without the sticky bit is not", .requires(.root))

@@ -185,14 +185,14 @@ public final class DomainStore: Sendable {
     /// for one-shot tools).
     package func forcedValues(_ name: String) -> [LiteralString: PropertyList] {
         if let existing = managed.existing(LiteralString(name)) { return existing.entries }
-        return ManagedDomain.read(name: name, paths: layout.managedPaths(for: name)).0
+        return ManagedDomain.read(name: name, paths: layout.managedPathsToRead(for: name)).0
     }
 
     /// Each managed file of `name` with what it forces, in increasing
     /// precedence (see ``PreferencesLayout/managedPaths(for:)``); files absent
     /// or not trusted are left out. For tools that say where a value comes from.
     package func forcedValuesByFile(_ name: String) -> [(path: String, entries: [LiteralString: PropertyList])] {
-        layout.managedPaths(for: name).compactMap { path in
+        layout.managedPathsToRead(for: name).compactMap { path in
             let entries = ManagedDomain.read(name: name, paths: [path]).0
             return entries.isEmpty ? nil : (path, entries)
         }

@@ -155,6 +155,25 @@ public struct PreferencesLayout: Sendable, Hashable {
         ]
     }
 
+    /// ``managedPaths(for:)`` for a one-time read: the same files, less a
+    /// user's two when their folder (`users`, `profiles/users`) does not
+    /// exist, so that a read where no per-user preferences are managed does
+    /// not look up the login name (the password database, through NSS: a
+    /// tenth of a cold `defaults read`). A watcher uses ``managedPaths(for:)``,
+    /// which names the files that may appear later.
+    public func managedPathsToRead(for domain: String) -> [String] {
+        if storedUserName != nil { return managedPaths(for: domain) }
+        let byHand = FileStatus.exists(managedDirectory + "/users")
+        let fromProfiles = FileStatus.exists(managedDirectory + "/profiles/users")
+        if byHand || fromProfiles {
+            // The name is needed: the same list, less the file whose folder is missing.
+            let all = managedPaths(for: domain)
+            return [all[0], all[1]] + (byHand ? [all[2]] : []) + (fromProfiles ? [all[3]] : [])
+        }
+        let stem = Self.fileStem(for: domain)
+        return [managedDirectory + "/\(stem).plist", managedDirectory + "/profiles/forced/\(stem).plist"]
+    }
+
     /// The longest domain name accepted, in UTF-8 bytes (a file name holds
     /// 255, and by-host files add the host identifier).
     public static let maximumDomainNameLength = 192
