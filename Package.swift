@@ -106,7 +106,7 @@ let package = Package(
         ),
         // The one request and response both servers' applications speak (no server framework):
         // the Settings app and the sync service are tested in-process with them.
-        .target(name: "HTTPMessages", dependencies: ["PlatformIO"]),
+        .target(name: "HTTPMessages", dependencies: ["PropertyList", "PlatformIO"]),
         // What every HTTP server here needs against hostile clients: a connection cap that sheds
         // idle unauthenticated connections first, bodies with a deadline of their own; and the one
         // Hummingbird adapter of HTTPMessages' request and response.

@@ -1,3 +1,5 @@
+import PropertyList
+
 /// An `application/x-www-form-urlencoded` body or query string, decoded.
 ///
 /// ```swift
@@ -9,14 +11,10 @@ package struct FormData: Sendable {
     package let fields: [(name: String, value: String)]
 
     /// The first value of `name`.
-    package subscript(name: String) -> String? { fields.first { Self.same($0.name, name) }?.value }
+    package subscript(name: String) -> String? { fields.first { LiteralString.equal($0.name, name) }?.value }
 
     /// Whether a field `name` was sent.
-    package func contains(_ name: String) -> Bool { fields.contains { Self.same($0.name, name) } }
-
-    /// Names compare by their code points, as every key in OpenDefaults does
-    /// (not by Swift's canonical equivalence).
-    static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+    package func contains(_ name: String) -> Bool { fields.contains { LiteralString.equal($0.name, name) } }
 
     /// Creates form data from fields.
     package init(fields: [(name: String, value: String)]) { self.fields = fields }
@@ -35,22 +33,7 @@ package struct FormData: Sendable {
     /// The fields as `name=value&…`, every byte but letters, digits and
     /// `-._~` escaped as `%XX`: what ``init(urlEncoded:)`` reads back.
     package static func encode(_ form: FormData) -> String {
-        form.fields.map { escape($0.name) + "=" + escape($0.value) }.joined(separator: "&")
-    }
-
-    static func escape(_ s: String) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.append(c)
-            default:
-                out += [UInt8(ascii: "%"), digits[Int(c >> 4)], digits[Int(c & 15)]]
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        form.fields.map { $0.name.urlQueryEncoded + "=" + $0.value.urlQueryEncoded }.joined(separator: "&")
     }
 
     /// Decodes one `%XX`-escaped component (`+` is a space).

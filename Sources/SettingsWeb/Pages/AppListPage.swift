@@ -1,4 +1,5 @@
 import SettingsBundle
+import HTTPMessages
 
 /// The first page: every application with a Settings bundle.
 struct AppListPage {

@@ -2,6 +2,7 @@ import ConfigurationProfiles
 @_spi(Engine) import OpenDefaults
 import PropertyList
 import SettingsBundle
+import HTTPMessages
 
 /// One pane as iOS Settings draws it: inset groups with titles and
 /// footers, text and secure fields, switches, sliders with their images,
