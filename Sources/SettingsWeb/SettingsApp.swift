@@ -72,10 +72,12 @@ package final class SettingsApp: Sendable {
             return ServerResponse(status: 405, contentType: "text/plain; charset=utf-8", headers: ["Allow": "GET, POST"],
                                   body: Array("The Settings app answers GET and POST, not \(request.method).\n".utf8))
         }
-        if let refusal = policy.refusal(for: request) { return refusal }
+        // The query and the form are decoded once, here, for the policy and the pages.
+        let query = request.queryFields
+        let form = request.form
+        if let refusal = policy.refusal(for: request, query: query, form: form) { return refusal }
         let languages = LanguageMatching.languages(acceptLanguage: request.acceptLanguage)
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        let query = request.queryFields
         switch (request.isRead, parts.count) {
         case (true, 0):
             return .html(200, AppListPage(app: self, languages: languages).render())
@@ -97,7 +99,7 @@ package final class SettingsApp: Sendable {
             guard let pane = bundle.panes[file] else { return notFound("“\(domain)” has no pane “\(file)”.") }
             return request.isRead
                 ? showPane(bundle, pane, domain: domain, languages: languages, status: query["status"])
-                : submit(request.form, bundle, pane, domain: domain, languages: languages)
+                : submit(form, bundle, pane, domain: domain, languages: languages)
         default:
             return notFound("There is no page at \(request.path).")
         }

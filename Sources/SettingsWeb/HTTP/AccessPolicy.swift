@@ -62,8 +62,9 @@ package struct AccessPolicy: Sendable {
         return diff == 0
     }
 
-    /// Why `request` is refused, as the response to send; nil when it may proceed.
-    func refusal(for request: ServerRequest) -> ServerResponse? {
+    /// Why `request` (whose decoded `query` and `form` the caller passes) is
+    /// refused, as the response to send; nil when it may proceed.
+    func refusal(for request: ServerRequest, query: FormData, form: FormData) -> ServerResponse? {
         guard let header = request.host, let host = Self.hostName(header) else {
             return .refused(400, "Bad request", "The request has no valid Host header.")
         }
@@ -73,7 +74,7 @@ package struct AccessPolicy: Sendable {
                 + "Start it with --allow-host \(host) if that name is meant to reach it.")
         }
         if let accessToken {
-            if request.isRead, let offered = request.queryFields["token"] {
+            if request.isRead, let offered = query["token"] {
                 guard Self.sameSecret(offered, accessToken) else {
                     return .refused(401, "Wrong access token", "The token in this address is not this server's. Open the address `settings serve` printed.")
                 }
@@ -98,7 +99,7 @@ package struct AccessPolicy: Sendable {
                     "The form was sent from \(origin == "null" ? "an opaque origin (Origin: null)" : "another origin (\(origin))"); only this app's own pages may change settings. Nothing was changed.")
             }
         }
-        guard let token = request.form["token"], Self.sameSecret(token, formToken) else {
+        guard let token = form["token"], Self.sameSecret(token, formToken) else {
             return .refused(403, "Request refused",
                 "The form did not come from this Settings app (its token is missing or wrong; reload the page and try again). Nothing was changed.")
         }

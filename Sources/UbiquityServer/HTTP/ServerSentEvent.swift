@@ -14,14 +14,14 @@ package enum ServerSentEvent {
     package static func frame(revision: Int64, data: [UInt8]) -> ResponseChunk {
         var out: [UInt8] = []
         out.reserveCapacity(data.count + 32)
-        out += Array("id: \(revision)\ndata: ".utf8)
-        out += data
-        out += [0x0A, 0x0A]
+        out.append(contentsOf: "id: \(revision)\ndata: ".utf8)
+        out.append(contentsOf: data)
+        out.append(contentsOf: "\n\n".utf8)
         return ResponseChunk(out)
     }
 
     /// `event: error\ndata: <data>\n\n`.
     package static func error(data: [UInt8]) -> ResponseChunk {
-        ResponseChunk(Array("event: error\ndata: ".utf8) + data + [0x0A, 0x0A])
+        ResponseChunk(Array("event: error\ndata: ".utf8) + data + Array("\n\n".utf8))
     }
 }

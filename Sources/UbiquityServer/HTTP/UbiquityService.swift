@@ -409,11 +409,12 @@ package final class UbiquityService: Sendable {
     /// The store, `after` and `wait` (`defaultWait` when not given) of a changes request, checked.
     static func changesParameters(_ request: ServerRequest, store: String, defaultWait: Double) -> Result<(after: Int64, wait: Double), Refusal> {
         guard UbiquityLimits.isValidStoreIdentifier(store) else { return .failure(Refusal(response: badStore(store))) }
-        let afterText = request.queryFields["after"] ?? "0"
+        let query = request.queryFields
+        let afterText = query["after"] ?? "0"
         guard let after = Int64(afterText), after >= 0 else {
             return .failure(Refusal(response: error(400, "after must be a revision (0 or more), not \"\(afterText)\"")))
         }
-        let waitText = request.queryFields["wait"] ?? "\(defaultWait)"
+        let waitText = query["wait"] ?? "\(defaultWait)"
         guard let wait = Double(waitText), wait.isFinite, wait >= 0, wait <= maximumWait else {
             return .failure(Refusal(response: error(400, "wait must be seconds from 0 to \(Int(maximumWait)), not \"\(waitText)\"")))
         }
