@@ -145,33 +145,31 @@ public struct PreferencesLayout: Sendable, Hashable {
     /// configuration profiles), then this user's (by hand, then from `User`
     /// profiles). A user's forced value wins over everyone's.
     public func managedPaths(for domain: String) -> [String] {
-        let stem = Self.fileStem(for: domain)
-        let user = "/users/\(userName)"
-        return [
-            managedDirectory + "/\(stem).plist",
-            managedDirectory + "/profiles/forced/\(stem).plist",
-            managedDirectory + user + "/\(stem).plist",
-            managedDirectory + "/profiles" + user + "/forced/\(stem).plist",
-        ]
+        managedPaths(for: domain, byHand: true, fromProfiles: true)
     }
 
     /// ``managedPaths(for:)`` for a one-time read: the same files, less a
-    /// user's two when their folder (`users`, `profiles/users`) does not
-    /// exist, so that a read where no per-user preferences are managed does
-    /// not look up the login name (the password database, through NSS: a
-    /// tenth of a cold `defaults read`). A watcher uses ``managedPaths(for:)``,
+    /// user's file whose folder (`users`, `profiles/users`) does not exist,
+    /// so that a read where no per-user preferences are managed does not
+    /// look up the login name (the password database, through NSS: a tenth
+    /// of a cold `defaults read`). A watcher uses ``managedPaths(for:)``,
     /// which names the files that may appear later.
-    public func managedPathsToRead(for domain: String) -> [String] {
+    package func managedPathsToRead(for domain: String) -> [String] {
         if storedUserName != nil { return managedPaths(for: domain) }
-        let byHand = FileStatus.exists(managedDirectory + "/users")
-        let fromProfiles = FileStatus.exists(managedDirectory + "/profiles/users")
-        if byHand || fromProfiles {
-            // The name is needed: the same list, less the file whose folder is missing.
-            let all = managedPaths(for: domain)
-            return [all[0], all[1]] + (byHand ? [all[2]] : []) + (fromProfiles ? [all[3]] : [])
-        }
+        return managedPaths(for: domain, byHand: FileStatus.exists(managedDirectory + "/users"),
+                            fromProfiles: FileStatus.exists(managedDirectory + "/profiles/users"))
+    }
+
+    /// Everyone's two files, then the user's by hand and from profiles when
+    /// asked for (the login name is looked up only then).
+    private func managedPaths(for domain: String, byHand: Bool, fromProfiles: Bool) -> [String] {
         let stem = Self.fileStem(for: domain)
-        return [managedDirectory + "/\(stem).plist", managedDirectory + "/profiles/forced/\(stem).plist"]
+        var paths = [managedDirectory + "/\(stem).plist", managedDirectory + "/profiles/forced/\(stem).plist"]
+        guard byHand || fromProfiles else { return paths }
+        let user = "/users/\(userName)"
+        if byHand { paths.append(managedDirectory + user + "/\(stem).plist") }
+        if fromProfiles { paths.append(managedDirectory + "/profiles" + user + "/forced/\(stem).plist") }
+        return paths
     }
 
     /// The longest domain name accepted, in UTF-8 bytes (a file name holds
