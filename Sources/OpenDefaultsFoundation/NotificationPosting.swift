@@ -16,11 +16,13 @@ enum NotificationPosting {
     /// recording a change inside it (lock-free, so a write in a burst pays
     /// one atomic load to find the window and two atomics) — and the
     /// `OpenUserDefaults` over it, posted as the notification's `object` in
-    /// place of the `Defaults` it wraps.
+    /// place of the `Defaults` it wraps — and how many
+    /// ``postingOnce(for:as:_:)`` edits of it are running.
     private final class Posting: Sendable {
         let open = Atomic<Bool>(false)
         let dirty = Atomic<Bool>(false)
         let wrapper = Lock(Wrapper())
+        let editsRunning = Atomic<Int>(0)
     }
 
     private static func posting(of defaults: Defaults) -> Posting {
@@ -41,26 +43,16 @@ enum NotificationPosting {
         }
     }
 
-    /// How many ``postingOnce(for:as:_:)`` calls are running (a fast check
-    /// on every change), and for which defaults objects.
-    private static let editsRunning = Atomic<Int>(0)
-    private static let editing = Lock<[ObjectIdentifier: Int]>([:])
-
     /// Runs `body` (a persistent-domain edit) and then posts the notification
     /// exactly once with `wrapper` as its object, as corelibs' `UserDefaults`
     /// does for `setPersistentDomain` and `removePersistentDomain`: the
     /// changes `body` makes to `defaults`' own values post nothing of their
     /// own, and an edit of a domain outside the search list still posts.
     static func postingOnce(for defaults: Defaults, as wrapper: OpenUserDefaults, _ body: () -> Void) {
-        let id = ObjectIdentifier(defaults)
-        editsRunning.add(1, ordering: .sequentiallyConsistent)
-        editing.withLock { $0[id, default: 0] += 1 }
+        let posting = posting(of: defaults)
+        posting.editsRunning.add(1, ordering: .sequentiallyConsistent)
         body()
-        editing.withLock { e in
-            e[id]! -= 1
-            if e[id] == 0 { e[id] = nil }
-        }
-        editsRunning.subtract(1, ordering: .sequentiallyConsistent)
+        posting.editsRunning.subtract(1, ordering: .sequentiallyConsistent)
         NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: wrapper)
     }
 
@@ -68,12 +60,8 @@ enum NotificationPosting {
     /// marks it dirty (the window's end posts once more). A change made by a
     /// ``postingOnce(for:as:_:)`` edit is left to the edit's own post.
     private static func changed(_ defaults: Defaults) {
-        if editsRunning.load(ordering: .sequentiallyConsistent) > 0,
-           editing.withLock({ $0[ObjectIdentifier(defaults)] != nil })
-        {
-            return
-        }
         let posting = posting(of: defaults)
+        if posting.editsRunning.load(ordering: .sequentiallyConsistent) > 0 { return }
         if posting.open.exchange(true, ordering: .acquiringAndReleasing) {
             posting.dirty.store(true, ordering: .releasing)
             return
