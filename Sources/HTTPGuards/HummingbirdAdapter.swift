@@ -33,9 +33,11 @@ package enum HummingbirdAdapter {
     package static func response(_ answer: ServerResponse, headers base: HTTPFields) -> Response {
         var headers = base
         headers[.contentType] = answer.contentType
+        // The answer's first field of a name replaces the server's own; a repeated one is added.
+        var given: Set<HTTPField.Name> = []
         for (name, value) in answer.headers.fields {
             guard let name = HTTPField.Name(name) else { continue }
-            headers[name] = value
+            if given.insert(name).inserted { headers[name] = value } else { headers.append(HTTPField(name: name, value: value)) }
         }
         let status = HTTPResponse.Status(code: answer.status)
         if let stream = answer.stream {

@@ -56,6 +56,22 @@ struct HummingbirdAdapterTests {
         }
     }
 
+    @Test("a field the answer gives twice is sent twice, in order; one it gives once replaces the server's own")
+    func repeatedFields() async throws {
+        try await app { _ in
+            var headers = HeaderFields()
+            headers.append("Set-Cookie", "a=1")
+            headers.append("Set-Cookie", "b=2")
+            headers.append("Cache-Control", "max-age=5")
+            return ServerResponse(status: 200, contentType: "text/plain", headers: headers)
+        }.test(.router) { client in
+            try await client.execute(uri: "/x", method: .get) { response in
+                #expect(response.headers[values: .setCookie] == ["a=1", "b=2"])
+                #expect(response.headers[values: .cacheControl] == ["max-age=5"])
+            }
+        }
+    }
+
     @Test("a stream's chunks are written in order, and a chunk is converted to a buffer once for every connection")
     func streams() async throws {
         let shared = ResponseChunk(Array("id: 1\ndata: {}\n\n".utf8))
