@@ -432,11 +432,10 @@ import Synchronization
                 if outcome.publish { _ = published(s) }
                 return (outcome.otherProcess, outcome.edited)
             }
-            edited = edits
             // The entries replaced above are freed here, not under the state lock.
             withExtendedLifetime(snapshot) {}
             return (changes.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: changes, origin: .otherProcess, source: self),
-                    edited.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: edited, origin: .thisProcess, source: self))
+                    edits.isEmpty ? nil : DomainChange(domain: name, scope: scope, changes: edits, origin: .thisProcess, source: self))
         }
     }
 
