@@ -24,8 +24,9 @@ import PropertyList
         #expect(try kind(installed.path + "/ArtAlias") == .typeDirectory)
         #expect(try kind(installed.path + "/ArtAlias/Small/icon.txt") == .typeRegular)
         #expect(FileManager.default.contents(atPath: installed.path + "/Art/Small/icon.txt") == Data("icon".utf8))
-        let mode = try FileManager.default.attributesOfItem(atPath: installed.path + "/Art")[.posixPermissions] as? Int
-        #expect(mode == 0o755)
+        // Made 0755 (less the umask): the owner's, never writable by others.
+        let mode = try #require(FileManager.default.attributesOfItem(atPath: installed.path + "/Art")[.posixPermissions] as? Int)
+        #expect(mode & 0o700 == 0o700 && mode & 0o022 == 0, "mode \(String(mode, radix: 8))")
         // No staging folder is left next to the bundle.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/catalog/org.example.Nested") == ["Settings.bundle"])
     }
