@@ -44,6 +44,10 @@ public struct ConfigurationProfile: Sendable, Hashable {
     /// The largest profile read (a real one is a few kilobytes; the largest public ones under a megabyte).
     public static let maximumSize = 16 << 20
 
+    /// The most preference domains one profile may set (real profiles set a few; the
+    /// largest public ones tens).
+    public static let maximumDomains = 1_000
+
     /// How far shared references may expand a binary profile (a small file must not become a large value).
     static let maximumExpansion = PropertyList.ExpansionLimit(objects: 1 << 20, bytes: 64 << 20)
 
@@ -97,6 +101,12 @@ public struct ConfigurationProfile: Sendable, Hashable {
         var preferences = ManagedPreferences()
         for (index, payload) in payloads.enumerated() {
             try Self.read(payload, index: index, into: &preferences)
+        }
+        // Each domain a profile touches is a file the install rewrites: bounded, so that one
+        // profile cannot make every later install or removal take minutes.
+        let domains = Set(preferences.forced.keys).union(preferences.setOnce.keys).count
+        guard domains <= Self.maximumDomains else {
+            throw ProfileError("PayloadContent", "the profile sets preferences of \(domains) domains; a profile may set at most \(Self.maximumDomains)")
         }
         self.preferences = preferences
     }

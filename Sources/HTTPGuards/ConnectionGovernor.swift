@@ -78,20 +78,33 @@ package final class ConnectionGovernor: Sendable {
         open.withLock { $0[ObjectIdentifier(channel)]?.trusted = true }
     }
 
-    /// Closes `channel` as soon as the response in progress is written (a
-    /// request refused before its body was read: the body is never drained).
+    /// Closes `channel` once the response in progress is written (a request
+    /// refused before its body was read: the body is never parsed or kept). The
+    /// close lingers: the answer, then the sending side shut, then at most
+    /// ``lingerBytes`` read and dropped within ``lingerTime`` (``GovernedConnection``).
     package func closeAfterResponse(_ channel: any Channel) {
         open.withLock { $0[ObjectIdentifier(channel)]?.closing = true }
     }
 
-    /// Whether `channel` is to close after its response (and forgets it if so).
+    /// Whether `channel` is to close after its response. If so it lingers
+    /// (``GovernedConnection``) as the first connection to shed: idle, untrusted,
+    /// the longest idle of all.
     func closesAfterResponse(_ channel: any Channel) -> Bool {
         open.withLock { table in
-            guard table[ObjectIdentifier(channel)]?.closing == true else { return false }
-            table[ObjectIdentifier(channel)] = nil
+            let me = ObjectIdentifier(channel)
+            guard table[me]?.closing == true else { return false }
+            table[me]?.busy = false
+            table[me]?.trusted = false
+            table[me]?.lastActive = ContinuousClock.now - .seconds(86_400)
             return true
         }
     }
+
+    /// How long a refused connection keeps reading (and dropping) what its client
+    /// still sends before it closes: long enough for the client to read the refusal.
+    package static let lingerTime: TimeAmount = .seconds(2)
+    /// The most bytes read and dropped while lingering; then reading stops until the time is up.
+    package static let lingerBytes = 256 << 10
 
     /// The handler each connection's pipeline gets.
     package func handler() -> GovernedConnection { GovernedConnection(governor: self) }

@@ -11,6 +11,10 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
 
     let governor: ConnectionGovernor
     private var registered = false
+    /// The response that refused the request is written: the connection lingers before it closes.
+    private var lingering = false
+    /// Bytes of body read and dropped while lingering.
+    private var lingered = 0
 
     init(governor: ConnectionGovernor) { self.governor = governor }
 
@@ -39,8 +43,20 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if lingering {
+            // What the client still sends after the refusal is read and dropped, up to a bound.
+            if case .body(let chunk) = unwrapInboundIn(data) { lingered += chunk.readableBytes }
+            return
+        }
         if case .head = unwrapInboundIn(data) { governor.setBusy(context.channel, true) }
         context.fireChannelRead(data)
+    }
+
+    package func read(context: ChannelHandlerContext) {
+        // Past the byte bound, nothing more is read: the client's sending stalls, and the
+        // connection closes when the linger time is up (or the client closes it).
+        if lingering, lingered >= ConnectionGovernor.lingerBytes { return }
+        context.read()
     }
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -49,11 +65,40 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
             return
         }
         if governor.closesAfterResponse(context.channel) {
-            context.writeAndFlush(data, promise: promise)
-            context.close(promise: nil)
+            let done = context.eventLoop.makePromise(of: Void.self)
+            done.futureResult.whenComplete { result in
+                promise?.completeWith(result)
+                switch result {
+                case .success: self.linger(context)
+                case .failure: context.close(promise: nil)
+                }
+            }
+            context.writeAndFlush(data, promise: done)
             return
         }
         governor.setBusy(context.channel, false)
         context.write(data, promise: promise)
+    }
+
+    /// A lingering close: the answer is sent and the sending side shut (FIN), while what the
+    /// client still sends (a body the server refused to read) is read and dropped for at most
+    /// ``ConnectionGovernor/lingerTime`` and ``ConnectionGovernor/lingerBytes``, then the
+    /// connection closes. Closing at once with unread bytes would send a reset, and the
+    /// client's stack may drop the answer it had already received.
+    func linger(_ context: ChannelHandlerContext) {
+        guard !lingering else { return }
+        lingering = true
+        context.close(mode: .output).whenFailure { _ in context.close(promise: nil) }
+        context.eventLoop.scheduleTask(in: ConnectionGovernor.lingerTime) { context.close(promise: nil) }
+        context.read()
+    }
+
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client closed its side: nothing is left to read.
+        if lingering, let event = event as? ChannelEvent, event == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 }

@@ -10,6 +10,11 @@ import NIOSSL
 public import OpenDefaultsUbiquity
 import PlatformIO
 import NIOHTTP1
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The sync protocol over HTTP (AsyncHTTPClient): what connects a
 /// ``UbiquitousKeyValueStore`` to a `ubiquity serve` server.
@@ -136,6 +141,18 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
             status = Int(response.status.code)
             bytes = try await response.body.collect(upTo: 8 << 20)
         } catch {
+            // A connection lost while a body was uploading may be a refusal whose answer the
+            // network dropped (a server that refuses on the head closes without reading the
+            // body; a reset can discard the answer already received). A request without a body
+            // cannot race that way: it tells whether the token is still good.
+            if body != nil, Self.mayHideAnAnswer(error) {
+                let probe: UbiquityAccountInfo
+                do { probe = try await accountInfo() } catch {
+                    if case .unauthorized = error { throw error }
+                    throw .unreachable("\(base): \(Self.reason(error))")
+                }
+                _ = probe
+            }
             throw .unreachable("\(base): \(Self.reason(error))")
         }
         let data = Data(buffer: bytes)
@@ -154,6 +171,17 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         status == 401 || status == 403
             ? .unauthorized("\(base) answered \(status): \(Self.message(body))")
             : .unreachable("\(base) answered \(status): \(Self.message(body))")
+    }
+
+    /// Whether the connection failed after it was made (closed, reset, written
+    /// after it closed): a failure that an answer received before it may explain.
+    static func mayHideAnAnswer(_ error: any Error) -> Bool {
+        if let e = error as? HTTPClientError {
+            return e == .remoteConnectionClosed
+        }
+        if let e = error as? IOError { return e.errnoCode == ECONNRESET || e.errnoCode == EPIPE }
+        if let e = error as? ChannelError { return e == .ioOnClosedChannel || e == .outputClosed || e == .eof }
+        return false
     }
 
     /// A connection's failure as a person reads it: "connection refused", not

@@ -22,6 +22,13 @@ package enum Environment {
     /// This process's id.
     package static var processID: Int32 { getpid() }
 
+    /// The current working folder, or nil when it cannot be named.
+    package static var currentDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The effective user id (whose files this process may write as its own).
     package static var effectiveUserID: UInt32 { UInt32(geteuid()) }
 

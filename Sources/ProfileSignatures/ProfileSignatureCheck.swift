@@ -44,8 +44,11 @@ package enum ProfileSignatureCheck {
         let root = PreferencesLayout.systemRoot
         var files = ["/etc/ssl/certs/ca-certificates.crt"].filter(FileStatus.exists)
         let folder = root + "/etc/opendefaults/profile-trust"
+        // An anchor is trusted only when root (or the user running the tool) alone could have
+        // put it there: owned so all the way from /, nothing on the way writable by others.
         for name in (FileIO.directoryEntries(folder) ?? []).sorted() where name.hasSuffix(".pem") || name.hasSuffix(".crt") {
-            files.append(folder + "/" + name)
+            let file = folder + "/" + name
+            if PathTrust.problem(with: file, owners: PathTrust.rootOrMe) == nil { files.append(file) }
         }
         return files
     }
@@ -61,6 +64,27 @@ package enum ProfileSignatureCheck {
             }
         }
         return out
+    }
+
+    /// Why `signer`'s certificate may not sign a profile, or nil when it may: its key usage,
+    /// when present, must include digitalSignature (or nonRepudiation); its extended key
+    /// usage, when present, must include emailProtection, codeSigning, serverAuth (what MDM
+    /// servers sign profiles with) or anyExtendedKeyUsage.
+    static func signingRefusal(_ signer: Certificate) -> String? {
+        do {
+            if let usage = try signer.extensions.keyUsage, !usage.digitalSignature, !usage.nonRepudiation {
+                return "the signer's certificate does not allow signing (its key usage has neither digitalSignature nor nonRepudiation)"
+            }
+            if let extended = try signer.extensions.extendedKeyUsage {
+                let allowed: [ExtendedKeyUsage.Usage] = [.emailProtection, .codeSigning, .serverAuth, .any]
+                if !extended.contains(where: { allowed.contains($0) }) {
+                    return "the signer's certificate does not allow signing profiles (its extended key usage has none of emailProtection, codeSigning, serverAuth, anyExtendedKeyUsage)"
+                }
+            }
+        } catch {
+            return "the signer's certificate has malformed key usage extensions: \(error)"
+        }
+        return nil
     }
 
     /// Why a signer is not trusted, in a line.
@@ -87,6 +111,10 @@ package enum ProfileSignatureCheck {
         }
         switch result {
         case .success(let valid):
+            // A chain to a trusted root is not enough: the signer's own certificate must allow signing.
+            if let why = signingRefusal(valid.signer) {
+                return .signed(.unverified(signer: valid.signer.subject.description, reason: why))
+            }
             return .signed(.verified(signer: valid.signer.subject.description))
         case .failure(.unableToValidateSigner(let failure)):
             return .signed(.unverified(signer: failure.signer.subject.description, reason: reason(failure.signer, failure.policyFailures, now: now)))

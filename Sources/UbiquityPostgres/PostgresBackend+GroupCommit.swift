@@ -197,6 +197,11 @@ extension PostgresBackend {
                 SELECT g.a, g.s, g.r, g.n FROM unnest(\(logs.a)::text[], \(logs.s)::text[], \(logs.r)::bigint[], \(logs.n)::int[]) AS g(a, s, r, n)
                 JOIN locked l ON l.account = g.a AND l.store = g.s
                 RETURNING 1
+            ), pruned AS (
+                -- The log keeps each store's newest keptCommits rows (the statement's snapshot: the old ones).
+                DELETE FROM commits c USING h JOIN locked l ON l.account = h.a AND l.store = h.s
+                WHERE c.account = h.a AND c.store = h.s AND c.revision <= h.r - \(Int64(CommitDecision.keptCommits))
+                RETURNING 1
             )
             SELECT account, store, pg_notify(\(channel), account || ' ' || store || ' ' || revision)::text FROM head
             """, logger: logger)
@@ -328,6 +333,15 @@ extension PostgresBackend {
         }
         // The rows are locked: every store that writes is written.
         let written = try await write(decisions, on: db, logger: logger)
+        // A new store whose commits wrote nothing (refused by a quota, or conflicts) leaves no row:
+        // a refused commit keeps nothing on the server.
+        let unwritten = decisions.filter { !$0.writes && $0.before.revision == 0 }
+        if !unwritten.isEmpty {
+            try await db.query("""
+                DELETE FROM stores WHERE revision = 0 AND (account, store) IN
+                    (SELECT a, s FROM unnest(\(unwritten.map(\.account))::text[], \(unwritten.map(\.store))::text[]) AS q(a, s))
+                """, logger: logger)
+        }
         for d in decisions where d.writes && !written.contains(d.account + "/" + d.store) {
             throw BackendError(status: 500, "the store \(d.account)/\(d.store) changed while its row was locked")
         }

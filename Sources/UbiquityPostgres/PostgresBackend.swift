@@ -479,7 +479,10 @@ package final class PostgresBackend: UbiquityBackend {
 
     // MARK: Committing
 
-    package func commit(account: String, store: String, changes: [CheckedChange]) async throws -> CommitOutcome {
+    /// The token is asked again by the service once a commit's body is read (not in the group's transaction).
+    package var checksTokenInCommit: Bool { false }
+
+    package func commit(account: String, store: String, changes: [CheckedChange], tokenHash: [UInt8]?) async throws -> CommitOutcome {
         if closed.withLock({ $0 }) { throw BackendError(status: 503, "the server is stopping") }
         let limit = currentDeadline
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) in
@@ -613,13 +616,29 @@ package final class PostgresBackend: UbiquityBackend {
                 """, logger: logger)
             for try await (a, s, revision, keyCount, totalBytes, n, lo, hi, live, bytes, top) in rows.decode(
                 (String, String, Int64, Int32, Int32, Int64, Int64, Int64, Int64, Int64, Int64).self) {
-                if n != revision || (n > 0 && (lo != 1 || hi != revision)) {
+                // The log keeps the newest `keptCommits` commits, without gaps, up to the store's revision.
+                let kept = min(revision, Int64(CommitDecision.keptCommits))
+                if n != kept || (n > 0 && (lo != revision - kept + 1 || hi != revision)) {
                     problems.append("\(a)/\(s): revision \(revision) but \(n) commits from \(lo) to \(hi)")
                 }
                 if live != Int64(keyCount) || bytes != Int64(totalBytes) {
                     problems.append("\(a)/\(s): recorded \(keyCount) keys / \(totalBytes) bytes, found \(live) / \(bytes)")
                 }
                 if top > revision { problems.append("\(a)/\(s): an entry at revision \(top) beyond the store's \(revision)") }
+            }
+            // Rows that belong to nothing (the foreign keys forbid them; counted all the same).
+            let orphans = try await client.query("""
+                SELECT (SELECT count(*) FROM stores s WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account)),
+                       (SELECT count(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM stores s WHERE s.account = e.account AND s.store = e.store)),
+                       (SELECT count(*) FROM commits c WHERE NOT EXISTS (SELECT 1 FROM stores s WHERE s.account = c.account AND s.store = c.store)),
+                       (SELECT count(*) FROM tokens t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.account)),
+                       (SELECT count(*) FROM stores WHERE revision = 0)
+                """, logger: logger)
+            for try await (a, b, c, d, e) in orphans.decode((Int64, Int64, Int64, Int64, Int64).self) {
+                for (n, what) in [(a, "stores of no account"), (b, "entries of no store"), (c, "commits of no store"),
+                                  (d, "tokens of no account"), (e, "stores never written (revision 0)")] where n > 0 {
+                    problems.append("\(n) \(what)")
+                }
             }
             return problems
         }

@@ -63,6 +63,15 @@ enum PostgresSchema {
             "CREATE TABLE ubiquity_settings(name text PRIMARY KEY, value bigint NOT NULL)",
             "INSERT INTO ubiquity_settings(name, value) VALUES ('token_generation', 0)",
         ],
+        [
+            // A refused commit keeps nothing (rows at revision 0 were left by refused first
+            // commits), and the commit log keeps each store's newest rows only.
+            "DELETE FROM stores WHERE revision = 0",
+            """
+            DELETE FROM commits c USING stores s
+            WHERE c.account = s.account AND c.store = s.store AND c.revision <= s.revision - \(CommitDecision.keptCommits)
+            """,
+        ],
     ]
 
     static var version: Int { migrations.count }

@@ -205,8 +205,9 @@ struct Tool {
         } else {
             by = "your administrator (a managed-preferences file)"
         }
-        StandardStream.error.write("defaults: \(first) in \(d.displayName) is managed by \(by): the value in force is unchanged. "
-            + "Your own value was stored and applies when the key is no longer managed.\n")
+        // The profile's name and identifier are an administrator's text (or an attacker's): escaped.
+        StandardStream.error.write(TerminalText.safe("defaults: \(first) in \(d.displayName) is managed by \(by): the value in force is unchanged. "
+            + "Your own value was stored and applies when the key is no longer managed.", keepingNewlines: false) + "\n")
     }
 
     /// A refusal from inside an edit: nothing is written, the message is printed.

@@ -22,9 +22,18 @@ struct ProfilesTool: AsyncParsableCommand {
 }
 
 /// Prints `message` to standard error as `profiles: message` and exits 1.
+/// Text from a profile in it (names, identifiers, keys) reaches the terminal escaped.
 func fail(_ message: String) -> ExitCode {
-    StandardStream.error.write("profiles: \(message)\n")
+    StandardStream.error.write(TerminalText.safe("profiles: \(message)\n", keepingNewlines: true))
     return ExitCode(1)
+}
+
+/// Prints text for a person to standard output: anything in it that came from a
+/// profile (display names, identifiers, keys, values) with its control, C1 and
+/// bidirectional characters escaped (``TerminalText``), so that a profile cannot
+/// drive the terminal of the administrator who reads it.
+func say(_ text: String) {
+    StandardStream.output.write(TerminalText.safe(text, keepingNewlines: true))
 }
 
 /// Text helpers for counts.

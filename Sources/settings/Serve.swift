@@ -102,10 +102,10 @@ struct Serve: AsyncParsableCommand {
 
         let settingsApp = SettingsApp(catalog: SettingsCatalog(), extraBundles: extra, policy: policy)
         let bodyTimeout = Duration.seconds(idleTimeout)
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await SettingsHTTP.respond(to: request, with: settingsApp, bodyTimeout: bodyTimeout)
-        }
         let governor = ConnectionGovernor(limit: maxConnections)
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            try await SettingsHTTP.respond(to: request, with: settingsApp, bodyTimeout: bodyTimeout, governor: governor)
+        }
         let host = hostname
         let app = Application(
             responder: responder,

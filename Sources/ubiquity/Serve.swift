@@ -133,17 +133,38 @@ struct Serve: AsyncParsableCommand {
             }
             r.metrics = (String(host), p)
         }
-        guard (0...65535).contains(r.port) else { throw usage("port must be between 0 and 65535") }
-        guard r.maxConnections >= 2 else { throw usage("max-connections must be at least 2") }
-        guard r.bodyTimeout >= 1 else { throw usage("body-timeout must be at least 1 second") }
-        guard r.stopTimeout >= 1 else { throw usage("stop-timeout must be at least 1 second") }
-        guard r.bodyRate >= 1 else { throw usage("body-rate must be at least 1 byte a second") }
-        guard r.quotaStores >= 0, r.quotaBytes >= 0 else { throw usage("quota-stores and quota-bytes are 0 (no limit) or more") }
+        // Every number in range before anything starts (a huge stop-timeout once crashed the server at SIGTERM).
+        func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>, _ unit: String = "") throws {
+            guard range.contains(value) else {
+                throw usage("\(s.source(name, given: given(name))) must be from \(range.lowerBound) to \(range.upperBound)\(unit), not \(value)")
+            }
+        }
+        try check("port", r.port, 0...65535)
+        try check("max-connections", r.maxConnections, 2...1_048_576)
+        try check("body-timeout", r.bodyTimeout, 1...86_400, " seconds")
+        try check("stop-timeout", r.stopTimeout, 1...86_400, " seconds")
+        try check("body-rate", r.bodyRate, 1...(1 << 30), " bytes a second")
+        try check("quota-stores", r.quotaStores, 0...1_000_000_000)
+        try check("quota-bytes", r.quotaBytes, 0...(1 << 50))
         if (r.tlsCert == nil) != (r.tlsKey == nil) { throw usage("tls-cert and tls-key go together") }
         if !HostNames.isLoopback(r.host), r.tlsCert == nil, !r.insecure {
             throw usage("listening on \(r.host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
         }
         return r
+    }
+
+    /// Whether the setting `name` was given on the command line (else it came from a variable or the file).
+    func given(_ name: String) -> Bool {
+        switch name {
+        case "port": port != nil
+        case "max-connections": maxConnections != nil
+        case "body-timeout": bodyTimeout != nil
+        case "stop-timeout": stopTimeout != nil
+        case "body-rate": bodyRate != nil
+        case "quota-stores": quotaStores != nil
+        case "quota-bytes": quotaBytes != nil
+        default: false
+        }
     }
 
     func run() async throws {
@@ -170,7 +191,9 @@ struct Serve: AsyncParsableCommand {
         let any = host == "0.0.0.0" || host == "::"
         // Bound to every address, the Host names are the operator's to list; without any, all are answered.
         let allowed: Set<String>? = any && o.allowHosts.isEmpty ? nil : hosts
-        let service = UbiquityService(backend: backend, allowedHosts: allowed)
+        // Failures go through the logging system: every line in the chosen format (logfmt or JSON).
+        let failureLog = Logger(label: "ubiquity")
+        let service = UbiquityService(backend: backend, allowedHosts: allowed) { failureLog.error("\($0)") }
         var server = UbiquityHTTPServer(host: host, port: o.port, tls: o.tlsCert.map { ($0, o.tlsKey!) }, service: service)
         // Descriptors: the soft limit raised to the hard one; connections capped below it,
         // with a reserve for the database, its pool and the files the server opens.
@@ -178,7 +201,9 @@ struct Serve: AsyncParsableCommand {
         let files = Environment.raiseOpenFileLimitToHard() ?? 1_024
         server.maxConnections = max(2, min(o.maxConnections, files - reserve))
         if server.maxConnections < o.maxConnections {
-            StandardStream.error.write("ubiquity: at most \(server.maxConnections) connections (the open-file limit is \(files), \(reserve) kept in reserve)\n")
+            log.warning("connections capped by the open-file limit", metadata: [
+                "max_connections": .stringConvertible(server.maxConnections), "open_file_limit": .stringConvertible(files),
+                "reserve": .stringConvertible(reserve)])
         }
         server.bodyGrace = .seconds(o.bodyTimeout)
         server.bodyMinimumRate = o.bodyRate

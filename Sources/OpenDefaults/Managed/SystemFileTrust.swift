@@ -27,38 +27,7 @@ enum SystemFileTrust: Equatable {
         do { _ = try FileStatus.of(path) } catch {
             return error.isNotFound ? .absent : .untrusted(error.description)
         }
-        if let why = checkComponents(of: path) { return .untrusted(why) }
-        guard let canonical = FileIO.canonicalPath(path) else { return .absent }
-        if canonical != path, let why = checkComponents(of: canonical) { return .untrusted(why) }
-        return .trusted
-    }
-
-    /// Checks `/`, then each prefix of `path`, with `lstat`.
-    private static func checkComponents(of path: String) -> String? {
-        let parts = path.split(separator: "/").map(String.init)
-        var prefix = ""
-        for (i, part) in ([""] + parts).enumerated() {
-            prefix = i == 0 ? "/" : (prefix == "/" ? "/" : prefix + "/") + part
-            let st: FileStatus
-            do { st = try FileStatus.of(prefix, followingLinks: false) } catch { return error.description }
-            let isLast = i == parts.count
-            if st.owner != 0 {
-                return "managed preferences must be owned by root all the way from /: \(prefix) is owned by uid \(st.owner)"
-            }
-            if st.kind == .symbolicLink {
-                // A root-owned link in a folder only root can change: followed by the canonical check.
-                continue
-            }
-            if isLast {
-                guard st.kind == .regular else { return "\(prefix) is not a regular file" }
-                if st.isWritableByOthers { return "\(prefix) is writable by group or others" }
-            } else {
-                guard st.kind == .directory else { return "\(prefix) is not a folder" }
-                if st.isWritableByOthers, !st.isSticky {
-                    return "\(prefix) is writable by group or others, so anyone could replace what is in it"
-                }
-            }
-        }
-        return nil
+        guard let why = PathTrust.problem(with: path, owners: [0]) else { return .trusted }
+        return .untrusted(why.hasPrefix("it must be owned by root") ? "managed preferences must be owned by root" + why.dropFirst("it must be owned by root".count) : why)
     }
 }

@@ -103,6 +103,9 @@ package struct CommitDecision: Sendable {
         return CommitOutcome(response: UbiquityCommitResponse(revision: next.revision, refusal: nil, results: results), applied: written)
     }
 
+    /// How many rows of a store's commit log are kept (the newest; older ones
+    /// are deleted as new ones are written, so the log is bounded per store).
+    package static let keptCommits = 1_024
     /// How many removals a store remembers (older ones push the horizon).
     package static let keptRemovals = 1_024
     /// Removals beyond `keptRemovals` tolerated before pruning (pruning is batched).

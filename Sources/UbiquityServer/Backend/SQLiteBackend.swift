@@ -37,11 +37,13 @@ package final class SQLiteBackend: UbiquityBackend {
         var account: String
         var store: String
         var changes: [CheckedChange]
+        /// The token that sent it, checked in the transaction (nil: a tool acting as the account).
+        var tokenHash: [UInt8]?
         var done: CheckedContinuation<Result<CommitOutcome, any Error>, Never>
     }
 
     /// The schema's version (`PRAGMA user_version`); migrations run in order up to it.
-    static let schemaVersion = 3
+    static let schemaVersion = 4
 
     /// Opens (creating when needed) the database in `directory`. A server
     /// opens it `exclusive`ly (`<directory>/serve.lock`): its writer caches
@@ -193,6 +195,55 @@ package final class SQLiteBackend: UbiquityBackend {
                     "CREATE TABLE settings(name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
                     "INSERT INTO settings(name, value) VALUES('token_generation', 0)",
                     "PRAGMA user_version = 3",
+                ] {
+                    _ = try await db.query(statement, [])
+                }
+            }
+            if version < 4, target >= 4 {
+                // Orphans made impossible: entries and the commit log belong to a store's row
+                // (foreign keys, enforced on the writer), and the log keeps the newest
+                // `keptCommits` rows of each store. Rows no store owns (left by a commit racing
+                // an account's deletion) and store rows at revision 0 (left by refused commits)
+                // are gone: no account can read them.
+                for statement in [
+                    "DROP TRIGGER stores_commit",
+                    "DELETE FROM stores WHERE revision = 0 OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = stores.account)",
+                    """
+                    CREATE TABLE entries_v4(account TEXT NOT NULL, store TEXT NOT NULL,
+                        key TEXT NOT NULL CHECK (length(CAST(key AS BLOB)) BETWEEN 1 AND \(UbiquityLimits.maximumKeyBytes)),
+                        revision INTEGER NOT NULL, value BLOB,
+                        size INTEGER NOT NULL CHECK (size BETWEEN 0 AND \(UbiquityLimits.maximumValueBytes)),
+                        PRIMARY KEY(account, store, key),
+                        FOREIGN KEY(account, store) REFERENCES stores(account, store))
+                    """,
+                    """
+                    INSERT INTO entries_v4 SELECT e.account, e.store, e.key, e.revision, e.value, e.size FROM entries e
+                    WHERE EXISTS (SELECT 1 FROM stores s WHERE s.account = e.account AND s.store = e.store)
+                    """,
+                    "DROP TABLE entries",
+                    "ALTER TABLE entries_v4 RENAME TO entries",
+                    "CREATE INDEX entries_by_revision ON entries(account, store, revision)",
+                    """
+                    CREATE TABLE commits_v4(account TEXT NOT NULL, store TEXT NOT NULL, revision INTEGER NOT NULL,
+                        keys INTEGER NOT NULL, PRIMARY KEY(account, store, revision),
+                        FOREIGN KEY(account, store) REFERENCES stores(account, store))
+                    """,
+                    """
+                    INSERT INTO commits_v4 SELECT c.account, c.store, c.revision, c.keys FROM commits c
+                    WHERE EXISTS (SELECT 1 FROM stores s WHERE s.account = c.account AND s.store = c.store)
+                      AND c.revision > (SELECT s.revision FROM stores s WHERE s.account = c.account AND s.store = c.store) - \(CommitDecision.keptCommits)
+                    """,
+                    "DROP TABLE commits",
+                    "ALTER TABLE commits_v4 RENAME TO commits",
+                    """
+                    CREATE TRIGGER stores_commit AFTER UPDATE OF revision ON stores
+                    WHEN NEW.revision <> OLD.revision
+                    BEGIN
+                        INSERT INTO commits(account, store, revision, keys) VALUES(NEW.account, NEW.store, NEW.revision, NEW.last_keys);
+                        DELETE FROM commits WHERE account = NEW.account AND store = NEW.store AND revision <= NEW.revision - \(CommitDecision.keptCommits);
+                    END
+                    """,
+                    "PRAGMA user_version = 4",
                 ] {
                     _ = try await db.query(statement, [])
                 }
@@ -411,9 +462,11 @@ package final class SQLiteBackend: UbiquityBackend {
 
     // MARK: Committing
 
-    package func commit(account: String, store: String, changes: [CheckedChange]) async throws -> CommitOutcome {
+    package var checksTokenInCommit: Bool { true }
+
+    package func commit(account: String, store: String, changes: [CheckedChange], tokenHash: [UInt8]?) async throws -> CommitOutcome {
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) in
-            queue.append(Job(account: account, store: store, changes: changes, done: c))
+            queue.append(Job(account: account, store: store, changes: changes, tokenHash: tokenHash, done: c))
             wake.yield()
         }
         return try result.get()
@@ -455,6 +508,14 @@ package final class SQLiteBackend: UbiquityBackend {
         _ = try await db.query("BEGIN IMMEDIATE", [])
         for job in jobs {
             let storeKey = job.account + "/" + job.store
+            // The token is still the account's, in the transaction that applies the commit:
+            // a revocation or an account's deletion committed before it wins.
+            if let hash = job.tokenHash,
+               try await db.query("SELECT 1 AS ok FROM tokens WHERE hash = ? AND account = ?",
+                                  [.blob(ByteBuffer(bytes: hash)), .text(job.account)]).isEmpty {
+                outcomes.append(.revoked(revision: 0))
+                continue
+            }
             let head: StoreHead
             if let h = heads[storeKey] ?? state.heads[storeKey] { head = h } else { head = try await loadHead(job, on: db) }
             let (outcome, next) = try await apply(job, head: head, on: db, quota: quota)
@@ -467,13 +528,13 @@ package final class SQLiteBackend: UbiquityBackend {
         return outcomes
     }
 
-    /// Reads (creating) a store's row.
+    /// Reads a store's row (a store without one is at revision 0: its row is
+    /// made by its first commit that writes, so a refused commit leaves nothing).
     static func loadHead(_ job: Job, on db: SQLiteConnection) async throws -> StoreHead {
         let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
-        _ = try await db.query("INSERT OR IGNORE INTO stores(account, store) VALUES(?, ?)", [a, s])
         guard let row = try await db.query(
             "SELECT revision, key_count, total_bytes, tombstones, horizon FROM stores WHERE account = ? AND store = ?", [a, s]).first
-        else { throw BackendError(status: 500, "the store's row is missing") }
+        else { return StoreHead(revision: 0, count: 0, total: 0, tombstones: 0, horizon: 0) }
         return StoreHead(revision: Int64(row.column("revision")?.integer ?? 0), count: row.column("key_count")?.integer ?? 0,
                     total: row.column("total_bytes")?.integer ?? 0, tombstones: row.column("tombstones")?.integer ?? 0,
                     horizon: Int64(row.column("horizon")?.integer ?? 0))
@@ -501,6 +562,10 @@ package final class SQLiteBackend: UbiquityBackend {
         }
         let outcome = decision.outcome(for: job.changes, head: head, current: current)
         guard decision.writes else { return (outcome, nil) }
+        if head.revision == 0 {
+            // The store's first write makes its row (refused by the foreign key when the account is gone).
+            _ = try await db.query("INSERT OR IGNORE INTO stores(account, store) VALUES(?, ?)", [a, s])
+        }
         var next = decision.next
         var binds: [SQLiteData] = []
         binds.reserveCapacity(decision.applied.count * 6)
@@ -545,7 +610,9 @@ package final class SQLiteBackend: UbiquityBackend {
                     "SELECT count(*) AS n, coalesce(min(revision), 0) AS lo, coalesce(max(revision), 0) AS hi FROM commits WHERE account = ? AND store = ?",
                     [.text(a), .text(s)]).first
                 let n = commits?.column("n")?.integer ?? 0, lo = commits?.column("lo")?.integer ?? 0, hi = commits?.column("hi")?.integer ?? 0
-                if n != revision || (n > 0 && (lo != 1 || hi != revision)) {
+                // The log keeps the newest `keptCommits` commits, without gaps, up to the store's revision.
+                let kept = min(revision, CommitDecision.keptCommits)
+                if n != kept || (n > 0 && (lo != revision - kept + 1 || hi != revision)) {
                     problems.append("\(a)/\(s): revision \(revision) but \(n) commits from \(lo) to \(hi)")
                 }
                 let live = try await db.query(
@@ -556,7 +623,25 @@ package final class SQLiteBackend: UbiquityBackend {
                 }
                 if let top = live?.column("top")?.integer, top > revision { problems.append("\(a)/\(s): an entry at revision \(top) beyond the store's \(revision)") }
             }
+            problems += try await Self.orphans(db)
             return problems
         }
+    }
+
+    /// Rows that belong to nothing: a store of no account, entries or commits of no
+    /// store, tokens of no account (the schema forbids them; an older one did not).
+    static func orphans(_ db: SQLiteConnection) async throws -> [String] {
+        var problems: [String] = []
+        for (what, query) in [
+            ("stores of no account", "SELECT count(*) AS n FROM stores s WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account)"),
+            ("entries of no store", "SELECT count(*) AS n FROM entries e WHERE NOT EXISTS (SELECT 1 FROM stores s WHERE s.account = e.account AND s.store = e.store)"),
+            ("commits of no store", "SELECT count(*) AS n FROM commits c WHERE NOT EXISTS (SELECT 1 FROM stores s WHERE s.account = c.account AND s.store = c.store)"),
+            ("tokens of no account", "SELECT count(*) AS n FROM tokens t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.account)"),
+            ("stores never written (revision 0)", "SELECT count(*) AS n FROM stores WHERE revision = 0"),
+        ] {
+            let n = try await db.query(query, []).first?.column("n")?.integer ?? 0
+            if n > 0 { problems.append("\(n) \(what)") }
+        }
+        return problems
     }
 }

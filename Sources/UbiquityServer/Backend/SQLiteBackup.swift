@@ -7,9 +7,11 @@ import SQLiteNIO
 /// A backup is `VACUUM INTO` on a connection of its own: one read
 /// transaction, so the copy is the database as of one commit while the
 /// server goes on serving and writing (WAL readers never block the writer).
-/// It is written beside its destination, checked (`PRAGMA integrity_check`),
-/// flushed and renamed into place, 0600: it holds token hashes and every
-/// account's values. An existing destination is never overwritten.
+/// It is written in a private folder (0700, an unpredictable name) beside its
+/// destination, so no other user can open it from its first byte, checked
+/// (`PRAGMA integrity_check`), made 0600, flushed and linked into place: it
+/// holds token hashes and every account's values. An existing destination (a
+/// file, a link) is never overwritten or followed; a failure leaves nothing.
 ///
 /// A restore refuses a folder a server is using, and a file that is not a
 /// sound database of this schema or an older one; the database it replaces
@@ -30,8 +32,18 @@ package enum SQLiteBackup {
     package static func backup(directory: String, to destination: String) async throws -> Summary {
         let source = directory + "/ubiquity.sqlite"
         guard FileStatus.exists(source) else { throw BackendError(status: 500, "there is no database in \(directory) (no ubiquity.sqlite)") }
-        if FileStatus.exists(destination) { throw BackendError(status: 500, "\(destination) exists: a backup never replaces a file") }
-        let partial = destination + ".partial-\(Environment.processID)"
+        if FileStatus.exists(destination) || (try? FileStatus.of(destination, followingLinks: false)) != nil {
+            throw BackendError(status: 500, "\(destination) exists: a backup never replaces a file")
+        }
+        // Made in a folder of its own that only this user can enter (0700, an unpredictable
+        // name): SQLite creates the copy with the umask's mode, but no other user can open it
+        // there, and nothing planted (a link for a predictable name) is followed.
+        let folder: String
+        do { folder = try FileIO.makePrivateDirectory(beside: destination) } catch {
+            throw BackendError(status: 500, "cannot make a private folder for the backup beside \(destination): \(error)")
+        }
+        defer { try? FileIO.removeTree(folder) }
+        let partial = folder + "/backup.sqlite"
         let logger = Logger(label: "ubiquity.backup")
         let db = try await SQLiteConnection.open(storage: .file(path: source), logger: logger)
         do {
@@ -40,21 +52,17 @@ package enum SQLiteBackup {
             try? await db.close()
         } catch {
             try? await db.close()
-            try? FileIO.remove(partial)
             throw BackendError(status: 500, "the backup of \(source) failed: \(error)")
         }
-        do {
-            try FileIO.restrictToOwner(partial, creating: false)
-            let summary = try await verify(partial)
-            FileIO.syncFileSystem(containing: partial)
-            guard !FileStatus.exists(destination) else { throw BackendError(status: 500, "\(destination) appeared meanwhile: not replaced") }
-            try FileIO.rename(partial, to: destination)
-            FileIO.syncDirectory(FileIO.parentDirectory(of: destination))
-            return summary
-        } catch {
-            try? FileIO.remove(partial)
-            throw error
+        try FileIO.restrictToOwner(partial, creating: false)
+        let summary = try await verify(partial)
+        FileIO.syncFileSystem(containing: partial)
+        // Placed under its name only if nothing has it (a file, or a link planted meanwhile).
+        do { try FileIO.placeWithoutReplacing(partial, at: destination) } catch {
+            throw BackendError(status: 500, error.isAlreadyThere ? "\(destination) appeared meanwhile: not replaced" : "cannot put the backup at \(destination): \(error)")
         }
+        FileIO.syncDirectory(FileIO.parentDirectory(of: destination))
+        return summary
     }
 
     /// Checks that `path` is a sound database of a schema this server reads; what it holds.
@@ -73,8 +81,14 @@ package enum SQLiteBackup {
             guard (1...SQLiteBackend.schemaVersion).contains(version) else {
                 throw BackendError(status: 500, "\(path) is not a ubiquity database this server reads (schema \(version); this server's is \(SQLiteBackend.schemaVersion))")
             }
+            // Exactly the tables, indexes and trigger the server makes for that version: a trigger or
+            // view added to a backup would run inside the restored server (a fixed token, dropped commits).
+            let unexpected = try await schemaDifferences(db, version: version)
+            guard unexpected.isEmpty else {
+                throw BackendError(status: 500, "\(path) is not a database this server made: its schema differs from version \(version)'s (\(unexpected.prefix(3).joined(separator: "; ")))")
+            }
             let stores = try await db.query("SELECT count(*) AS n FROM stores", []).first?.column("n")?.integer ?? 0
-            let commits = try await db.query("SELECT count(*) AS n FROM commits", []).first?.column("n")?.integer ?? 0
+            let commits = try await db.query("SELECT coalesce(sum(revision), 0) AS n FROM stores", []).first?.column("n")?.integer ?? 0
             try? await db.close()
             let size = (try? FileStatus.of(path).size) ?? 0
             return Summary(stores: stores, commits: commits, bytes: size)
@@ -83,6 +97,40 @@ package enum SQLiteBackup {
             if error is BackendError { throw error }
             throw BackendError(status: 500, "\(path) is not a ubiquity database: \(error)")
         }
+    }
+
+    /// What in `db`'s schema is not exactly what the server makes at `version`
+    /// (every table, index, trigger and view, with its SQL text), named; empty when the same.
+    static func schemaDifferences(_ db: SQLiteConnection, version: Int) async throws -> [String] {
+        func objects(_ c: SQLiteConnection) async throws -> [String: String] {
+            var found: [String: String] = [:]
+            for row in try await c.query("SELECT type, name, sql FROM sqlite_master", []) {
+                let type = row.column("type")?.string ?? "?", name = row.column("name")?.string ?? "?"
+                found[type + " " + TerminalText.safe(name)] = row.column("sql")?.string ?? ""
+            }
+            return found
+        }
+        let reference = try await SQLiteConnection.open(storage: .memory, logger: Logger(label: "ubiquity.backup"))
+        let expected: [String: String]
+        do {
+            try await SQLiteBackend.migrate(reference, upTo: version)
+            expected = try await objects(reference)
+            try? await reference.close()
+        } catch {
+            try? await reference.close()
+            throw error
+        }
+        let actual = try await objects(db)
+        var differences: [String] = []
+        for (name, sql) in actual.sorted(by: { $0.key < $1.key }) {
+            if let want = expected[name] {
+                if want != sql { differences.append("\(name) is defined differently") }
+            } else {
+                differences.append("an unexpected \(name)")
+            }
+        }
+        for name in expected.keys.sorted() where actual[name] == nil { differences.append("\(name) is missing") }
+        return differences
     }
 
     /// Puts the database `backup` in place in `directory`; returns where the replaced one was moved (if any).
@@ -102,7 +150,11 @@ package enum SQLiteBackup {
         let incoming = target + ".restoring-\(Environment.processID)"
         do {
             try FileIO.copy(backup, to: incoming, mode: 0o600)
+            // Root restoring into the service user's folder: the database is the folder owner's
+            // (0600 either way), or the service could not open it.
+            try FileIO.giveToOwner(of: directory, incoming)
         } catch {
+            try? FileIO.remove(incoming)
             throw BackendError(status: 500, "cannot copy \(backup) into \(directory): \(error)")
         }
         var keptAside: String? = nil

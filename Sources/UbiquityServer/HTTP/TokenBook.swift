@@ -15,7 +15,7 @@ final class TokenBook: Sendable {
         var accounts: [[UInt8]: UbiquityAccountInfo] = [:]
         /// The backend's token generation the accounts were checked against (nil: not read yet).
         var generation: Int64? = nil
-        var streams: [[UInt8]: [ObjectIdentifier: StreamSubscription]] = [:]
+        var streams: [[UInt8]: [ObjectIdentifier: any Revocable]] = [:]
         var usesWritten: [[UInt8]: ContinuousClock.Instant] = [:]
     }
     private let state = Lock(State())
@@ -37,6 +37,11 @@ final class TokenBook: Sendable {
         }
     }
 
+    /// Forgets a token found no longer valid.
+    func forget(_ hash: [UInt8]) {
+        _ = state.withLock { $0.accounts.removeValue(forKey: hash) }
+    }
+
     /// Records the backend's generation; true (and every remembered account
     /// forgotten) when it moved from a known one.
     func moveGeneration(to now: Int64) -> Bool {
@@ -48,24 +53,24 @@ final class TokenBook: Sendable {
         }
     }
 
-    /// A stream opened with the token `hash`.
-    func opened(_ stream: StreamSubscription, by hash: [UInt8]) {
+    /// A stream or long poll opened with the token `hash`.
+    func opened(_ stream: any Revocable, by hash: [UInt8]) {
         state.withLock { $0.streams[hash, default: [:]][ObjectIdentifier(stream)] = stream }
     }
 
-    /// A stream that ended.
-    func closed(_ stream: StreamSubscription, by hash: [UInt8]) {
+    /// A stream or long poll that ended.
+    func closed(_ stream: any Revocable, by hash: [UInt8]) {
         state.withLock { s in
             s.streams[hash]?[ObjectIdentifier(stream)] = nil
             if s.streams[hash]?.isEmpty == true { s.streams[hash] = nil }
         }
     }
 
-    /// The tokens that have streams open.
+    /// The tokens that have streams or long polls open.
     var tokensWithStreams: [[UInt8]] { state.withLock { Array($0.streams.keys) } }
 
     /// Forgets the streams of a token no longer valid, and returns them (to be ended).
-    func takeStreams(of hash: [UInt8]) -> [StreamSubscription] {
+    func takeStreams(of hash: [UInt8]) -> [any Revocable] {
         state.withLock { Array(($0.streams.removeValue(forKey: hash) ?? [:]).values) }
     }
 

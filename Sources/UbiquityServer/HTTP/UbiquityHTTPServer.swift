@@ -160,16 +160,27 @@ package struct UbiquityHTTPServer: Sendable {
         return response
     }
 
-    /// The route's name for metrics and logs (not the path: store names would make a label per store).
+    /// The route's name for metrics and logs: one of a fixed set, never a
+    /// part of the path a client chose (store names, or any path at all from
+    /// an unauthenticated client, would make a label each: unbounded series).
     static func routeLabel(_ method: String, _ path: String) -> String {
-        let parts = path.split(separator: "/")
-        switch (method, parts.count) {
-        case ("GET", 1) where parts[0] == "healthz" || parts[0] == "readyz": return String(parts[0])
-        case (_, 2) where parts[0] == "v1": return String(parts[1])
-        case (_, 4) where parts[0] == "v1" && parts[1] == "stores": return "stores/" + parts[3]
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 2 where parts[1] == "healthz" || parts[1] == "readyz": return String(parts[1])
+        case 3 where parts[1] == "v1" && (parts[2] == "health" || parts[2] == "account"): return String(parts[2])
+        case 5 where parts[1] == "v1" && parts[2] == "stores" && !parts[3].isEmpty:
+            switch parts[4] {
+            case "commit": return "stores/commit"
+            case "changes": return "stores/changes"
+            case "events": return "stores/events"
+            default: return "other"
+            }
         default: return "other"
         }
     }
+
+    /// Every label ``routeLabel(_:_:)`` can give.
+    static let routeLabels = ["healthz", "readyz", "health", "account", "stores/commit", "stores/changes", "stores/events", "other"]
 
     static func randomRequestID() -> String {
         var g = SystemRandomNumberGenerator()

@@ -182,8 +182,8 @@ package final class UbiquityService: Sendable {
         switch route.kind {
         case .health, .ready: return Self.json(200, ["status": "ok"])
         case .account: return Self.json(200, account)
-        case .commit: return await commit(request, account: account, store: route.store)
-        case .changes: return await changes(request, account: account, store: route.store)
+        case .commit: return await commit(request, account: account, store: route.store, tokenHash: route.tokenHash)
+        case .changes: return await changes(request, account: account, store: route.store, tokenHash: route.tokenHash)
         case .events: return await events(request, account: account, store: route.store, tokenHash: route.tokenHash)
         }
     }
@@ -229,7 +229,7 @@ package final class UbiquityService: Sendable {
 
     // MARK: Commits
 
-    func commit(_ request: ServerRequest, account: UbiquityAccountInfo, store: String) async -> ServerResponse {
+    func commit(_ request: ServerRequest, account: UbiquityAccountInfo, store: String, tokenHash: [UInt8]) async -> ServerResponse {
         guard UbiquityLimits.isValidStoreIdentifier(store) else { return Self.badStore(store) }
         guard request.body.count <= Self.maximumBody else { return Self.error(413, "the request is larger than \(Self.maximumBody) bytes") }
         let commit: UbiquityCommitRequest
@@ -274,6 +274,20 @@ package final class UbiquityService: Sendable {
             }
             checked.append(CheckedChange(key: change.key, base: change.base, bytes: bytes))
         }
+        // The token was valid when the head arrived; the body may have taken long. A backend
+        // that checks the token in the commit's own transaction does so there (exact); for the
+        // others the database is asked again now, bypassing the cache.
+        let hash: [UInt8]? = tokenHash.isEmpty ? nil : tokenHash
+        if let hash, !backend.checksTokenInCommit {
+            do {
+                guard try await backend.account(tokenHash: hash)?.id == account.id else {
+                    tokens.forget(hash)
+                    return Self.unauthorized("the token is not valid")
+                }
+            } catch {
+                return unavailable(error)
+            }
+        }
         let stamp = hub.stamp(account: account.id, store: store)
         let outcome: CommitOutcome
         let started = ContinuousClock.now
@@ -281,11 +295,16 @@ package final class UbiquityService: Sendable {
             outcome = try await withSpan("database commit") { span in
                 span.attributes["ubiquity.store"] = store
                 span.attributes["ubiquity.changes"] = checked.count
-                return try await backend.commit(account: account.id, store: store, changes: checked)
+                return try await backend.commit(account: account.id, store: store, changes: checked, tokenHash: hash)
             }
         } catch {
             ServerMetrics.commit(outcome: "unavailable", duration: .now - started)
             return unavailable(error)
+        }
+        if outcome.tokenRevoked {
+            if let hash { tokens.forget(hash) }
+            ServerMetrics.commit(outcome: "unauthorized", duration: .now - started)
+            return Self.unauthorized("the token is not valid")
         }
         let conflicts = outcome.response.results.filter { $0.status == .conflict }.count
         ServerMetrics.conflicts(conflicts)
@@ -306,15 +325,33 @@ package final class UbiquityService: Sendable {
 
     // MARK: Changes
 
-    func changes(_ request: ServerRequest, account: UbiquityAccountInfo, store: String) async -> ServerResponse {
+    func changes(_ request: ServerRequest, account: UbiquityAccountInfo, store: String, tokenHash: [UInt8]) async -> ServerResponse {
         let after: Int64, seconds: Double
         switch Self.changesParameters(request, store: store, defaultWait: 0) {
         case .failure(let refusal): return refusal.response
         case .success(let p): (after, seconds) = p
         }
-        if seconds > 0 { ServerMetrics.longPolls.increment() }
-        defer { if seconds > 0 { ServerMetrics.longPolls.decrement() } }
-        switch await nextChanges(account: account, store: store, after: after, waiting: seconds > 0 ? .milliseconds(Int64(seconds * 1000)) : nil) {
+        let result: Result<ChangesAnswer, Refusal>
+        if seconds > 0 {
+            ServerMetrics.longPolls.increment()
+            defer { ServerMetrics.longPolls.decrement() }
+            // Known by its token, as a stream is: a revocation ends the wait, and the poll answers 401.
+            let poll = LongPoll()
+            tokens.opened(poll, by: tokenHash)
+            defer { tokens.closed(poll, by: tokenHash) }
+            let answer = Lock<Result<ChangesAnswer, Refusal>?>(nil)
+            let wait = Task { [self] in
+                let r = await nextChanges(account: account, store: store, after: after, waiting: .milliseconds(Int64(seconds * 1000)))
+                answer.withLock { $0 = r }
+            }
+            poll.attach(wait)
+            await withTaskCancellationHandler { await wait.value } onCancel: { wait.cancel() }
+            if poll.revoked { return Self.unauthorized("the token is not valid") }
+            result = answer.withLock { $0 } ?? .failure(Refusal(response: Self.error(503, "the wait was cancelled")))
+        } else {
+            result = await nextChanges(account: account, store: store, after: after, waiting: nil)
+        }
+        switch result {
         case .failure(let refusal): return refusal.response
         case .success(let answer): return ServerResponse(status: 200, contentType: "application/json", body: answer.body)
         }

@@ -18,7 +18,7 @@ struct Apply: ParsableCommand {
         do { applied = try SetOnceApplication().apply() } catch { throw fail("\(error)") }
         guard !quiet else { return }
         for e in applied {
-            StandardStream.output.write("set once: \(e.domain): \(e.values.keys.map(\.string).sorted().joined(separator: ", ")) (from \(e.profile))\n")
+            say("set once: \(e.domain): \(e.values.keys.map(\.string).sorted().joined(separator: ", ")) (from \(e.profile))\n")
         }
     }
 }

@@ -70,12 +70,12 @@ struct Install: AsyncParsableCommand {
         for c in result.conflicts {
             out += "conflict: \(c.domain) \(c.key) is forced differently by \(c.overridden.joined(separator: ", ")); \(c.winner) is in force (the latest installed wins)\n"
         }
-        StandardStream.output.write(out)
+        say(out)
         guard !p.setOnce.isEmpty else { return }
         if case .user(let name) = target {
             applySetOnce(as: name)
         } else {
-            StandardStream.output.write("Set-once values are written into each user's domains at their next `profiles apply` (run at session start).\n")
+            say("Set-once values are written into each user's domains at their next `profiles apply` (run at session start).\n")
         }
     }
 
@@ -90,11 +90,11 @@ struct Install: AsyncParsableCommand {
         command += [ChildProcess.currentExecutable, "apply"]
         let status: Int32
         do { status = try ChildProcess.run(command) } catch {
-            StandardStream.error.write("profiles: the set-once values were not written for \(name) (\(error)); they will be at the user's next `profiles apply`\n")
+            StandardStream.error.write(TerminalText.safe("profiles: the set-once values were not written for \(name) (\(error)); they will be at the user's next `profiles apply`\n", keepingNewlines: true))
             return
         }
         if status != 0 {
-            StandardStream.error.write("profiles: writing the set-once values as \(name) failed (status \(status)); they will be at the user's next `profiles apply`\n")
+            StandardStream.error.write(TerminalText.safe("profiles: writing the set-once values as \(name) failed (status \(status)); they will be at the user's next `profiles apply`\n", keepingNewlines: true))
         }
     }
 }

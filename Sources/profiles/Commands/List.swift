@@ -31,9 +31,9 @@ struct List: ParsableCommand {
             ]), to: &out)
             StandardStream.output.write(out + [0x0A])
         case .text:
-            if shown.isEmpty { StandardStream.output.write("There are no configuration profiles installed\(all ? "" : " for the system or for \(me)")\n") }
-            for p in shown { StandardStream.output.write(ProfileSummary.line(p)) }
-            for c in conflicts { StandardStream.output.write(ProfileSummary.line(c)) }
+            if shown.isEmpty { say("There are no configuration profiles installed\(all ? "" : " for the system or for \(me)")\n") }
+            for p in shown { say(ProfileSummary.line(p)) }
+            for c in conflicts { say(ProfileSummary.line(c)) }
         }
     }
 }

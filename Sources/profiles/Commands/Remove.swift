@@ -26,7 +26,7 @@ struct Remove: ParsableCommand {
             throw fail("\(error)")
         }
         for p in removed {
-            StandardStream.output.write("Removed \(p.identifier) (\(p.displayName)) for the \(p.target)\n")
+            say("Removed \(p.identifier) (\(p.displayName)) for the \(p.target)\n")
         }
     }
 }

@@ -30,7 +30,7 @@ struct Show: AsyncParsableCommand {
             let read = try await ReadProfile.read(path, trustFiles: trust.trustFiles)
             switch output {
             case .json: StandardStream.output.write(ProfileJSON.text(read.profile.preferences) + "\n")
-            case .text: StandardStream.output.write(ProfileText.describe(read.profile, signature: read.signature))
+            case .text: say(ProfileText.describe(read.profile, signature: read.signature))
             }
             if case .invalid = read.signature { throw ExitCode(1) }
             return
@@ -62,9 +62,9 @@ struct Show: AsyncParsableCommand {
                     for domain in p.setOnceKeys.keys.sorted() { text += "set once \(domain): \(p.setOnceKeys[domain]!.joined(separator: ", "))\n" }
                     for type in p.ignoredPayloads { text += "not applicable here: \(type)\n" }
                 }
-                StandardStream.output.write(text)
+                say(text)
             }
-            for c in conflicts { StandardStream.output.write(ProfileSummary.line(c)) }
+            for c in conflicts { say(ProfileSummary.line(c)) }
         }
     }
 }

@@ -65,7 +65,7 @@ struct Status: ParsableCommand {
             ProfileJSON.append(.dictionary(table), to: &out)
             StandardStream.output.write(out + [0x0A])
         case .text:
-            StandardStream.output.write(text.isEmpty ? "Nothing is forced for \(name)\n" : text)
+            say(text.isEmpty ? "Nothing is forced for \(name)\n" : text)
         }
     }
 }

@@ -22,6 +22,6 @@ struct Validate: AsyncParsableCommand {
         if !p.ignoredPayloads.isEmpty { line += ", \(plural(p.ignoredPayloads.count, "payload")) not applicable here" }
         if p.isEmpty { line += " (it sets no preferences here)" }
         line += "; signature: \(read.signature.status?.description ?? "")"
-        StandardStream.output.write(line + "\n")
+        say(line + "\n")
     }
 }

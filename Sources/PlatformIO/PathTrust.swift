@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whether a file that decides what a program does (managed preferences, a
+/// server's settings file, a trusted certificate) can have been written only
+/// by the owners it trusts — root, and for some files the user running the
+/// program — and by no one else, anywhere on the way to it.
+///
+/// For the path as given and for the path its links lead to:
+/// - every component is owned by a trusted owner;
+/// - no component is writable by group or others, except a folder with the
+///   sticky bit (such as `/tmp`), whose entries others can neither rename nor
+///   replace;
+/// - every symbolic link met is owned by a trusted owner (and, by the rule
+///   above, lies in a folder only they can change);
+/// - the file itself is a regular file, never writable by group or others.
+///
+/// ```swift
+/// if let why = PathTrust.problem(with: "/etc/opendefaults/ubiquity.plist", owners: [0, geteuid()]) { refuse(why) }
+/// ```
+package enum PathTrust {
+    /// Why `path` is not trusted, or nil when it is. A missing file is a problem
+    /// too (``FileError/isNotFound`` through `missing`); callers that treat
+    /// "absent" apart check existence first.
+    package static func problem(with path: String, owners: Set<UInt32>, folderOnly: Bool = false) -> String? {
+        guard path.hasPrefix("/") else { return "\(path) is not an absolute path" }
+        do { _ = try FileStatus.of(path) } catch { return error.description }
+        if let why = checkComponents(of: path, owners: owners, folderOnly: folderOnly) { return why }
+        guard let canonical = FileIO.canonicalPath(path) else { return "\(path) cannot be resolved" }
+        if canonical != path, let why = checkComponents(of: canonical, owners: owners, folderOnly: folderOnly) { return why }
+        return nil
+    }
+
+    /// The owners a file read by this process may have: root and this user.
+    package static var rootOrMe: Set<UInt32> { [0, UInt32(geteuid())] }
+
+    /// Checks `/`, then each prefix of `path`, with `lstat`.
+    private static func checkComponents(of path: String, owners: Set<UInt32>, folderOnly: Bool) -> String? {
+        let parts = path.split(separator: "/").map(String.init)
+        var prefix = ""
+        for (i, part) in ([""] + parts).enumerated() {
+            prefix = i == 0 ? "/" : (prefix == "/" ? "/" : prefix + "/") + part
+            let st: FileStatus
+            do { st = try FileStatus.of(prefix, followingLinks: false) } catch { return error.description }
+            let isLast = i == parts.count
+            if !owners.contains(st.owner) {
+                let who = owners == [0] ? "root" : "root or uid " + owners.filter { $0 != 0 }.map(String.init).joined(separator: ", ")
+                return "it must be owned by \(who) all the way from /: \(prefix) is owned by uid \(st.owner)"
+            }
+            if st.kind == .symbolicLink {
+                // A trusted owner's link in a folder only they can change: followed by the canonical check.
+                continue
+            }
+            if isLast && !folderOnly {
+                guard st.kind == .regular else { return "\(prefix) is not a regular file" }
+                if st.isWritableByOthers { return "\(prefix) is writable by group or others" }
+            } else {
+                guard st.kind == .directory else { return "\(prefix) is not a folder" }
+                if st.isWritableByOthers, !st.isSticky {
+                    return "\(prefix) is writable by group or others, so anyone could replace what is in it"
+                }
+            }
+        }
+        return nil
+    }
+}
