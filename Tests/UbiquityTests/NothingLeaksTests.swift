@@ -166,7 +166,7 @@ struct NothingLeaksTests {
         // Proven in flight: the account answers on the token until it is revoked.
         let r = action == "revoke"
             ? try ubiquity(["account", "revoke", "alice", "--all"] + server.databaseArguments, environment: server.environment)
-            : try ubiquity(["account", "delete", "alice"] + server.databaseArguments, environment: server.environment)
+            : try ubiquity(["account", "delete", "alice", "--yes"] + server.databaseArguments, environment: server.environment)
         #expect(r.status == 0, "\(r.stderr)")
         connection.send(Array(body.dropFirst(10)))
         let status = connection.status()
@@ -284,4 +284,75 @@ func sqlite(_ path: String, _ sql: String) throws -> String {
     p.waitUntilExit()
     guard p.terminationStatus == 0 else { throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: String(decoding: e, as: UTF8.self)]) }
     return String(decoding: o, as: UTF8.self)
+}
+
+/// Issue 43: a refusal sent on a request's head reaches the client, whatever the body it was sending.
+@Suite("a refusal reaches the client", .exclusive(.servers), .serialized, .timeLimit(.minutes(10)))
+struct LingeringCloseTests {
+    /// Sends `head` and `body` while reading the answer, as an HTTP client does; the status line, or nil.
+    static func exchange(port: Int, head: String, body: [UInt8]) throws -> String? {
+        let connection = try RawConnection(port: port)
+        let flags = fcntl(connection.fd, F_GETFL)
+        _ = fcntl(connection.fd, F_SETFL, flags | O_NONBLOCK)
+        let bytes = Array(head.utf8) + body
+        var sent = 0
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            var fds = pollfd(fd: connection.fd, events: Int16(POLLIN) | (sent < bytes.count ? Int16(POLLOUT) : 0), revents: 0)
+            guard poll(&fds, 1, 1_000) >= 0 else { return nil }
+            if fds.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                let n = recv(connection.fd, &buffer, buffer.count, 0)
+                if n > 0 {
+                    answer += buffer[0..<n]
+                    let text = String(decoding: answer, as: UTF8.self)
+                    if text.contains("\r\n\r\n") { return String(text.split(separator: "\r\n").first ?? "") }
+                } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+                    return nil
+                }
+            }
+            if sent < bytes.count, fds.revents & Int16(POLLOUT) != 0 {
+                let n = bytes[sent...].withUnsafeBytes { Glibc.send(connection.fd, $0.baseAddress, min($0.count, 65_536), Int32(MSG_NOSIGNAL)) }
+                if n > 0 { sent += n } else if errno != EAGAIN && errno != EWOULDBLOCK { sent = bytes.count }
+            }
+        }
+        return nil
+    }
+
+    @Test("200 commits with a revoked token, bodies of 2 KB to 4 MB sent at once: the 401 arrives every time (raw client)",
+          arguments: Backend.available)
+    func rawClient(backend: Backend) async throws {
+        let server = try SyncServer(backend)
+        let token = try server.addAccount("alice")
+        #expect(try ubiquity(["account", "revoke", "alice", "--all"] + server.databaseArguments, environment: server.environment).status == 0)
+        let port = server.port
+        var lost: [Int] = []
+        for i in 0..<200 {
+            let size = 2_000 + (4_000_000 - 2_000) * i / 199
+            let body = [UInt8](repeating: 0x20, count: size)
+            let head = RawConnection.commitHead(store: "com.example.linger", token: token, length: size)
+            let status = try await offThePool { try Self.exchange(port: port, head: head, body: body) }
+            if status?.hasPrefix("HTTP/1.1 401") != true { lost.append(size) }
+        }
+        #expect(lost.isEmpty, "no 401 for bodies of \(lost.prefix(10)) bytes (\(lost.count) of 200)")
+    }
+
+    @Test("`ubiquity set` with a revoked token says the token is not valid and exits 1, whatever the value's size")
+    func throughTheTool() async throws {
+        let server = try SyncServer(.sqlite)
+        let token = try server.addAccount("alice")
+        let machine = try Machine("linger")
+        try machine.login(server, token: token)
+        #expect(try ubiquity(["account", "revoke", "alice", "--all"] + server.databaseArguments, environment: server.environment).status == 0)
+        var wrong: [String] = []
+        for i in 0..<20 {
+            // An array of 2 to 900 strings of 1,000 characters: values of 2 KB to 900 KB.
+            let words = ["set", "--store", "com.example.linger", "k\(i)", "-array"]
+                + Array(repeating: String(repeating: "v", count: 1_000), count: i == 0 ? 2 : i * 47)
+            let r = try await offThePool { try machine.run(words) }
+            if r.status != 1 || !r.stderr.contains("401") { wrong.append("\(words.count): \(r.status) \(r.stderr)") }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(3))")
+    }
 }
