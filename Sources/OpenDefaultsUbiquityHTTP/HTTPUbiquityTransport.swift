@@ -134,27 +134,34 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: body))
         }
-        let status: Int
+        var answered: Int? = nil
         let bytes: ByteBuffer
         do {
             let response = try await client.execute(request, timeout: timeout)
-            status = Int(response.status.code)
+            answered = Int(response.status.code)
             bytes = try await response.body.collect(upTo: 8 << 20)
         } catch {
+            // A refusal whose head arrived is that refusal, even if the connection closed
+            // before its short body did (the server closes after refusing an upload).
+            if let answered, answered == 401 || answered == 403 { throw failure(status: answered, body: Data()) }
             // A connection lost while a body was uploading may be a refusal whose answer the
             // network dropped (a server that refuses on the head closes without reading the
             // body; a reset can discard the answer already received). A request without a body
             // cannot race that way: it tells whether the token is still good.
-            if body != nil, Self.mayHideAnAnswer(error) {
-                let probe: UbiquityAccountInfo
-                do { probe = try await accountInfo() } catch {
-                    if case .unauthorized = error { throw error }
-                    throw .unreachable("\(base): \(Self.reason(error))")
+            if body != nil, answered == nil, Self.mayHideAnAnswer(error) {
+                for _ in 0..<3 {
+                    do {
+                        _ = try await accountInfo()
+                        break
+                    } catch {
+                        if case .unauthorized = error { throw error }
+                        continue
+                    }
                 }
-                _ = probe
             }
             throw .unreachable("\(base): \(Self.reason(error))")
         }
+        let status = answered ?? 0
         let data = Data(buffer: bytes)
         switch status {
         case 200, 422:

@@ -204,7 +204,7 @@ struct ProfileInstallTests {
 @Suite("Configuration profiles: signatures", .timeLimit(.minutes(10)), .requires(.root, .openssl))
 struct ProfileSignatureTests {
     /// A CA, a signer it issued, and a profile signed by the signer (DER), in the sandbox.
-    static func signedProfile(_ box: ProfileSandbox) throws -> (signed: String, ca: String, unsigned: String) {
+    static func signedProfile(_ box: ProfileSandbox, signerUsage: String = "keyUsage=digitalSignature") throws -> (signed: String, ca: String, unsigned: String) {
         func path(_ name: String) -> String { box.root + "/" + name }
         let openssl = "/usr/bin/openssl"
         func run(_ args: [String]) throws {
@@ -214,7 +214,7 @@ struct ProfileSignatureTests {
         try run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2",
                  "-subj", "/CN=Throw-away profile CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"])
         try run(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("signer.key"), "-out", path("signer.csr"), "-subj", "/CN=Profile signer"])
-        try "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\n".write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
+        try "basicConstraints=CA:FALSE\n\(signerUsage)\n".write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
         try run(["x509", "-req", "-in", path("signer.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
                  "-out", path("signer.pem"), "-days", "1", "-extfile", path("ext.cnf")])
         let unsigned = try box.write(profileDictionary("com.example.signed", [customPayload("com.example.app", ["Homepage": "https://example.com"])],
@@ -242,6 +242,33 @@ struct ProfileSignatureTests {
         let installed = try box.profiles(["install", "--path", signed, "--signature-policy", "verified"])
         #expect(installed.status == 0 && installed.stdout.contains("signature: Verified (signed by CN=Profile signer)"), "\(installed.stdout)\(installed.stderr)")
         #expect(try box.profiles(["list"]).stdout.contains("\tVerified\t"))
+    }
+
+    @Test("an anchor another user could have planted is not trusted; a signer whose key usage forbids signing is Unverified")
+    func untrustedAnchorsAndUsage() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let (signed, ca, _) = try Self.signedProfile(box)
+        // The trust folder is writable by others (and the anchor nobody's): not trusted.
+        let folder = box.root + "/etc/opendefaults/profile-trust"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: ca, toPath: folder + "/ca.pem")
+        chmod(folder, 0o777)
+        chown(folder + "/ca.pem", 65534, 65534)
+        let planted = try box.profiles(["install", "--path", signed, "--signature-policy", "verified"])
+        #expect(planted.status == 1 && planted.stderr.contains("is not verified"), "\(planted.stdout)\(planted.stderr)")
+        #expect(box.indexBytes == nil)
+        // Owned by root in a folder only root can change: trusted.
+        chmod(folder, 0o755)
+        chown(folder + "/ca.pem", 0, 0)
+        let trusted = try box.profiles(["show", "--path", signed])
+        #expect(trusted.stdout.contains("signature: Verified"), "\(trusted.stdout)")
+        // A signer certificate for key encipherment only (a TLS server's) does not sign profiles.
+        let other = try ProfileSandbox()
+        defer { other.remove() }
+        let (wrongUsage, otherCA, _) = try Self.signedProfile(other, signerUsage: "keyUsage=keyEncipherment\nextendedKeyUsage=serverAuth")
+        let shown = try other.profiles(["show", "--path", wrongUsage, "--trust", otherCA])
+        #expect(shown.stdout.contains("signature: Unverified") && shown.stdout.contains("does not allow signing"), "\(shown.stdout)")
     }
 
     @Test("a signature that does not match its content is refused everywhere and never installed")

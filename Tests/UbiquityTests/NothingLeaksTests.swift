@@ -239,6 +239,23 @@ struct NothingLeaksTests {
         #expect(!answer.body.contains("after"), "\(answer.body)")
     }
 
+    @Test("`ubiquity list` and `get` print a right-to-left override in a key or value escaped")
+    func bidiEscaped() async throws {
+        let server = try SyncServer(.sqlite)
+        let token = try server.addAccount("alice")
+        let machine = try Machine("bidi")
+        try machine.login(server, token: token)
+        let key = "invoice\u{202E}fdp.exe", value = "pay\u{2066}now\u{2069}"
+        #expect(try machine.run("set", "--store", "com.example.bidi", key, "-string", value).status == 0)
+        let list = try machine.run("list", "--store", "com.example.bidi")
+        let get = try machine.run("get", "--store", "com.example.bidi", key)
+        for r in [list, get] {
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(!r.stdout.unicodeScalars.contains { [0x202E, 0x2066, 0x2069].contains($0.value) }, "\(r.stdout)")
+        }
+        #expect(list.stdout.contains("invoice\\u{202E}fdp.exe"), "\(list.stdout)")
+    }
+
     @Test("a settings file that others could have written is refused; every number is range-checked")
     func settingsFileTrust() throws {
         let folder = try TemporaryFolder("settings-trust")
