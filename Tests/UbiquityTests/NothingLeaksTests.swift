@@ -256,6 +256,52 @@ struct NothingLeaksTests {
         #expect(list.stdout.contains("invoice\\u{202E}fdp.exe"), "\(list.stdout)")
     }
 
+    @Test("with --log-format json a failed commit (a full disk) is logged as a JSON line, like every other line", .requires(.root))
+    func jsonFailureLine() async throws {
+        let server = try SyncServer(.sqlite, extraArguments: ["--log-format", "json"])
+        let token = try server.addAccount("alice")
+        server.stop()
+        // The data folder on a small file system, then filled.
+        let saved = server.folder.path + "/saved"
+        try FileManager.default.moveItem(atPath: server.data, toPath: saved)
+        try FileManager.default.createDirectory(atPath: server.data, withIntermediateDirectories: false)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=4096k", "tmpfs", server.data]
+        try mount.run()
+        mount.waitUntilExit()
+        try #require(mount.terminationStatus == 0, "cannot mount a tmpfs")
+        defer {
+            server.stop()
+            let umount = Process()
+            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.arguments = ["-l", server.data]
+            try? umount.run()
+            umount.waitUntilExit()
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: saved) {
+            try FileManager.default.copyItem(atPath: saved + "/" + name, toPath: server.data + "/" + name)
+        }
+        try server.restart()
+        let filler = FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: server.data + "/filler", contents: nil); return server.data + "/filler" }())!
+        while (try? filler.write(contentsOf: Data(count: 64 << 10))) != nil {}
+        try? filler.close()
+        let t = HTTPUbiquityTransport(account: server.account(token: token))
+        var failed = false
+        for i in 0..<20 where !failed {
+            do {
+                _ = try await QuotaTests.commit(t, "com.example.full\(i)", "k", .data(Data(count: 200_000)))
+            } catch {
+                failed = true
+            }
+        }
+        #expect(failed, "no commit failed on a full disk")
+        #expect(await settle(10) { server.logText.contains("commit failed") || server.logText.contains("unavailable") }, "\(server.logText)")
+        let lines = server.logText.split(separator: "\n").filter { !$0.isEmpty }
+        let notJSON = lines.filter { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) == nil }
+        #expect(notJSON.isEmpty, "lines not in JSON: \(notJSON.prefix(3))")
+    }
+
     @Test("a settings file that others could have written is refused; every number is range-checked")
     func settingsFileTrust() throws {
         let folder = try TemporaryFolder("settings-trust")
