@@ -48,9 +48,10 @@ package final class ConnectionGovernor: Sendable {
             table[me] = Entry(channel: channel)
             guard table.count > limit else { return nil }
             let idle = table.filter { !$0.value.busy && $0.key != me }
-            // Untrusted before trusted; within each, the longest idle.
+            // Lingering after a refusal first, then untrusted before trusted; within each, the longest idle.
             let chosen = idle.min { a, b in
-                a.value.trusted != b.value.trusted ? !a.value.trusted : a.value.lastActive < b.value.lastActive
+                if a.value.closing != b.value.closing { return a.value.closing }
+                return a.value.trusted != b.value.trusted ? !a.value.trusted : a.value.lastActive < b.value.lastActive
             }
             let key = chosen?.key ?? me
             let channel = table[key]?.channel
@@ -65,9 +66,10 @@ package final class ConnectionGovernor: Sendable {
         _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    func setBusy(_ channel: any Channel, _ busy: Bool) {
+    /// A request began on `channel`: it is busy until its response ends (``responseEnded(_:)``).
+    func requestStarted(_ channel: any Channel) {
         open.withLock { table in
-            table[ObjectIdentifier(channel)]?.busy = busy
+            table[ObjectIdentifier(channel)]?.busy = true
             table[ObjectIdentifier(channel)]?.lastActive = .now
         }
     }
@@ -80,23 +82,25 @@ package final class ConnectionGovernor: Sendable {
 
     /// Closes `channel` once the response in progress is written (a request
     /// refused before its body was read: the body is never parsed or kept). The
-    /// close lingers: the answer, then the sending side shut, then at most
+    /// answer says `Connection: close`, and the close lingers: the answer, then the sending side shut, then at most
     /// ``lingerBytes`` read and dropped within ``lingerTime`` (``GovernedConnection``).
     package func closeAfterResponse(_ channel: any Channel) {
         open.withLock { $0[ObjectIdentifier(channel)]?.closing = true }
     }
 
-    /// Whether `channel` is to close after its response. If so it lingers
-    /// (``GovernedConnection``) as the first connection to shed: idle, untrusted,
-    /// the longest idle of all.
+    /// Whether `channel` is to close after its response.
     func closesAfterResponse(_ channel: any Channel) -> Bool {
+        open.withLock { $0[ObjectIdentifier(channel)]?.closing == true }
+    }
+
+    /// A response on `channel` was written whole: the connection is idle (a closing
+    /// one lingers, ``GovernedConnection``, and is the first to shed); whether it closes.
+    func responseEnded(_ channel: any Channel) -> Bool {
         open.withLock { table in
             let me = ObjectIdentifier(channel)
-            guard table[me]?.closing == true else { return false }
             table[me]?.busy = false
-            table[me]?.trusted = false
-            table[me]?.lastActive = ContinuousClock.now - .seconds(86_400)
-            return true
+            table[me]?.lastActive = .now
+            return table[me]?.closing == true
         }
     }
 

@@ -1,5 +1,6 @@
 package import NIOCore
 package import NIOHTTPTypes
+import HTTPTypes
 import Synchronization
 
 /// Reports one connection's life and requests to its ``ConnectionGovernor``.
@@ -48,7 +49,7 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
             if case .body(let chunk) = unwrapInboundIn(data) { lingered += chunk.readableBytes }
             return
         }
-        if case .head = unwrapInboundIn(data) { governor.setBusy(context.channel, true) }
+        if case .head = unwrapInboundIn(data) { governor.requestStarted(context.channel) }
         context.fireChannelRead(data)
     }
 
@@ -60,11 +61,18 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
     }
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where governor.closesAfterResponse(context.channel):
+            // The client must not send another request on it.
+            head.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+            return
+        case .end: break
+        default:
             context.write(data, promise: promise)
             return
         }
-        if governor.closesAfterResponse(context.channel) {
+        if governor.responseEnded(context.channel) {
             let done = context.eventLoop.makePromise(of: Void.self)
             done.futureResult.whenComplete { result in
                 promise?.completeWith(result)
@@ -76,7 +84,6 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
             context.writeAndFlush(data, promise: done)
             return
         }
-        governor.setBusy(context.channel, false)
         context.write(data, promise: promise)
     }
 

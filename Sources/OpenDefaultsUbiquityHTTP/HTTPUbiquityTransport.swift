@@ -149,14 +149,8 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
             // body; a reset can discard the answer already received). A request without a body
             // cannot race that way: it tells whether the token is still good.
             if body != nil, answered == nil, Self.mayHideAnAnswer(error) {
-                for _ in 0..<3 {
-                    do {
-                        _ = try await accountInfo()
-                        break
-                    } catch {
-                        if case .unauthorized = error { throw error }
-                        continue
-                    }
+                do { _ = try await accountInfo() } catch {
+                    if case .unauthorized = error { throw error }
                 }
             }
             throw .unreachable("\(base): \(Self.reason(error))")

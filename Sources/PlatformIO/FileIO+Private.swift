@@ -16,7 +16,7 @@ extension FileIO {
     ///
     /// ```swift
     /// let folder = try FileIO.makePrivateDirectory(beside: "/srv/backups/kv.sqlite")
-    /// defer { FileIO.removeTree(folder) }
+    /// defer { try? FileIO.removeTree(folder) }
     /// ```
     package static func makePrivateDirectory(beside path: String) throws(FileError) -> String {
         let parent = parentDirectory(of: path)

@@ -21,42 +21,42 @@ import Darwin
 /// - the file itself is a regular file, never writable by group or others.
 ///
 /// ```swift
-/// if let why = PathTrust.problem(with: "/etc/opendefaults/ubiquity.plist", owners: [0, geteuid()]) { refuse(why) }
+/// if let why = PathTrust.problem(with: "/etc/opendefaults/ubiquity.plist", owners: PathTrust.rootOrMe) { refuse(why) }
 /// ```
 package enum PathTrust {
-    /// Why `path` is not trusted, or nil when it is. A missing file is a problem
-    /// too (``FileError/isNotFound`` through `missing`); callers that treat
-    /// "absent" apart check existence first.
-    package static func problem(with path: String, owners: Set<UInt32>, folderOnly: Bool = false) -> String? {
-        guard path.hasPrefix("/") else { return "\(path) is not an absolute path" }
-        do { _ = try FileStatus.of(path) } catch { return error.description }
-        if let why = checkComponents(of: path, owners: owners, folderOnly: folderOnly) { return why }
-        guard let canonical = FileIO.canonicalPath(path) else { return "\(path) cannot be resolved" }
-        if canonical != path, let why = checkComponents(of: canonical, owners: owners, folderOnly: folderOnly) { return why }
+    /// Why `path` (relative to the current folder unless absolute) is not
+    /// trusted, or nil when it is; `subject` starts the message about an owner
+    /// ("managed preferences must be owned by root …"). A path that cannot be
+    /// examined (missing, no permission) is not trusted: the system's reason.
+    package static func problem(with path: String, owners: Set<UInt32>, subject: String = "it") -> String? {
+        let absolute = path.hasPrefix("/") ? path : (Environment.currentDirectory ?? "") + "/" + path
+        guard absolute.hasPrefix("/") else { return "\(path) is not an absolute path" }
+        if let why = checkComponents(of: absolute, owners: owners, subject: subject) { return why }
+        guard let canonical = FileIO.canonicalPath(absolute) else { return "\(path) cannot be resolved" }
+        if canonical != absolute, let why = checkComponents(of: canonical, owners: owners, subject: subject) { return why }
         return nil
     }
 
     /// The owners a file read by this process may have: root and this user.
-    package static var rootOrMe: Set<UInt32> { [0, UInt32(geteuid())] }
+    package static var rootOrMe: Set<UInt32> { [0, Environment.effectiveUserID] }
 
     /// Checks `/`, then each prefix of `path`, with `lstat`.
-    private static func checkComponents(of path: String, owners: Set<UInt32>, folderOnly: Bool) -> String? {
+    private static func checkComponents(of path: String, owners: Set<UInt32>, subject: String) -> String? {
         let parts = path.split(separator: "/").map(String.init)
         var prefix = ""
         for (i, part) in ([""] + parts).enumerated() {
             prefix = i == 0 ? "/" : (prefix == "/" ? "/" : prefix + "/") + part
             let st: FileStatus
             do { st = try FileStatus.of(prefix, followingLinks: false) } catch { return error.description }
-            let isLast = i == parts.count
             if !owners.contains(st.owner) {
                 let who = owners == [0] ? "root" : "root or uid " + owners.filter { $0 != 0 }.map(String.init).joined(separator: ", ")
-                return "it must be owned by \(who) all the way from /: \(prefix) is owned by uid \(st.owner)"
+                return "\(subject) must be owned by \(who) all the way from /: \(prefix) is owned by uid \(st.owner)"
             }
             if st.kind == .symbolicLink {
                 // A trusted owner's link in a folder only they can change: followed by the canonical check.
                 continue
             }
-            if isLast && !folderOnly {
+            if i == parts.count {
                 guard st.kind == .regular else { return "\(prefix) is not a regular file" }
                 if st.isWritableByOthers { return "\(prefix) is writable by group or others" }
             } else {

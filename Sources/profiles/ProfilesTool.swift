@@ -24,8 +24,13 @@ struct ProfilesTool: AsyncParsableCommand {
 /// Prints `message` to standard error as `profiles: message` and exits 1.
 /// Text from a profile in it (names, identifiers, keys) reaches the terminal escaped.
 func fail(_ message: String) -> ExitCode {
-    StandardStream.error.write(TerminalText.safe("profiles: \(message)\n", keepingNewlines: true))
+    complain(message)
     return ExitCode(1)
+}
+
+/// Prints `message` to standard error as `profiles: message`, escaped as ``say(_:)`` escapes.
+func complain(_ message: String) {
+    StandardStream.error.write(TerminalText.safe("profiles: \(message)\n", keepingNewlines: true))
 }
 
 /// Prints text for a person to standard output: anything in it that came from a

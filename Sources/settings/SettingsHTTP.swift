@@ -26,23 +26,23 @@ enum SettingsHTTP {
         .init("Content-Security-Policy")!: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     ]
 
-    static func respond(to request: Request, with app: SettingsApp, bodyTimeout: Duration, governor: ConnectionGovernor? = nil) async throws -> Response {
+    static func respond(to request: Request, with app: SettingsApp, bodyTimeout: Duration, governor: ConnectionGovernor) async throws -> Response {
         var serverRequest = HummingbirdAdapter.request(request)
         if request.method == .post {
             // A form has a deadline of its own: the idle timeout restarts with every byte.
             let result = await BodyReading.collect(request.body, upTo: maximumBody, grace: bodyTimeout)
-            if case .failure = result, let governor, let connection = CurrentConnection.channel {
-                // The rest of the body is never read: the connection closes after the answer,
-                // lingering so that the client reads it (no reset over unread bytes).
+            if case .failure = result, let connection = CurrentConnection.channel {
+                // The rest of the body is never read: the connection closes after the answer
+                // (`Connection: close`), lingering so that the client reads it.
                 governor.closeAfterResponse(connection)
             }
             switch result {
             case .success(let buffer): serverRequest.body = Array(buffer.readableBytesView)
             case .failure(.tooLarge):
-                return Response(status: .contentTooLarge, headers: [.connection: "close"],
+                return Response(status: .contentTooLarge,
                                 body: .init(byteBuffer: ByteBuffer(string: "The form is larger than 1 MiB.\n")))
             case .failure:
-                return Response(status: .requestTimeout, headers: [.connection: "close"],
+                return Response(status: .requestTimeout,
                                 body: .init(byteBuffer: ByteBuffer(string: "The form was not sent in time.\n")))
             }
         }

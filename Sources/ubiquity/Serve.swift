@@ -94,19 +94,35 @@ struct Serve: AsyncParsableCommand {
             return ExitCode(64)
         }
         var r = Resolved()
+        // A number from the command line, else the variable or the file, else the default; in
+        // `range` (a huge stop-timeout once crashed the server at SIGTERM), or refused naming its source.
+        func number(_ given: Int?, _ name: String, _ fallback: Int, _ range: ClosedRange<Int>, _ unit: String = "") throws -> Int {
+            var (value, source) = (fallback, name)
+            if let given {
+                (value, source) = (given, "--" + name)
+            } else {
+                do {
+                    if let set = try s.int(name) { (value, source) = (set, s.source(name)) }
+                } catch { throw usage("\(error)") }
+            }
+            guard range.contains(value) else {
+                throw usage("\(source) must be from \(range.lowerBound) to \(range.upperBound)\(unit), not \(value)")
+            }
+            return value
+        }
+        r.port = try number(port, "port", r.port, 0...65535)
+        r.maxConnections = try number(maxConnections, "max-connections", r.maxConnections, 2...1_048_576)
+        r.bodyTimeout = try number(bodyTimeout, "body-timeout", r.bodyTimeout, 1...86_400, " seconds")
+        r.stopTimeout = try number(stopTimeout, "stop-timeout", r.stopTimeout, 1...86_400, " seconds")
+        r.bodyRate = try number(bodyRate, "body-rate", r.bodyRate, 1...(1 << 30), " bytes a second")
+        r.quotaStores = try number(quotaStores, "quota-stores", r.quotaStores, 0...1_000_000_000)
+        r.quotaBytes = try number(quotaBytes, "quota-bytes", r.quotaBytes, 0...(1 << 50))
         do {
             r.host = host ?? s.string("host") ?? r.host
-            r.port = try port ?? s.int("port") ?? r.port
             r.tlsCert = tlsCert ?? s.string("tls-cert")
             r.tlsKey = tlsKey ?? s.string("tls-key")
             r.insecure = try insecure || (s.bool("insecure") ?? false)
             r.allowHosts = allowHosts.isEmpty ? (s.strings("allow-host") ?? []) : allowHosts
-            r.maxConnections = try maxConnections ?? s.int("max-connections") ?? r.maxConnections
-            r.bodyTimeout = try bodyTimeout ?? s.int("body-timeout") ?? r.bodyTimeout
-            r.bodyRate = try bodyRate ?? s.int("body-rate") ?? r.bodyRate
-            r.stopTimeout = try stopTimeout ?? s.int("stop-timeout") ?? r.stopTimeout
-            r.quotaStores = try quotaStores ?? s.int("quota-stores") ?? r.quotaStores
-            r.quotaBytes = try quotaBytes ?? s.int("quota-bytes") ?? r.quotaBytes
         } catch { throw usage("\(error)") }
         if let text = logFormat ?? s.string("log-format") {
             guard let f = LineLogHandler.Format(rawValue: text) else { throw usage("log-format is logfmt or json, not \"\(TerminalText.safe(text))\"") }
@@ -133,38 +149,11 @@ struct Serve: AsyncParsableCommand {
             }
             r.metrics = (String(host), p)
         }
-        // Every number in range before anything starts (a huge stop-timeout once crashed the server at SIGTERM).
-        func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>, _ unit: String = "") throws {
-            guard range.contains(value) else {
-                throw usage("\(s.source(name, given: given(name))) must be from \(range.lowerBound) to \(range.upperBound)\(unit), not \(value)")
-            }
-        }
-        try check("port", r.port, 0...65535)
-        try check("max-connections", r.maxConnections, 2...1_048_576)
-        try check("body-timeout", r.bodyTimeout, 1...86_400, " seconds")
-        try check("stop-timeout", r.stopTimeout, 1...86_400, " seconds")
-        try check("body-rate", r.bodyRate, 1...(1 << 30), " bytes a second")
-        try check("quota-stores", r.quotaStores, 0...1_000_000_000)
-        try check("quota-bytes", r.quotaBytes, 0...(1 << 50))
         if (r.tlsCert == nil) != (r.tlsKey == nil) { throw usage("tls-cert and tls-key go together") }
         if !HostNames.isLoopback(r.host), r.tlsCert == nil, !r.insecure {
             throw usage("listening on \(r.host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
         }
         return r
-    }
-
-    /// Whether the setting `name` was given on the command line (else it came from a variable or the file).
-    func given(_ name: String) -> Bool {
-        switch name {
-        case "port": port != nil
-        case "max-connections": maxConnections != nil
-        case "body-timeout": bodyTimeout != nil
-        case "stop-timeout": stopTimeout != nil
-        case "body-rate": bodyRate != nil
-        case "quota-stores": quotaStores != nil
-        case "quota-bytes": quotaBytes != nil
-        default: false
-        }
     }
 
     func run() async throws {
@@ -192,8 +181,7 @@ struct Serve: AsyncParsableCommand {
         // Bound to every address, the Host names are the operator's to list; without any, all are answered.
         let allowed: Set<String>? = any && o.allowHosts.isEmpty ? nil : hosts
         // Failures go through the logging system: every line in the chosen format (logfmt or JSON).
-        let failureLog = Logger(label: "ubiquity")
-        let service = UbiquityService(backend: backend, allowedHosts: allowed) { failureLog.error("\($0)") }
+        let service = UbiquityService(backend: backend, allowedHosts: allowed) { log.error("\($0)") }
         var server = UbiquityHTTPServer(host: host, port: o.port, tls: o.tlsCert.map { ($0, o.tlsKey!) }, service: service)
         // Descriptors: the soft limit raised to the hard one; connections capped below it,
         // with a reserve for the database, its pool and the files the server opens.

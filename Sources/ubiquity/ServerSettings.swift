@@ -79,8 +79,7 @@ struct ServerSettings {
         do { bytes = try FileIO.read(file, limit: 1 << 20) } catch { throw Failure(description: "the settings file \(error)") }
         // It chooses the database, the data folder and the address: only root or this user may
         // have written it, or anything on the way to it (the managed-preferences rules).
-        let absolute = file.hasPrefix("/") ? file : (Environment.currentDirectory ?? "") + "/" + file
-        if let why = PathTrust.problem(with: absolute, owners: PathTrust.rootOrMe) {
+        if let why = PathTrust.problem(with: file, owners: PathTrust.rootOrMe) {
             throw Failure(description: "the settings file \(file) is not trusted: \(why)")
         }
         guard case .dictionary(let top)? = try? PropertyList(decoding: bytes) else {
@@ -105,12 +104,6 @@ struct ServerSettings {
             }
         }
         return values
-    }
-
-    /// Where a value came from, for messages: the option when it was given on the command
-    /// line, else the variable if it is set, else the file's key.
-    func source(_ name: String, given: Bool) -> String {
-        given ? "--" + name : source(name)
     }
 
     /// Where a value came from, for messages: the variable if it is set, else the file's key.

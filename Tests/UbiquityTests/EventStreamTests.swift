@@ -315,8 +315,8 @@ extension ShutdownTests {
         let token = try server.addAccount("alice")
         let pid = try #require(server.process?.processIdentifier)
         // A commit whose body trickles: the first signal's graceful stop waits for it (up to --stop-timeout).
-        let fd = try await Self.requestInFlight(server, token: token)
-        defer { close(fd) }
+        let connection = try await Self.requestInFlight(server, token: token)
+        defer { withExtendedLifetime(connection) {} }
         kill(pid, SIGTERM)
         await pause(1.0)
         #expect(server.process?.isRunning == true, "the first signal waits for the request in flight")
@@ -341,33 +341,14 @@ extension ShutdownTests {
     /// server has a moment to start on it. (Sent on a fresh connection just before SIGTERM, a
     /// loaded machine's server had not yet accepted it: nothing was in flight, and it rightly
     /// exited at once.)
-    static func requestInFlight(_ server: SyncServer, token: String) async throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".withCString { send(fd, $0, strlen($0), 0) }
+    static func requestInFlight(_ server: SyncServer, token: String) async throws -> RawConnection {
+        let connection = try RawConnection(port: server.port)
+        connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         // Its head is enough: the server has accepted the connection and answered on it.
-        var answer: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !String(decoding: answer, as: UTF8.self).contains("\r\n\r\n") {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            guard n > 0 else { close(fd); throw POSIXError(.ETIMEDOUT) }
-            answer += buffer[0..<n]
-        }
-        guard String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200") else { close(fd); throw POSIXError(.EPROTO) }
-        let head = "POST /v1/stores/com.example.slow/commit HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
-            + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"changes\": ["
-        _ = head.withCString { send(fd, $0, strlen($0), 0) }
+        guard let head = connection.head(), head.hasPrefix("HTTP/1.1 200") else { throw POSIXError(.EPROTO) }
+        connection.send(RawConnection.commitHead(store: "com.example.slow", token: token, length: 100_000) + "{\"changes\": [")
         await pause(3)
-        return fd
+        return connection
     }
 }
 
@@ -377,8 +358,8 @@ extension ShutdownTests {
         let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "2", "--body-timeout", "600"])
         let token = try server.addAccount("alice")
         let pid = try #require(server.process?.processIdentifier)
-        let fd = try await Self.requestInFlight(server, token: token)
-        defer { close(fd) }
+        let connection = try await Self.requestInFlight(server, token: token)
+        defer { withExtendedLifetime(connection) {} }
         let clock = ContinuousClock()
         let start = clock.now
         kill(pid, SIGTERM)

@@ -40,8 +40,8 @@ final class RawConnection {
 
     func send(_ text: String) { send(Array(text.utf8)) }
 
-    /// The answer's status line, read until the head ends (nil when the connection failed first).
-    func status() -> String? {
+    /// The answer's head (status line and fields), read until it ends (nil when the connection failed first).
+    func head() -> String? {
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !String(decoding: answer, as: UTF8.self).contains("\r\n\r\n") {
@@ -49,7 +49,8 @@ final class RawConnection {
             guard n > 0 else { return nil }
             answer += buffer[0..<n]
         }
-        return String(String(decoding: answer, as: UTF8.self).split(separator: "\r\n").first ?? "")
+        let text = String(decoding: answer, as: UTF8.self)
+        return String(text[..<text.range(of: "\r\n\r\n")!.lowerBound])
     }
 
     /// A commit's head for `body` (sent separately).
@@ -156,21 +157,30 @@ struct NothingLeaksTests {
           arguments: Backend.available, ["revoke", "delete"])
     func inFlightAfterRevocation(backend: Backend, action: String) async throws {
         let server = try SyncServer(backend)
-        let token = try server.addAccount("alice")
-        let t = HTTPUbiquityTransport(account: server.account(token: token))
-        #expect(try await QuotaTests.commit(t, "com.example.x", "before", .integer(1)).refusal == nil)
-        let body = RawConnection.commitBody(key: "late", size: 100)
-        let connection = try RawConnection(port: server.port)
-        connection.send(RawConnection.commitHead(store: "com.example.x", token: token, length: body.count))
-        connection.send(Array(body.prefix(10)))
-        // Proven in flight: the account answers on the token until it is revoked.
-        let r = action == "revoke"
-            ? try ubiquity(["account", "revoke", "alice", "--all"] + server.databaseArguments, environment: server.environment)
-            : try ubiquity(["account", "delete", "alice", "--yes"] + server.databaseArguments, environment: server.environment)
-        #expect(r.status == 0, "\(r.stderr)")
-        connection.send(Array(body.dropFirst(10)))
-        let status = connection.status()
-        #expect(status?.hasPrefix("HTTP/1.1 401") == true, "\(status ?? "no answer")")
+        var answered: String? = nil
+        // The race is run again until the head was admitted before the revocation: a refusal on
+        // the head says `Connection: close` (the body is never read); one when the body ends does not.
+        for attempt in 0..<5 {
+            let name = "alice\(attempt)"
+            let token = try server.addAccount(name)
+            let t = HTTPUbiquityTransport(account: server.account(token: token))
+            #expect(try await QuotaTests.commit(t, "com.example.x", "before", .integer(1)).refusal == nil)
+            let body = RawConnection.commitBody(key: "late", size: 100)
+            let connection = try RawConnection(port: server.port)
+            connection.send(RawConnection.commitHead(store: "com.example.x", token: token, length: body.count))
+            connection.send(Array(body.prefix(10)))
+            let r = action == "revoke"
+                ? try ubiquity(["account", "revoke", name, "--all"] + server.databaseArguments, environment: server.environment)
+                : try ubiquity(["account", "delete", name, "--yes"] + server.databaseArguments, environment: server.environment)
+            #expect(r.status == 0, "\(r.stderr)")
+            connection.send(Array(body.dropFirst(10)))
+            let head = connection.head()
+            if head?.lowercased().contains("connection: close") == true { continue }
+            answered = head
+            break
+        }
+        let status = try #require(answered, "in 5 attempts the head was never admitted before the revocation")
+        #expect(status.hasPrefix("HTTP/1.1 401"), "\(status)")
         let check = try server.check()
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         if backend == .sqlite {
@@ -218,21 +228,27 @@ struct NothingLeaksTests {
         #expect(lstat(folder + "/ubiquity.sqlite", &st) == 0 && st.st_uid == 65534 && st.st_mode & 0o7777 == 0o600)
     }
 
-    @Test("a long poll open when its token is revoked ends with 401 and delivers nothing written after", .requires(.curl))
+    @Test("a long poll open when its token is revoked ends with 401 and delivers nothing written after",
+          .requires(.curl), .requires(.prometheusParser))
     func longPollAtRevocation() async throws {
-        let server = try SyncServer(.sqlite)
+        let port = ObservabilityTests.freePort()
+        let server = try SyncServer(.sqlite, extraArguments: ["--metrics", "127.0.0.1:\(port)"])
         let token = try server.addAccount("alice")
         let second = try ubiquity(["account", "issue", "alice", "--token-name", "other"] + server.databaseArguments, environment: server.environment)
         let other = try #require(second.stdout.split(separator: "\n").last.map(String.init))
         let t = HTTPUbiquityTransport(account: server.account(token: other))
         #expect(try await QuotaTests.commit(t, "com.example.p", "k", .integer(1)).refusal == nil)
+        let finished = Flag()
         let poll = Task.detached {
-            try curl(["-H", "Authorization: Bearer \(token)", server.url + "/v1/stores/com.example.p/changes?after=1&wait=25"])
+            defer { finished.set() }
+            return try curl(["-H", "Authorization: Bearer \(token)", server.url + "/v1/stores/com.example.p/changes?after=1&wait=25"])
         }
-        // The poll is waiting once the server counts it (its metric is not scraped here: the wait proves it).
-        await pause(1)
+        // Proven waiting: the server counts it.
+        let metrics = MetricsEndpoint(port: port)
+        #expect(await settle(10) { (try? metrics.scrape())?["ubiquity_long_polls"]?[""] == 1 }, "the long poll never started waiting")
         #expect(try ubiquity(["account", "revoke", "alice", "--token-name", "default"] + server.databaseArguments, environment: server.environment).status == 0)
-        await pause(1.5)
+        // It ends on the revocation (within a second: the token generation is read every 250 ms), not at its 25 s.
+        #expect(await settle(5) { finished.isSet }, "the long poll was still open 5 s after its token was revoked")
         _ = try await QuotaTests.commit(t, "com.example.p", "k", base: 1, .string("after the revocation"))
         let answer = try await poll.value
         #expect(answer.status == "401", "\(answer.status) \(answer.body)")
@@ -401,7 +417,7 @@ struct LingeringCloseTests {
         #expect(lost.isEmpty, "no 401 for bodies of \(lost.prefix(10)) bytes (\(lost.count) of 200)")
     }
 
-    @Test("`ubiquity set` with a revoked token says the token is not valid and exits 1, whatever the value's size")
+    @Test("`ubiquity set` with a revoked token says the token is not valid and exits 1, whatever the value's size (40 tries)")
     func throughTheTool() async throws {
         let server = try SyncServer(.sqlite)
         let token = try server.addAccount("alice")
@@ -409,10 +425,12 @@ struct LingeringCloseTests {
         try machine.login(server, token: token)
         #expect(try ubiquity(["account", "revoke", "alice", "--all"] + server.databaseArguments, environment: server.environment).status == 0)
         var wrong: [String] = []
-        for i in 0..<20 {
+        // 40 tries: against a server that closes at once after refusing (before issue 43), 2 runs
+        // in 3 of 20 tries each saw a lost refusal here; the client alone cannot make up for it.
+        for i in 0..<40 {
             // An array of 2 to 900 strings of 1,000 characters: values of 2 KB to 900 KB.
             let words = ["set", "--store", "com.example.linger", "k\(i)", "-array"]
-                + Array(repeating: String(repeating: "v", count: 1_000), count: i == 0 ? 2 : i * 47)
+                + Array(repeating: String(repeating: "v", count: 1_000), count: i == 0 ? 2 : (i * 23) % 900 + 2)
             let r = try await offThePool { try machine.run(words) }
             if r.status != 1 || !r.stderr.contains("401") { wrong.append("\(words.count): \(r.status) \(r.stderr)") }
         }

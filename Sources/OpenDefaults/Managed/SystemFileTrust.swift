@@ -27,7 +27,7 @@ enum SystemFileTrust: Equatable {
         do { _ = try FileStatus.of(path) } catch {
             return error.isNotFound ? .absent : .untrusted(error.description)
         }
-        guard let why = PathTrust.problem(with: path, owners: [0]) else { return .trusted }
-        return .untrusted(why.hasPrefix("it must be owned by root") ? "managed preferences must be owned by root" + why.dropFirst("it must be owned by root".count) : why)
+        guard let why = PathTrust.problem(with: path, owners: [0], subject: "managed preferences") else { return .trusted }
+        return .untrusted(why)
     }
 }

@@ -505,16 +505,24 @@ package final class SQLiteBackend: UbiquityBackend {
     static func applyTogether(_ jobs: [Job], on db: SQLiteConnection, state: WriterState, quota: AccountQuota?) async throws -> [CommitOutcome] {
         var outcomes: [CommitOutcome] = []
         var heads: [String: StoreHead] = [:]   // this group's new heads, kept only if the COMMIT succeeds
+        var tokens: [[UInt8]: Bool] = [:]      // the tokens checked in this transaction
         _ = try await db.query("BEGIN IMMEDIATE", [])
         for job in jobs {
             let storeKey = job.account + "/" + job.store
             // The token is still the account's, in the transaction that applies the commit:
             // a revocation or an account's deletion committed before it wins.
-            if let hash = job.tokenHash,
-               try await db.query("SELECT 1 AS ok FROM tokens WHERE hash = ? AND account = ?",
-                                  [.blob(ByteBuffer(bytes: hash)), .text(job.account)]).isEmpty {
-                outcomes.append(.revoked(revision: 0))
-                continue
+            // One query per token in a group, not per commit.
+            if let hash = job.tokenHash {
+                let valid: Bool
+                if let known = tokens[hash] { valid = known } else {
+                    valid = try await !db.query("SELECT 1 AS ok FROM tokens WHERE hash = ? AND account = ?",
+                                                [.blob(ByteBuffer(bytes: hash)), .text(job.account)]).isEmpty
+                    tokens[hash] = valid
+                }
+                guard valid else {
+                    outcomes.append(.revoked(revision: 0))
+                    continue
+                }
             }
             let head: StoreHead
             if let h = heads[storeKey] ?? state.heads[storeKey] { head = h } else { head = try await loadHead(job, on: db) }

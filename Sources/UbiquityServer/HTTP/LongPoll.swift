@@ -5,25 +5,26 @@ import Synchronization
 /// at once (as it ends event streams) instead of letting it deliver a commit
 /// made after the revocation.
 final class LongPoll: Revocable {
-    private let state = Lock<(revoked: Bool, task: Task<Void, Never>?)>((false, nil))
+    private let state = Lock<(revoked: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
 
-    /// The wait to cancel when the poll is revoked (cancelled at once if it already was).
-    func attach(_ task: Task<Void, Never>) {
-        let revoked = state.withLock { s -> Bool in
-            s.task = task
+    /// Runs `wait` (the poll's wait for changes) in a task that a revocation or the
+    /// caller's cancellation cancels; nil when the token was revoked meanwhile.
+    func run<T: Sendable>(_ wait: @escaping @Sendable () async -> T) async -> T? {
+        let task = Task { await wait() }
+        let revokedAlready = state.withLock { s -> Bool in
+            s.cancel = { task.cancel() }
             return s.revoked
         }
-        if revoked { task.cancel() }
+        if revokedAlready { task.cancel() }
+        let value = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        return state.withLock { $0.revoked } ? nil : value
     }
 
-    /// Whether the token was found revoked while the poll waited.
-    var revoked: Bool { state.withLock { $0.revoked } }
-
     func end() {
-        let task = state.withLock { s -> Task<Void, Never>? in
+        let cancel = state.withLock { s -> (@Sendable () -> Void)? in
             s.revoked = true
-            return s.task
+            return s.cancel
         }
-        task?.cancel()
+        cancel?()
     }
 }

@@ -179,9 +179,6 @@ package struct UbiquityHTTPServer: Sendable {
         }
     }
 
-    /// Every label ``routeLabel(_:_:)`` can give.
-    static let routeLabels = ["healthz", "readyz", "health", "account", "stores/commit", "stores/changes", "stores/events", "other"]
-
     static func randomRequestID() -> String {
         var g = SystemRandomNumberGenerator()
         let n = g.next() as UInt64
@@ -206,7 +203,6 @@ package struct UbiquityHTTPServer: Sendable {
         case .refused(let answer):
             if let connection, request.head.method != .get || serviceRequest.contentLength != nil || request.headers[.transferEncoding] != nil {
                 governor.closeAfterResponse(connection)
-                return closing(response(answer))
             }
             return response(answer)
         case .admitted(let admitted): route = admitted
@@ -222,23 +218,15 @@ package struct UbiquityHTTPServer: Sendable {
                 if let connection { governor.closeAfterResponse(connection) }
                 switch failure {
                 case .tooLarge:
-                    return closing(response(UbiquityService.error(413, "the request is larger than \(UbiquityService.maximumBody) bytes")))
+                    return response(UbiquityService.error(413, "the request is larger than \(UbiquityService.maximumBody) bytes"))
                 case .tooSlow(let received):
-                    return closing(response(UbiquityService.error(408, "the body came slower than \(bodyLimits.minimumRate) bytes a second (\(received) bytes received)")))
+                    return response(UbiquityService.error(408, "the body came slower than \(bodyLimits.minimumRate) bytes a second (\(received) bytes received)"))
                 case .interrupted:
-                    return closing(response(UbiquityService.error(400, "the body ended before its declared length")))
+                    return response(UbiquityService.error(400, "the body ended before its declared length"))
                 }
             }
         }
         return response(await service.handle(route, serviceRequest))
-    }
-
-    /// `answer` saying that the connection closes after it (`Connection: close`): a client
-    /// must not send another request on it (the server lingers, reading nothing more).
-    static func closing(_ answer: Response) -> Response {
-        var answer = answer
-        answer.headers[.connection] = "close"
-        return answer
     }
 
     /// The fields every answer of the sync server carries.

@@ -339,15 +339,10 @@ package final class UbiquityService: Sendable {
             let poll = LongPoll()
             tokens.opened(poll, by: tokenHash)
             defer { tokens.closed(poll, by: tokenHash) }
-            let answer = Lock<Result<ChangesAnswer, Refusal>?>(nil)
-            let wait = Task { [self] in
-                let r = await nextChanges(account: account, store: store, after: after, waiting: .milliseconds(Int64(seconds * 1000)))
-                answer.withLock { $0 = r }
-            }
-            poll.attach(wait)
-            await withTaskCancellationHandler { await wait.value } onCancel: { wait.cancel() }
-            if poll.revoked { return Self.unauthorized("the token is not valid") }
-            result = answer.withLock { $0 } ?? .failure(Refusal(response: Self.error(503, "the wait was cancelled")))
+            guard let answer = await poll.run({ [self] in
+                await nextChanges(account: account, store: store, after: after, waiting: .milliseconds(Int64(seconds * 1000)))
+            }) else { return Self.unauthorized("the token is not valid") }
+            result = answer
         } else {
             result = await nextChanges(account: account, store: store, after: after, waiting: nil)
         }

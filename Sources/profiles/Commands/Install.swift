@@ -90,11 +90,11 @@ struct Install: AsyncParsableCommand {
         command += [ChildProcess.currentExecutable, "apply"]
         let status: Int32
         do { status = try ChildProcess.run(command) } catch {
-            StandardStream.error.write(TerminalText.safe("profiles: the set-once values were not written for \(name) (\(error)); they will be at the user's next `profiles apply`\n", keepingNewlines: true))
+            complain("the set-once values were not written for \(name) (\(error)); they will be at the user's next `profiles apply`")
             return
         }
         if status != 0 {
-            StandardStream.error.write(TerminalText.safe("profiles: writing the set-once values as \(name) failed (status \(status)); they will be at the user's next `profiles apply`\n", keepingNewlines: true))
+            complain("writing the set-once values as \(name) failed (status \(status)); they will be at the user's next `profiles apply`")
         }
     }
 }
