@@ -5,6 +5,8 @@ extension PostgresBackend {
         var account: String
         var store: String
         var changes: [CheckedChange]
+        /// The token that sent it, checked in the transaction that applies it (nil: a tool acting as the account).
+        var tokenHash: [UInt8]?
         let ticket: Ticket
         var storeKey: String { account + "/" + store }
 

@@ -479,16 +479,13 @@ package final class PostgresBackend: UbiquityBackend {
 
     // MARK: Committing
 
-    /// The token is asked again by the service once a commit's body is read (not in the group's transaction).
-    package var checksTokenInCommit: Bool { false }
-
     package func commit(account: String, store: String, changes: [CheckedChange], tokenHash: [UInt8]?) async throws -> CommitOutcome {
         if closed.withLock({ $0 }) { throw BackendError(status: 503, "the server is stopping") }
         let limit = currentDeadline
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) in
             let ticket = Ticket(c, limit: limit)
             let startSweeping = self.work.withLock { w -> Bool in
-                w.jobs.append(Job(account: account, store: store, changes: changes, ticket: ticket))
+                w.jobs.append(Job(account: account, store: store, changes: changes, tokenHash: tokenHash, ticket: ticket))
                 defer { w.sweeping = true }
                 return !w.sweeping
             }
@@ -616,9 +613,7 @@ package final class PostgresBackend: UbiquityBackend {
                 """, logger: logger)
             for try await (a, s, revision, keyCount, totalBytes, n, lo, hi, live, bytes, top) in rows.decode(
                 (String, String, Int64, Int32, Int32, Int64, Int64, Int64, Int64, Int64, Int64).self) {
-                // The log keeps the newest `keptCommits` commits, without gaps, up to the store's revision.
-                let kept = min(revision, Int64(CommitDecision.keptCommits))
-                if n != kept || (n > 0 && (lo != revision - kept + 1 || hi != revision)) {
+                if !CommitDecision.isKeptLog(count: n, lowest: lo, highest: hi, revision: revision) {
                     problems.append("\(a)/\(s): revision \(revision) but \(n) commits from \(lo) to \(hi)")
                 }
                 if live != Int64(keyCount) || bytes != Int64(totalBytes) {

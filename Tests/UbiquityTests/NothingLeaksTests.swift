@@ -140,16 +140,24 @@ struct NothingLeaksTests {
         #expect(line.count == 5 && line[3] == "1", "stores: \(list.stdout)")
         // More commits than the log keeps: the log stays bounded and `check` is clean.
         var base: Int64 = 1
-        for i in 0..<(1_024 + 40) {
+        for i in 0..<(1_024 + 300) {
             let r = try await QuotaTests.commit(t, "com.example.kept", "k", base: base, .integer(.init(Int64(i))))
             base = r.revision
         }
         let check = try server.check()
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-        if backend == .sqlite {
+        switch backend {
+        case .sqlite:
+            // Pruned at every commit.
             server.stop()
             let rows = try sqlite(server.data + "/ubiquity.sqlite", "SELECT count(*) FROM commits; SELECT count(*) FROM stores;")
             #expect(rows == "1024\n1", "\(rows)")
+        case .postgres:
+            // Pruned each time a store's revision passes a multiple of 256 (revision 1,325 here: at 1,280).
+            let cluster = try #require(PostgresCluster.shared)
+            let rows = try cluster.psql("SELECT count(*) FROM commits", database: PostgresCluster.databaseName(try #require(server.postgres)))
+            let n = Int(rows.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+            #expect((1_024...1_024 + 256).contains(n), "\(rows.stdout) \(rows.stderr)")
         }
     }
 

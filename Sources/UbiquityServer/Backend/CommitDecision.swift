@@ -103,9 +103,21 @@ package struct CommitDecision: Sendable {
         return CommitOutcome(response: UbiquityCommitResponse(revision: next.revision, refusal: nil, results: results), applied: written)
     }
 
-    /// How many rows of a store's commit log are kept (the newest; older ones
-    /// are deleted as new ones are written, so the log is bounded per store).
+    /// How many rows of a store's commit log are kept at least (the newest; older
+    /// ones are deleted, so the log is bounded per store).
     package static let keptCommits = 1_024
+    /// How many more a store's log may hold between two prunings (SQLite prunes at
+    /// every commit; PostgreSQL each time a store's revision passes a multiple of it).
+    package static let commitLogSlack = 256
+
+    /// Whether a store's commit log of `count` rows from revision `lowest` to `highest` is
+    /// what a store at `revision` keeps: the newest commits, without gaps, at least
+    /// ``keptCommits`` of them (all when fewer) and at most ``commitLogSlack`` more.
+    package static func isKeptLog(count: Int64, lowest: Int64, highest: Int64, revision: Int64) -> Bool {
+        guard count > 0 else { return revision == 0 }
+        let least = min(revision, Int64(keptCommits)), most = min(revision, Int64(keptCommits + commitLogSlack))
+        return (least...most).contains(count) && highest == revision && lowest == revision - count + 1
+    }
     /// How many removals a store remembers (older ones push the horizon).
     package static let keptRemovals = 1_024
     /// Removals beyond `keptRemovals` tolerated before pruning (pruning is batched).

@@ -462,8 +462,6 @@ package final class SQLiteBackend: UbiquityBackend {
 
     // MARK: Committing
 
-    package var checksTokenInCommit: Bool { true }
-
     package func commit(account: String, store: String, changes: [CheckedChange], tokenHash: [UInt8]?) async throws -> CommitOutcome {
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CommitOutcome, any Error>, Never>) in
             queue.append(Job(account: account, store: store, changes: changes, tokenHash: tokenHash, done: c))
@@ -618,9 +616,7 @@ package final class SQLiteBackend: UbiquityBackend {
                     "SELECT count(*) AS n, coalesce(min(revision), 0) AS lo, coalesce(max(revision), 0) AS hi FROM commits WHERE account = ? AND store = ?",
                     [.text(a), .text(s)]).first
                 let n = commits?.column("n")?.integer ?? 0, lo = commits?.column("lo")?.integer ?? 0, hi = commits?.column("hi")?.integer ?? 0
-                // The log keeps the newest `keptCommits` commits, without gaps, up to the store's revision.
-                let kept = min(revision, CommitDecision.keptCommits)
-                if n != kept || (n > 0 && (lo != revision - kept + 1 || hi != revision)) {
+                if !CommitDecision.isKeptLog(count: Int64(n), lowest: Int64(lo), highest: Int64(hi), revision: Int64(revision)) {
                     problems.append("\(a)/\(s): revision \(revision) but \(n) commits from \(lo) to \(hi)")
                 }
                 let live = try await db.query(

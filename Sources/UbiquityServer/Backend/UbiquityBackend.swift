@@ -35,13 +35,10 @@ package protocol UbiquityBackend: Sendable {
     /// (PostgreSQL: then the read is only a safety net for a notification lost).
     var tokenCheckInterval: Duration { get }
     /// Applies a commit to `store` of `account`. With `tokenHash`, the commit
-    /// applies only while that token is still the account's: a backend that
-    /// ``checksTokenInCommit`` checks it in the transaction that applies the
-    /// commit (an outcome with ``CommitOutcome/tokenRevoked`` otherwise).
+    /// applies only while that token is still the account's, checked in the
+    /// transaction that applies the commit (an outcome with
+    /// ``CommitOutcome/tokenRevoked`` otherwise).
     func commit(account: String, store: String, changes: [CheckedChange], tokenHash: [UInt8]?) async throws -> CommitOutcome
-    /// Whether ``commit(account:store:changes:tokenHash:)`` checks the token in its
-    /// transaction (else the service asks the database again once the body is read).
-    var checksTokenInCommit: Bool { get }
     /// The entries of `store` changed after `after`.
     func changes(account: String, store: String, after: Int64) async throws -> UbiquityChangesResponse
     /// Problems found by a full check (revisions without gaps, counts and sizes as recorded); empty when sound.
@@ -59,7 +56,6 @@ extension UbiquityBackend {
     package func commit(account: String, store: String, changes: [CheckedChange]) async throws -> CommitOutcome {
         try await commit(account: account, store: store, changes: changes, tokenHash: nil)
     }
-    package var checksTokenInCommit: Bool { false }
     package func deliverWakeups(to handler: @escaping @Sendable (Wakeup) -> Void) {}
     package var tokenCheckInterval: Duration { .milliseconds(250) }
 }

@@ -274,20 +274,9 @@ package final class UbiquityService: Sendable {
             }
             checked.append(CheckedChange(key: change.key, base: change.base, bytes: bytes))
         }
-        // The token was valid when the head arrived; the body may have taken long. A backend
-        // that checks the token in the commit's own transaction does so there (exact); for the
-        // others the database is asked again now, bypassing the cache.
+        // The token was valid when the head arrived; the body may have taken long: the backend
+        // checks it again in the transaction that applies the commit.
         let hash: [UInt8]? = tokenHash.isEmpty ? nil : tokenHash
-        if let hash, !backend.checksTokenInCommit {
-            do {
-                guard try await backend.account(tokenHash: hash)?.id == account.id else {
-                    tokens.forget(hash)
-                    return Self.unauthorized("the token is not valid")
-                }
-            } catch {
-                return unavailable(error)
-            }
-        }
         let stamp = hub.stamp(account: account.id, store: store)
         let outcome: CommitOutcome
         let started = ContinuousClock.now
