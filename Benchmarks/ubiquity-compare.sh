@@ -12,15 +12,7 @@
 # server of Debian's postgresql, durable settings), 8 stores, 64 writers, 20,000 commits.
 set -euo pipefail
 a=${1:?usage: ubiquity-compare.sh FIRST SECOND [ROUNDS]}; b=${2:?usage: ubiquity-compare.sh FIRST SECOND [ROUNDS]}; rounds=${3:-5}
-bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-dir=$(mktemp -d /tmp/odpg-compare-XXXXXX)
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres "$dir"
-user=$([ "$(id -u)" = 0 ] && echo postgres || id -un)
-as_pg "$bin/initdb" -D "$dir/data" -E UTF8 --locale=C -A trust -U "$user" >/dev/null
-as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o "-k $dir -c listen_addresses='' -c max_connections=300 -c shared_buffers=512MB -c max_wal_size=4GB" start >/dev/null
-trap 'as_pg "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null; rm -rf "$dir"' EXIT
-db() { local name="b$RANDOM$RANDOM"; as_pg "$bin/psql" -h "$dir" -U "$user" -X -q -c "CREATE DATABASE $name" postgres; echo "postgres:///$name?host=$dir&user=$user"; }
+source "$(dirname "$0")/throwaway-postgres.sh"
 for round in $(seq 1 "$rounds"); do
   for build in "$a" "$b"; do
     echo "round $round $build sqlite 1 store 32 writers: $("$build/ubiquity-load" --mode commits --writers 32 --stores 1 --commits 3000 2>/dev/null | grep -E '^commits:')"

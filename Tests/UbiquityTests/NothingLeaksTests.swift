@@ -198,12 +198,19 @@ struct NothingLeaksTests {
         }
     }
 
-    @Test("restore refuses a database whose schema is not the server's (a trigger, a view)", .requires(.python))
-    func restoreWithTrigger() throws {
+    /// A SQLite server with an account, and a backup of its database beside it.
+    static func serverWithBackup() throws -> (SyncServer, String) {
         let server = try SyncServer(.sqlite)
         _ = try server.addAccount("alice")
         let backup = server.folder.path + "/backup.sqlite"
-        #expect(try ubiquity(["backup", "--data", server.data, backup], environment: server.environment).status == 0)
+        let r = try ubiquity(["backup", "--data", server.data, backup], environment: server.environment)
+        try #require(r.status == 0, "\(r.stderr)")
+        return (server, backup)
+    }
+
+    @Test("restore refuses a database whose schema is not the server's (a trigger, a view)", .requires(.python))
+    func restoreWithTrigger() throws {
+        let (server, backup) = try Self.serverWithBackup()
         for (name, statement) in [
             ("trigger", "CREATE TRIGGER planted AFTER INSERT ON tokens BEGIN UPDATE tokens SET hash = zeroblob(32) WHERE hash = NEW.hash; END;"),
             ("view", "CREATE VIEW planted AS SELECT * FROM tokens;"),
@@ -222,10 +229,7 @@ struct NothingLeaksTests {
 
     @Test("restore as root into the service user's folder gives the database to that user", .requires(.root))
     func restoreKeepsOwner() throws {
-        let server = try SyncServer(.sqlite)
-        _ = try server.addAccount("alice")
-        let backup = server.folder.path + "/backup.sqlite"
-        #expect(try ubiquity(["backup", "--data", server.data, backup], environment: server.environment).status == 0)
+        let (server, backup) = try Self.serverWithBackup()
         let folder = server.folder.path + "/service"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         chown(folder, 65534, 65534)
