@@ -54,8 +54,9 @@ extension PostgresBackend {
     struct GroupState {
         var heads: [String: StoreHead] = [:]
         var current: [String: [LiteralString: CurrentEntry]] = [:]
-        /// The commits' tokens still valid ("account/hash" as bytes), as read.
-        var validTokens: Set<[UInt8]> = []
+        /// The commits' tokens still valid (``tokenKey(_:_:)``), as the locked path reads them;
+        /// nil in the unlocked path, whose write statement checks the writing commits' tokens itself.
+        var validTokens: Set<[UInt8]>? = nil
     }
 
     /// A token's key in ``GroupState/validTokens``: the account and the hash, so a token
@@ -104,7 +105,6 @@ extension PostgresBackend {
     static func read(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws -> GroupState {
         let stores = stores(of: jobs)
         let keys = keys(of: jobs, stores)
-        let tokens = tokens(of: jobs)
         let rows = try await db.query("""
             SELECT 'h', account, store, revision, key_count, total_bytes, tombstones, horizon, NULL::text, NULL::int, NULL::bytea
             FROM stores WHERE (account, store) IN (SELECT a, s FROM unnest(\(stores.map(\.account))::text[], \(stores.map(\.store))::text[]) AS q(a, s))
@@ -112,16 +112,11 @@ extension PostgresBackend {
             SELECT 'e', e.account, e.store, e.revision, 0, 0, 0, 0::bigint, e.key, e.size, e.value
             FROM unnest(\(keys.a)::text[], \(keys.s)::text[], \(keys.k)::text[]) AS q(a, s, k)
             JOIN entries e ON e.account = q.a AND e.store = q.s AND e.key = q.k
-            UNION ALL
-            SELECT 't', t.account, '', 0::bigint, 0, 0, 0, 0::bigint, NULL::text, NULL::int, t.hash
-            FROM unnest(\(tokens.a)::text[], \(tokens.h)::bytea[]) AS q(a, h) JOIN tokens t ON t.hash = q.h AND t.account = q.a
             """, logger: logger)
         var state = GroupState()
         for try await (kind, account, store, revision, count, total, tombstones, horizon, key, size, value)
             in rows.decode((String, String, String, Int64, Int32, Int32, Int32, Int64, String?, Int32?, ByteBuffer?).self) {
-            if kind == "t", let value {
-                state.validTokens.insert(tokenKey(account, Array(value.readableBytesView)))
-            } else if kind == "h" {
+            if kind == "h" {
                 state.heads[account + "/" + store] = StoreHead(revision: revision, count: Int(count), total: Int(total),
                                                               tombstones: Int(tombstones), horizon: horizon)
             } else if let key, let size {
@@ -145,9 +140,10 @@ extension PostgresBackend {
         /// Each writing commit's revision and number of keys (the commit log).
         var log: [(revision: Int64, keys: Int32)] = []
         var writes: Bool { !log.isEmpty }
-        /// Whether the store keeps too many removals, or its commit log passed another
-        /// ``CommitDecision/commitLogSlack`` commits beyond what it keeps (pruned in the locked
-        /// path: a delete in the unlocked path's one statement made every commit 3× slower).
+        /// Whether the store keeps too many removals, or its revision passed a multiple of
+        /// ``CommitDecision/commitLogSlack`` (its commit log is pruned, in the locked path: a
+        /// delete in the unlocked path's one statement made every commit 3× slower, and
+        /// pruning every 256 commits cost ~7%).
         var needsPruning: Bool {
             let slack = Int64(CommitDecision.commitLogSlack)
             return after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack
@@ -163,13 +159,16 @@ extension PostgresBackend {
         /// (the locked path); nil in the unlocked path, where a commit that grows the account
         /// sets ``needsQuota`` instead.
         /// `validTokens`: the tokens found valid (``GroupState/validTokens``); a commit whose
-        /// token is not among them is answered as revoked and changes nothing.
+        /// token is not among them is answered as revoked and changes nothing. Nil (the unlocked
+        /// path): every token is taken as valid here; the write statement writes a store only if
+        /// its writing commits' tokens are, and a commit that writes nothing answers from what was
+        /// read, as a read with the same token would.
         init(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead, current: [LiteralString: CurrentEntry],
-             validTokens: Set<[UInt8]>, quota: AccountQuota?, others: AccountUsage?) {
+             validTokens: Set<[UInt8]>?, quota: AccountQuota?, others: AccountUsage?) {
             (self.account, self.store, self.jobs, self.before, self.after) = (account, store, range, head, head)
             var here = current
             for job in jobs[range] {
-                if let hash = job.tokenHash {
+                if let hash = job.tokenHash, let validTokens {
                     guard validTokens.contains(tokenKey(job.account, hash)) else {
                         outcomes.append(.revoked(revision: after.revision))
                         continue
@@ -348,7 +347,7 @@ extension PostgresBackend {
             ON CONFLICT (account, store) DO UPDATE SET revision = stores.revision
             RETURNING account, store, revision, key_count, total_bytes, tombstones, horizon
             """, logger: logger)
-        var state = GroupState()
+        var state = GroupState(validTokens: [])
         for try await (account, store, revision, count, total, tombstones, horizon) in headRows.decode((String, String, Int64, Int32, Int32, Int32, Int64).self) {
             state.heads[account + "/" + store] = StoreHead(revision: revision, count: Int(count), total: Int(total), tombstones: Int(tombstones), horizon: horizon)
         }
@@ -360,7 +359,7 @@ extension PostgresBackend {
             JOIN tokens t ON t.hash = q.h AND t.account = q.a
             """, logger: logger)
         for try await (account, hash) in tokenRows.decode((String, ByteBuffer).self) {
-            state.validTokens.insert(tokenKey(account, Array(hash.readableBytesView)))
+            state.validTokens?.insert(tokenKey(account, Array(hash.readableBytesView)))
         }
         // Read after the locks: READ COMMITTED gives this statement a snapshot that includes the last writers' commits.
         let keys = keys(of: jobs, stores)
@@ -376,7 +375,7 @@ extension PostgresBackend {
         for store in stores {
             let storeKey = store.account + "/" + store.store
             // No row: the account was deleted (its tokens with it), so each commit is answered as revoked.
-            let accountGone = jobs[store.jobs].allSatisfy { job in job.tokenHash.map { !state.validTokens.contains(tokenKey(job.account, $0)) } ?? false }
+            let accountGone = jobs[store.jobs].allSatisfy { job in job.tokenHash.map { state.validTokens?.contains(tokenKey(job.account, $0)) == false } ?? false }
             guard let head = state.heads[storeKey] ?? (accountGone ? StoreHead(revision: 0, count: 0, total: 0, tombstones: 0, horizon: 0) : nil) else {
                 throw BackendError(status: 500, "the row of store \(storeKey) is missing")
             }

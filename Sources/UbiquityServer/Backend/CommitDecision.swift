@@ -106,9 +106,9 @@ package struct CommitDecision: Sendable {
     /// How many rows of a store's commit log are kept at least (the newest; older
     /// ones are deleted, so the log is bounded per store).
     package static let keptCommits = 1_024
-    /// How many more a store's log may hold between two prunings (SQLite prunes at
-    /// every commit; PostgreSQL each time a store's revision passes a multiple of it).
-    package static let commitLogSlack = 256
+    /// How many more a store's log may hold between two prunings (each backend prunes
+    /// when a store's revision reaches or passes a multiple of it).
+    package static let commitLogSlack = 1_024
 
     /// Whether a store's commit log of `count` rows from revision `lowest` to `highest` is
     /// what a store at `revision` keeps: the newest commits, without gaps, at least

@@ -202,7 +202,8 @@ package final class SQLiteBackend: UbiquityBackend {
             if version < 4, target >= 4 {
                 // Orphans made impossible: entries and the commit log belong to a store's row
                 // (foreign keys, enforced on the writer), and the log keeps the newest
-                // `keptCommits` rows of each store. Rows no store owns (left by a commit racing
+                // `keptCommits` rows of each store (pruned when the revision reaches a multiple
+                // of `commitLogSlack`: a delete at every commit cost the hot path). Rows no store owns (left by a commit racing
                 // an account's deletion) and store rows at revision 0 (left by refused commits)
                 // are gone: no account can read them.
                 for statement in [
@@ -240,7 +241,8 @@ package final class SQLiteBackend: UbiquityBackend {
                     WHEN NEW.revision <> OLD.revision
                     BEGIN
                         INSERT INTO commits(account, store, revision, keys) VALUES(NEW.account, NEW.store, NEW.revision, NEW.last_keys);
-                        DELETE FROM commits WHERE account = NEW.account AND store = NEW.store AND revision <= NEW.revision - \(CommitDecision.keptCommits);
+                        DELETE FROM commits WHERE NEW.revision % \(CommitDecision.commitLogSlack) = 0
+                            AND account = NEW.account AND store = NEW.store AND revision <= NEW.revision - \(CommitDecision.keptCommits);
                     END
                     """,
                     "PRAGMA user_version = 4",
