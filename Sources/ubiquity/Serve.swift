@@ -69,7 +69,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("log-format"), help: "Log lines as logfmt (default) or json, on standard error.")
     var logFormat: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug (every request), info (default: start and stop), notice, warning, error (failed requests), critical.")
+    @Option(name: .customLong("log-level"), help: "trace (each request as it begins, too), debug (every request), info (default: start and stop), notice, warning, error (failed requests), critical.")
     var logLevel: String?
 
     @Option(help: ArgumentHelp("Serve Prometheus metrics at http://ADDRESS:PORT/metrics (loopback only), for example 127.0.0.1:9470.", valueName: "address:port"))

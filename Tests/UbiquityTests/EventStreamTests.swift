@@ -277,7 +277,7 @@ struct ShutdownTests {
     @Test("SIGTERM with 50 event streams and 20 long polls open: all answered, the server exits at once, and a new one starts on the same data",
           arguments: Backend.available)
     func sigterm(backend: Backend) async throws {
-        let server = try SyncServer(backend)
+        let server = try SyncServer(backend, extraArguments: ["--log-level", "trace"])
         let token = try server.addAccount("alice")
         let t = HTTPUbiquityTransport(account: server.account(token: token), maximumConnections: 100)
         _ = try await commit(t, "com.example.stop", "k", base: 0, .string("v"))
@@ -288,9 +288,12 @@ struct ShutdownTests {
         let polls = (0..<20).map { _ in
             Task { try? await t.changes(store: "com.example.stop", after: 1, wait: .seconds(25)) }
         }
-        // The long polls reach the server (nothing to observe from outside; a poll that had not
-        // arrived would be refused by the stopped server and counted as unanswered below).
-        await pause(1.0)
+        // The long polls reach the server: proven by its trace lines (a poll that had not arrived
+        // would be refused by the stopped server and counted as unanswered below).
+        let arrived = await settle(60) {
+            server.logText.split(separator: "\n").count { $0.contains("request started") && $0.contains("stores/changes") } == 20
+        }
+        #expect(arrived, "the long polls did not reach the server")
         let clock = ContinuousClock()
         let start = clock.now
         server.stop()   // SIGTERM, then waits for the process
@@ -311,7 +314,7 @@ extension ShutdownTests {
     func secondSignal(second: String) async throws {
         // The first signal's wait is long (--stop-timeout, --body-timeout), so that a loaded
         // machine's pauses in this test never outlast it.
-        let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "600", "--body-timeout", "600"])
+        let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "600", "--body-timeout", "600", "--log-level", "trace"])
         let token = try server.addAccount("alice")
         let pid = try #require(server.process?.processIdentifier)
         // A commit whose body trickles: the first signal's graceful stop waits for it (up to --stop-timeout).
@@ -336,26 +339,27 @@ extension ShutdownTests {
 }
 
 extension ShutdownTests {
-    /// A connection with a commit in flight whose body never finishes: the connection is proven
-    /// served first (a `/healthz` answered on it), then the commit's head goes out, and the
-    /// server has a moment to start on it. (Sent on a fresh connection just before SIGTERM, a
-    /// loaded machine's server had not yet accepted it: nothing was in flight, and it rightly
-    /// exited at once.)
+    /// A connection with a commit in flight whose body never finishes, proven in flight before
+    /// it is returned: the server (run with `--log-level trace`) has logged that the commit's
+    /// request began. (A fixed pause was not enough on a loaded machine: the server had not yet
+    /// read the head, nothing was in flight, and it rightly exited at once.)
     static func requestInFlight(_ server: SyncServer, token: String) async throws -> RawConnection {
         let connection = try RawConnection(port: server.port)
-        connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        // Its head is enough: the server has accepted the connection and answered on it.
-        guard let head = connection.head(), head.hasPrefix("HTTP/1.1 200") else { throw POSIXError(.EPROTO) }
         connection.send(RawConnection.commitHead(store: "com.example.slow", token: token, length: 100_000) + "{\"changes\": [")
-        await pause(3)
+        let began = await settle(120) {
+            server.logText.split(separator: "\n").contains { $0.contains("request started") && $0.contains("stores/commit") }
+        }
+        guard began else { throw InFlight.neverBegan(server.logText) }
         return connection
     }
+
+    enum InFlight: Error { case neverBegan(String) }
 }
 
 extension ShutdownTests {
     @Test("--stop-timeout bounds how long SIGTERM waits for a request in flight; 0 is refused")
     func stopTimeout() async throws {
-        let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "2", "--body-timeout", "600"])
+        let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "2", "--body-timeout", "600", "--log-level", "trace"])
         let token = try server.addAccount("alice")
         let pid = try #require(server.process?.processIdentifier)
         let connection = try await Self.requestInFlight(server, token: token)

@@ -132,6 +132,10 @@ package struct UbiquityHTTPServer: Sendable {
         let id = given.count <= 64 && !given.isEmpty && given.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
             ? given : randomRequestID()
         let route = routeLabel(request.method.rawValue, request.uri.path)
+        // At `trace`, a line as each request begins too (its body may still be on its way).
+        if log.logLevel <= .trace {
+            log.trace("request started", metadata: ["request_id": .string(id), "method": .string(request.method.rawValue), "route": .string(route)])
+        }
         let box = CurrentRequest.Box()
         var response = try await CurrentRequest.$box.withValue(box) {
             try await withSpan("HTTP \(request.method.rawValue) \(route)", ofKind: .server) { span in
