@@ -67,10 +67,15 @@ let package = Package(
         .target(name: "PlatformIO"),
         // macOS `plutil` on Linux.
         .executableTarget(name: "plutil", dependencies: ["PropertyList", "PlatformIO"]),
+        // What the argument-parser tools share: "did you mean …?" for a mistyped command, macOS's
+        // one-dash long options (`profiles install -path`).
+        .target(name: "CommandLineSupport", dependencies: ["Spelling", "PlatformIO", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // "Did you mean …?": the word nearest to a typo (tools' verbs and flags, profiles' payload keys). Toolchain only.
+        .target(name: "Spelling"),
         // The `defaults write` value grammar (-string, -int, -array …), shared by `defaults` and `ubiquity`.
-        .target(name: "ValueGrammar", dependencies: ["OpenDefaults", "PropertyList"]),
+        .target(name: "ValueGrammar", dependencies: ["OpenDefaults", "PropertyList", "Spelling"]),
         // macOS `defaults` on Linux, over OpenDefaults.
-        .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "ValueGrammar", "ConfigurationProfiles"]),
+        .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "ValueGrammar", "ConfigurationProfiles", "Spelling"]),
         // The sync protocol both sides agree on: wire messages, limits, key and store-name rules.
         .target(name: "UbiquityProtocol", dependencies: ["PropertyList"]),
         // NSUbiquitousKeyValueStore: the local-first store and its sync engine (transport is a seam). Toolchain only.
@@ -136,7 +141,7 @@ let package = Package(
         .executableTarget(
             name: "ubiquity",
             dependencies: [
-                "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityPostgres", "ValueGrammar",
+                "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityPostgres", "ValueGrammar", "CommandLineSupport",
                 "OpenDefaults", "PropertyList", "PlatformIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -155,7 +160,7 @@ let package = Package(
             exclude: ["Scripts"]
         ),
         // Configuration profiles (.mobileconfig): their managed preferences (Forced, Set-Once, custom payloads).
-        .target(name: "ConfigurationProfiles", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
+        .target(name: "ConfigurationProfiles", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "Spelling"]),
         // A profile's CMS signature checked against trusted roots (swift-certificates); for the `profiles` tool.
         .target(
             name: "ProfileSignatures",
@@ -168,7 +173,7 @@ let package = Package(
         .executableTarget(
             name: "profiles",
             dependencies: [
-                "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO",
+                "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -184,7 +189,7 @@ let package = Package(
         .executableTarget(
             name: "settings",
             dependencies: [
-                "SettingsBundle", "SettingsWeb", "PropertyList", "PlatformIO", "HTTPGuards", "HTTPMessages",
+                "SettingsBundle", "SettingsWeb", "PropertyList", "PlatformIO", "HTTPGuards", "HTTPMessages", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -214,6 +219,8 @@ let package = Package(
             name: "DefaultsToolTests",
             dependencies: ["TestSupport", "PropertyList", "LookalikeStrings"]
         ),
+        // The migration guide's program: UserDefaults code moved to OpenDefaults by one import and one line.
+        .executableTarget(name: "one-line-adoption", dependencies: ["OpenDefaultsFoundation"], path: "Examples/OneLineAdoption"),
         // Test helper: the same UserDefaults code over Foundation's class and OpenUserDefaults.
         .executableTarget(name: "userdefaults-probe", dependencies: ["OpenDefaults", "OpenDefaultsFoundation", "PropertyList"]),
         // Real-world UserDefaults snippets that must compile with `typealias UserDefaults = Defaults`.

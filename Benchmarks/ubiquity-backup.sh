@@ -12,7 +12,7 @@ tool=.build/release/ubiquity
 [ -x "$load" ] && [ -x "$tool" ] || { echo "build first (see the head of this script)"; exit 1; }
 dir=$(mktemp -d /tmp/ubiquity-backup-bench-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-"$tool" account add filler --data "$dir/data" >/dev/null
+"$tool" account add filler --create --data "$dir/data" >/dev/null
 # The bulk: 100 KB values in one store of another account (the load's own account writes beside it).
 python3 - "$dir/data/ubiquity.sqlite" "$gb" <<'PY'
 import os, sqlite3, sys

@@ -68,7 +68,10 @@ fi
 grep -q '^Type=notify' "$root/usr/lib/systemd/system/ubiquity.service" || fail "ubiquity.service is not Type=notify"
 [[ -f $root/etc/opendefaults/ubiquity.plist ]] || fail "missing /etc/opendefaults/ubiquity.plist"
 grep -qx /etc/opendefaults/ubiquity.plist "$root/var/lib/dpkg/info/opendefaults.conffiles" || fail "the settings file is not a conffile"
-"$root/usr/bin/ubiquity" check --config "$root/etc/opendefaults/ubiquity.plist" --data "$(mktemp -d)" >/dev/null || fail "the shipped settings file is refused"
+scratch=$(mktemp -d)
+"$root/usr/bin/ubiquity" account add probe --create --data "$scratch" >/dev/null || fail "account add --create made no database"
+"$root/usr/bin/ubiquity" check --config "$root/etc/opendefaults/ubiquity.plist" --data "$scratch" >/dev/null || fail "the shipped settings file is refused"
+rm -rf "$scratch"
 if command -v systemd-sysusers >/dev/null; then
   grep -q '^ubiquity:' "$root/etc/passwd" || fail "postinst made no ubiquity user"
 fi

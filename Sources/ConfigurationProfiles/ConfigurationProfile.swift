@@ -5,6 +5,7 @@ import Foundation
 #endif
 import OpenDefaults
 import PropertyList
+import Spelling
 
 /// A configuration profile (`.mobileconfig`) as administrators write them:
 /// its identity and the managed preferences it sets.
@@ -136,6 +137,14 @@ public struct ConfigurationProfile: Sendable, Hashable {
             try checkDomain(type, place: place)
             let settings = p.filter { !$0.key.string.hasPrefix("Payload") }
             if !settings.isEmpty { ManagedPreferences.merge(settings, into: &prefs.forced, domain: type) }
+            let meant = ClosestWord.suggestion(for: type, among: PayloadKinds.known, prefixes: false)
+            if settings.isEmpty {
+                var note = "\(here): sets nothing (a payload of a preference domain's type sets the keys beside its Payload… keys; it has none)"
+                if let meant { note += "; did you mean the payload type \(meant)?" }
+                prefs.notUnderstood.append(note)
+            } else if let meant {
+                prefs.notUnderstood.append("\(here): read as forced values of the domain \(type); did you mean the payload type \(meant)?")
+            }
         }
     }
 
@@ -150,13 +159,26 @@ public struct ConfigurationProfile: Sendable, Hashable {
             let here = place + " › " + domain
             try checkDomain(domain, place: place)
             guard case .dictionary(let levels) = entry else { throw ProfileError(here, "expected a dictionary with Forced or Set-Once, found \(kind(entry))") }
-            for level in ["Forced", "Set-Once", "Often"] {
+            for key in levels.keys.map(\.string).sorted() where !Self.levels.contains(key) && key != "mcx_targets" {
+                var note = "\(here) › \(key): not understood (a domain's keys are Forced, Set-Once and Often)"
+                if let meant = ClosestWord.suggestion(for: key, among: Self.levels, ignoringCase: true) { note += "; did you mean \(meant)?" }
+                prefs.notUnderstood.append(note)
+            }
+            for level in Self.levels {
                 guard let value = levels[LiteralString(level)] else { continue }
                 guard case .array(let elements) = value else { throw ProfileError(here + " › " + level, "expected an array, found \(kind(value))") }
                 for (i, element) in elements.enumerated() {
                     let at = "\(here) › \(level)[\(i)]"
                     guard case .dictionary(let e) = element else { throw ProfileError(at, "expected a dictionary, found \(kind(element))") }
-                    guard let settingsValue = e["mcx_preference_settings"] else { continue }
+                    for key in e.keys.map(\.string).sorted() where !Self.entryKeys.contains(key) {
+                        var note = "\(at) › \(key): not understood (an entry's keys are mcx_preference_settings and mcx_data_timestamp)"
+                        if let meant = ClosestWord.suggestion(for: key, among: Self.entryKeys, ignoringCase: true) { note += "; did you mean \(meant)?" }
+                        prefs.notUnderstood.append(note)
+                    }
+                    guard let settingsValue = e["mcx_preference_settings"] else {
+                        prefs.notUnderstood.append("\(at): sets nothing (no mcx_preference_settings)")
+                        continue
+                    }
                     guard case .dictionary(let settings) = settingsValue else {
                         throw ProfileError(at + " › mcx_preference_settings", "expected a dictionary, found \(kind(settingsValue))")
                     }
@@ -174,6 +196,13 @@ public struct ConfigurationProfile: Sendable, Hashable {
             }
         }
     }
+
+    /// The keys of a domain in a `com.apple.ManagedClient.preferences` payload (and
+    /// `mcx_targets`, macOS's choice of user or computer, accepted and not applied).
+    static let levels = ["Forced", "Set-Once", "Often"]
+    /// The keys of an entry of a `Forced`, `Set-Once` or `Often` array (`mcx_union_policy_keys`:
+    /// macOS's merge rule for arrays across profiles, accepted and not applied).
+    static let entryKeys = ["mcx_preference_settings", "mcx_data_timestamp", "mcx_union_policy_keys"]
 
     /// A domain becomes a file name: refused when it could name a path.
     static func checkDomain(_ domain: String, place: String) throws(ProfileError) {

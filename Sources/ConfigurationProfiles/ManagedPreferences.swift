@@ -19,6 +19,13 @@ public struct ManagedPreferences: Sendable, Hashable {
     /// The `PayloadType` of each payload that is not a preference (Wi-Fi, certificates,
     /// restrictions, …), in file order: not applicable on this system.
     public var ignoredPayloads: [String] = []
+    /// What the profile says that this reader did not understand, each with its
+    /// place (`PayloadContent[0] (com.apple.ManagedClient.preference): …`): a
+    /// payload that sets nothing, a key in a preferences payload that is not
+    /// `Forced`, `Set-Once` or `Often` (`forced`), an entry without settings.
+    /// Likely typos say what was probably meant. The profile is still valid;
+    /// `profiles validate` warns, and `--strict` refuses it.
+    public var notUnderstood: [String] = []
 
     public init() {}
 

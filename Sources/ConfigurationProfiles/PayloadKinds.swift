@@ -34,4 +34,7 @@ enum PayloadKinds {
         "com.apple.mdm", "com.apple.airplay", "com.apple.airprint", "com.apple.font", "com.apple.webClip.managed",
         "com.apple.configurationprofile.identification",
     ]
+
+    /// Every payload type this reader knows by name (for "did you mean …?").
+    static var known: [String] { [managedClient, defaultsManaged] + notPreferences.sorted() }
 }

@@ -11,12 +11,11 @@ extension Defaults {
     /// `defaults` tool. Posting starts the first time this name is used (or
     /// an ``OpenUserDefaults`` is made).
     ///
-    /// A burst is coalesced as Apple's class reference describes ("the first
-    /// time a persistent domain is changed after synchronize"): the first
-    /// change posts at once, on the thread that made it; further changes
-    /// within the next 20 ms (the flush interval) post once more when it
-    /// ends, so an observer always sees the final state. A post costs
-    /// Foundation about a microsecond; a `set` in a burst does not pay it.
+    /// As Foundation's `UserDefaults` posts it: once per change, synchronously,
+    /// on the thread that made the change (another process's change: on the
+    /// thread that noticed it). A post costs Foundation about a microsecond;
+    /// a `set` pays it only once posting has started (an ``OpenUserDefaults``
+    /// exists, or this name was used).
     ///
     /// ```swift
     /// import OpenDefaultsFoundation

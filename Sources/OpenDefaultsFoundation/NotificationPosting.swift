@@ -11,16 +11,11 @@ enum NotificationPosting {
     }
 
     /// What this side keeps for each defaults object, in the object's
-    /// ``AttachmentSlot`` (the core knows nothing of notifications): its
-    /// coalescing window — open from a post until 20 ms later, `dirty`
-    /// recording a change inside it (lock-free, so a write in a burst pays
-    /// one atomic load to find the window and two atomics) — and the
+    /// ``AttachmentSlot`` (the core knows nothing of notifications): the
     /// `OpenUserDefaults` over it, posted as the notification's `object` in
-    /// place of the `Defaults` it wraps — and how many
+    /// place of the `Defaults` it wraps, and how many
     /// ``postingOnce(for:as:_:)`` edits of it are running.
     private final class Posting: Sendable {
-        let open = Atomic<Bool>(false)
-        let dirty = Atomic<Bool>(false)
         let wrapper = Lock(Wrapper())
         let editsRunning = Atomic<Int>(0)
     }
@@ -33,8 +28,6 @@ enum NotificationPosting {
         posting(of: defaults).wrapper.withLock { $0.object = wrapper }
         start()
     }
-
-    static let coalescingInterval: DispatchTimeInterval = .milliseconds(20)
 
     static func start() {
         token.withLock { t in
@@ -56,40 +49,13 @@ enum NotificationPosting {
         NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: wrapper)
     }
 
-    /// A change: posts at once and opens a 20 ms window, or, inside a window,
-    /// marks it dirty (the window's end posts once more). A change made by a
+    /// A change: posted at once, on the thread that made it (as Foundation's
+    /// `UserDefaults` posts: once per change, synchronously). A change made by a
     /// ``postingOnce(for:as:_:)`` edit is left to the edit's own post.
     private static func changed(_ defaults: Defaults) {
         let posting = posting(of: defaults)
         if posting.editsRunning.load(ordering: .sequentiallyConsistent) > 0 { return }
-        if posting.open.exchange(true, ordering: .acquiringAndReleasing) {
-            posting.dirty.store(true, ordering: .releasing)
-            return
-        }
         post(defaults, posting)
-        close(defaults, posting)
-    }
-
-    /// Ends the window 20 ms from now: one more post (and window) if changes
-    /// came during it. The window holds the defaults object weakly.
-    private static func close(_ defaults: Defaults, _ posting: Posting) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + coalescingInterval) { [weak defaults] in
-            guard let defaults else { return }
-            if posting.dirty.exchange(false, ordering: .acquiringAndReleasing) {
-                post(defaults, posting)
-                close(defaults, posting)
-                return
-            }
-            posting.open.store(false, ordering: .releasing)
-            // A change between the two steps above saw the window open and
-            // only marked it: post for it, unless a new window already did.
-            if posting.dirty.exchange(false, ordering: .acquiringAndReleasing),
-               !posting.open.exchange(true, ordering: .acquiringAndReleasing)
-            {
-                post(defaults, posting)
-                close(defaults, posting)
-            }
-        }
     }
 
     private static func post(_ defaults: Defaults, _ posting: Posting) {

@@ -1,6 +1,6 @@
 import PlatformIO
 public import Foundation
-public import OpenDefaults
+@_exported public import OpenDefaults
 import PropertyList
 import Synchronization
 
@@ -9,8 +9,9 @@ import Synchronization
 ///
 /// ```swift
 /// import OpenDefaultsFoundation
+/// typealias UserDefaults = OpenUserDefaults  // the module's `UserDefaults` code now runs on OpenDefaults
 ///
-/// let defaults: UserDefaults = OpenUserDefaults.standard
+/// let defaults = UserDefaults.standard
 /// defaults.set(11, forKey: "Volume")       // journaled: survives a crash once it returns
 /// defaults.integer(forKey: "Volume")       // 11, about 20 ns
 /// ```
@@ -61,7 +62,7 @@ open class OpenUserDefaults: UserDefaults {
     /// ```swift
     /// let defaults: UserDefaults = OpenUserDefaults.standard
     /// ```
-    open override class var standard: UserDefaults {
+    open override class var standard: OpenUserDefaults {
         let standard = Defaults.standard
         return sharedInstance.withLock { shared in
             if let existing = shared, existing.defaults === standard { return existing }

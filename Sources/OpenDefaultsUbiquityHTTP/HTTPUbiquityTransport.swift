@@ -41,6 +41,8 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         if let ca = account.certificateAuthorities, let certs = try? NIOSSLCertificate.fromPEMFile(ca) {
             tls.trustRoots = .certificates(certs)
         }
+        // (A file that cannot be read leaves the system's roots: `ubiquity login` checks it first,
+        // with ``certificateAuthorityProblem(at:)``.)
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.timeout = .init(connect: .seconds(2), read: .seconds(40))
         configuration.connectionPool = .init(idleTimeout: .seconds(50), concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnections)
@@ -200,7 +202,16 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
             default: return "\(e)"
             }
         }
-        if let e = error as? NIOSSLError { return "TLS failed (\(e))" }
+        if let e = error as? NIOSSLError {
+            if "\(e)".contains("CERTIFICATE_VERIFY_FAILED") {
+                return "the server's TLS certificate is not trusted here: no certificate authority this machine trusts signed it "
+                    + "(one of your own is given with `ubiquity login --ca-file FILE`, or the account's certificateAuthorities)"
+            }
+            return "TLS failed (\(e))"
+        }
+        if let e = error as? NIOSSLExtraError, e == .failedToValidateHostname {
+            return "the server's TLS certificate is not for the host name in its URL"
+        }
         let text = "\(error)"
         // Errors that carry an errno name it this way (NIO's connection errors).
         if let range = text.firstRange(of: "(errno: "), let end = text[range.upperBound...].firstIndex(of: ")"),
@@ -208,6 +219,16 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
             return FileError.text(errno: code)
         }
         return text
+    }
+
+    /// Why the PEM file at `path` gives no certificate authority to trust, or nil when it gives one.
+    package static func certificateAuthorityProblem(at path: String) -> String? {
+        do {
+            let certificates = try NIOSSLCertificate.fromPEMFile(path)
+            return certificates.isEmpty ? "\(path) holds no PEM certificate" : nil
+        } catch {
+            return "\(path) cannot be read as PEM certificates (\(error))"
+        }
     }
 
     static func message(_ data: Data) -> String {

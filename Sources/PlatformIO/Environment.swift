@@ -22,6 +22,27 @@ package enum Environment {
     /// This process's id.
     package static var processID: Int32 { getpid() }
 
+    /// The first command-line argument (1 is the first after the program's name) that
+    /// is not UTF-8, with the offset of its first bad byte; nil when all are text.
+    /// (`CommandLine.arguments` repairs such bytes into U+FFFD, silently.)
+    package static func firstNonUTF8Argument() -> (argument: Int, byte: Int)? {
+        for i in 1..<Int(CommandLine.argc) {
+            guard let c = CommandLine.unsafeArgv[i] else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(c).assumingMemoryBound(to: UInt8.self), count: strlen(c))
+            var decoder = UTF8()
+            var iterator = bytes.makeIterator()
+            var offset = 0
+            loop: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar): offset += UTF8.width(scalar)
+                case .emptyInput: break loop
+                case .error: return (i, offset)
+                }
+            }
+        }
+        return nil
+    }
+
     /// The current working folder, or nil when it cannot be named.
     package static var currentDirectory: String? {
         var buffer = [CChar](repeating: 0, count: 4096)

@@ -28,12 +28,13 @@ package enum PathTrust {
     /// trusted, or nil when it is; `subject` starts the message about an owner
     /// ("managed preferences must be owned by root …"). A path that cannot be
     /// examined (missing, no permission) is not trusted: the system's reason.
-    package static func problem(with path: String, owners: Set<UInt32>, subject: String = "it") -> String? {
+    /// With `folder`, `path` names a folder (checked as the folders on the way are).
+    package static func problem(with path: String, owners: Set<UInt32>, subject: String = "it", folder: Bool = false) -> String? {
         let absolute = path.hasPrefix("/") ? path : (Environment.currentDirectory ?? "") + "/" + path
         guard absolute.hasPrefix("/") else { return "\(path) is not an absolute path" }
-        if let why = checkComponents(of: absolute, owners: owners, subject: subject) { return why }
+        if let why = checkComponents(of: absolute, owners: owners, subject: subject, folder: folder) { return why }
         guard let canonical = FileIO.canonicalPath(absolute) else { return "\(path) cannot be resolved" }
-        if canonical != absolute, let why = checkComponents(of: canonical, owners: owners, subject: subject) { return why }
+        if canonical != absolute, let why = checkComponents(of: canonical, owners: owners, subject: subject, folder: folder) { return why }
         return nil
     }
 
@@ -41,7 +42,7 @@ package enum PathTrust {
     package static var rootOrMe: Set<UInt32> { [0, Environment.effectiveUserID] }
 
     /// Checks `/`, then each prefix of `path`, with `lstat`.
-    private static func checkComponents(of path: String, owners: Set<UInt32>, subject: String) -> String? {
+    private static func checkComponents(of path: String, owners: Set<UInt32>, subject: String, folder: Bool) -> String? {
         let parts = path.split(separator: "/").map(String.init)
         var prefix = ""
         for (i, part) in ([""] + parts).enumerated() {
@@ -56,7 +57,7 @@ package enum PathTrust {
                 // A trusted owner's link in a folder only they can change: followed by the canonical check.
                 continue
             }
-            if i == parts.count {
+            if i == parts.count, !folder {
                 guard st.kind == .regular else { return "\(prefix) is not a regular file" }
                 if st.isWritableByOthers { return "\(prefix) is writable by group or others" }
             } else {

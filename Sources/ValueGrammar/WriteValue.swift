@@ -5,6 +5,7 @@ import Foundation
 #endif
 @_spi(Engine) import OpenDefaults
 package import PropertyList
+import Spelling
 
 /// What `defaults write D K …` asks for: the value grammar of macOS `defaults`,
 /// shared by `defaults` and `ubiquity set`.
@@ -70,7 +71,14 @@ package enum WriteValue: Equatable {
         if compositeFlags.contains(arg) {
             throw .message("\nCannot nest composite types (arrays and dictionaries); exiting")
         }
-        guard typeFlags.contains(arg) else { return try literal(arg) }
+        guard typeFlags.contains(arg) else {
+            // A mistyped flag (`-integr 11`) is named, not stored as the text "-integr" with "11" left over.
+            if arg.hasPrefix("-"), arg.dropFirst().first?.isLetter == true,
+               let meant = ClosestWord.suggestion(for: arg, among: typeFlags.sorted() + compositeFlags.sorted(), ignoringCase: true, prefixes: false) {
+                throw .usage("unknown type flag \(arg) (did you mean \(meant)?); to write the text \(arg), write -string \(arg)")
+            }
+            return try literal(arg)
+        }
         guard let text = args.popFirst() else { throw .usage("\(arg) needs a value after it") }
         // Values are never guessed (macOS's intValue reads "five" as 0 and clamps an
         // overflow): a value that is not what its flag says is refused.
@@ -86,6 +94,12 @@ package enum WriteValue: Equatable {
         case "-float":
             guard let r = Double(text.trimmingSpaces), !text.trimmingSpaces.isEmpty else {
                 throw .usage("-float expects a number such as 1.5 or -2e3, got \"\(text)\"")
+            }
+            // Stored as a float (as macOS does): infinity and NaN are refused, as an
+            // integer overflow is (no property-list text format but XML can say them,
+            // and a later JSON export would fail).
+            guard r.isFinite, Float(r).isFinite else {
+                throw .usage("-float expects a finite number from \(-Float.greatestFiniteMagnitude) to \(Float.greatestFiniteMagnitude), got \"\(text)\"")
             }
             return .real(Double(Float(r)))
         case "-bool", "-boolean":

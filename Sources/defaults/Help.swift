@@ -67,3 +67,24 @@ let extensionsHelpText = """
         help --extensions               print this text
 
     """
+
+/// Help for a verb macOS `defaults` does not have (`defaults watch --help`); the
+/// others print the whole help, as their options are macOS's.
+let verbHelpTexts: [String: String] = [
+    "watch": """
+        usage: defaults watch <domain> [<key>]
+
+        Prints each change to <domain> (or to its <key>), made by any process, as it
+        happens, until interrupted (Ctrl-C). Each line is the changed key and its new
+        value, or that it was removed. <domain> is a name such as com.example.app,
+        -g for the global domain, or -app Name.
+
+        """,
+    "completion": """
+        usage: defaults completion bash | zsh | fish
+
+        Prints a completion script for the shell; domains and keys complete from
+        what is on this machine. For bash:  source <(defaults completion bash)
+
+        """,
+]

@@ -1,4 +1,7 @@
+@_spi(Engine) import OpenDefaults
 import PlatformIO
+import Synchronization
+import Spelling
 
 /// How macOS `defaults` reports: messages on standard error through NSLog
 /// (`2024-01-02 03:04:05.678 defaults[pid:tid] ` then the text), usage
@@ -22,6 +25,31 @@ enum Messages {
         StandardStream.error.write(prefix() + message + "\n")
     }
 
+    /// What the library reported (a corrupt file moved aside, a file that cannot be
+    /// read), each said once: printed when the tool exits (``printReports()``),
+    /// unless the failure that ends it says the same (``failWriting(_:_:)``).
+    private static let reports = Lock<[String]>([])
+
+    /// Routes `store`'s reports here, and prints them once, at exit.
+    static func collectReports(of store: DomainStore) {
+        store.setErrorHandler { error in
+            let line = error.toolLine
+            reports.withLock { if !$0.contains(line) { $0.append(line) } }
+        }
+        Environment.atExit { Messages.printReports() }
+    }
+
+    static func printReports() {
+        for line in reports.withLock({ r in defer { r = [] }; return r }) { log(line) }
+    }
+
+    /// The domain could not be written: one line, with why (a report saying the same is not printed again); exit status 1.
+    static func failWriting(_ name: String, _ error: any Error) -> Never {
+        let why = (error as? StorageError)?.toolLine ?? "\(error)"
+        reports.withLock { $0.removeAll { $0 == why } }
+        fail("Could not write domain \(name) (\(why)); exiting")
+    }
+
     /// Logs and exits with status 1.
     static func fail(_ message: String) -> Never {
         log(message)
@@ -36,23 +64,18 @@ enum Messages {
 
     /// `text` with the closest of `candidates` suggested, when one is close.
     static func suggesting(_ text: String, among candidates: [String]) -> String {
-        let lowered = text.lowercased()
-        let scored = candidates.map { ($0, editDistance(lowered, $0.lowercased())) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, min(2, text.count / 3)) else { return "" }
-        return " (did you mean \"\(best.0)\"?)"
+        guard let meant = ClosestWord.suggestion(for: text, among: candidates, ignoringCase: true, prefixes: false) else { return "" }
+        return " (did you mean \"\(meant)\"?)"
     }
+}
 
-    /// Levenshtein distance over characters.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var previous = Array(0...b.count)
-        for (i, ca) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, cb) in b.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1))
-            }
-            previous = current
+extension StorageError {
+    /// The error as one line for a process about to exit: what was wrong, without the
+    /// library's promise about memory (the process keeps nothing after it exits).
+    var toolLine: String {
+        switch kind {
+        case .unwritable: "cannot write domain \(domain) to \(path): \(reason)"
+        default: description
         }
-        return previous[b.count]
     }
 }

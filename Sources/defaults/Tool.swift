@@ -19,6 +19,7 @@ struct Tool {
         default:
             store = .shared
         }
+        Messages.collectReports(of: store)
     }
 
     var scope: PreferenceScope {
@@ -80,8 +81,7 @@ struct Tool {
 
     func synchronize(_ d: DomainArgument, _ domain: PersistentDomain) {
         do { try domain.synchronize() } catch {
-            Messages.log("\(error)")
-            Messages.fail("Could not write domain \(d.displayName); exiting")
+            Messages.failWriting(d.displayName, error)
         }
     }
 
@@ -224,8 +224,7 @@ struct Tool {
         } catch let failure as ToolFailure {
             Messages.fail(failure.message)
         } catch {
-            Messages.log("\(error)")
-            Messages.fail("Could not write domain \(d.displayName); exiting")
+            Messages.failWriting(d.displayName, error)
         }
         synchronize(d, target)
     }

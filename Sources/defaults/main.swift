@@ -9,6 +9,11 @@ import PlatformIO
 import PropertyList
 import ValueGrammar
 
+// Keys, values and domain names are text: an argument that is not UTF-8 is refused (Swift would
+// turn its bytes into U+FFFD, and a key, a value or a file name would silently differ).
+if let bad = Environment.firstNonUTF8Argument() {
+    Messages.usage("argument \(bad.argument) is not UTF-8 text (byte \(bad.byte + 1) is not valid UTF-8); domains, keys and values must be UTF-8")
+}
 var args = CommandLine.arguments.dropFirst()
 var options = Options()
 
@@ -55,6 +60,11 @@ while let first = args.first, first.hasPrefix("-") {
 }
 
 guard let verb = args.popFirst() else { Messages.usage("a verb is needed: " + verbs.joined(separator: ", ")) }
+// `defaults VERB --help`: the verb's own help where macOS has no such verb, the whole help otherwise.
+if let word = args.first, ["--help", "-h", "-help"].contains(word) {
+    StandardStream.output.write(verbHelpTexts[verb.lowercased()] ?? helpText)
+    Environment.exit(0)
+}
 let tool = Tool(options: options)
 
 switch verb.lowercased() {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import ConfigurationProfiles
 import PlatformIO
 import ProfileSignatures
@@ -19,6 +20,17 @@ struct ProfilesTool: AsyncParsableCommand {
         version: "profiles (OpenDefaults) \(OpenDefaultsVersion.string)",
         subcommands: [Install.self, Remove.self, List.self, Show.self, Validate.self, Status.self, Apply.self]
     )
+
+    /// Every long option of every command: macOS's one-dash spellings of them
+    /// (`-path`, `-identifier`, `-user`, `-output`, …) are taken as `--path` and so on.
+    static let longOptions: Set<String> = [
+        "path", "user", "identifier", "output", "all", "quiet", "force", "trust", "signature-policy", "strict", "help", "version",
+    ]
+
+    /// macOS's spellings (``SingleDashOptions``), and a mistyped command named with the one meant (``CommandWords``).
+    static func main() async {
+        await mainCheckingCommands { try SingleDashOptions.rewrite($0, longNames: longOptions) }
+    }
 }
 
 /// Prints `message` to standard error as `profiles: message` and exits 1.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import PlatformIO
 
 /// `settings`: Settings bundles on the command line, and the Settings app in the browser.
@@ -15,4 +16,7 @@ struct SettingsTool: AsyncParsableCommand {
         version: "settings (OpenDefaults) \(OpenDefaultsVersion.string)",
         subcommands: [Validate.self, PrintDefaults.self, Install.self, Serve.self]
     )
+
+    /// A mistyped command is named with the one meant (``CommandWords``).
+    static func main() async { await mainCheckingCommands() }
 }

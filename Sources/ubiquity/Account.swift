@@ -51,8 +51,8 @@ struct Account: AsyncParsableCommand {
         PropertyList.descriptionString(for: Date(timeIntervalSince1970: Double(seconds)))
     }
 
-    static func onDatabase(_ database: DatabaseOptions, _ body: (any UbiquityBackend) async throws -> Void) async throws {
-        let backend = try await database.open(exclusive: false)
+    static func onDatabase(_ database: DatabaseOptions, existing: Bool = true, _ body: (any UbiquityBackend) async throws -> Void) async throws {
+        let backend = try await database.open(exclusive: false, existing: existing)
         do {
             try await body(backend)
             try? await backend.close()
@@ -74,6 +74,9 @@ struct Account: AsyncParsableCommand {
         @Option(name: .customLong("token-name"), help: "The first token's name (a machine's, for instance).")
         var tokenName = "default"
 
+        @Flag(help: "Make the SQLite database when there is none (the first account, before the first `ubiquity serve`); without it a missing database is refused.")
+        var create = false
+
         @OptionGroup var database: DatabaseOptions
 
         func validate() throws {
@@ -83,7 +86,7 @@ struct Account: AsyncParsableCommand {
 
         func run() async throws {
             let token = UbiquityService.newToken()
-            try await Account.onDatabase(database) { backend in
+            try await Account.onDatabase(database, existing: !create) { backend in
                 let info = try await backend.createAccount(name: name, tokenName: tokenName, tokenHash: UbiquityService.hash(token: token))
                 StandardStream.output.write("Account \(info.name) (\(info.id)) created; its token \"\(tokenName)\":\n\(token)\n")
             }

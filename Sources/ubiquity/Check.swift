@@ -23,7 +23,7 @@ struct Check: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let backend = try await database.open(exclusive: false)
+        let backend = try await database.open(exclusive: false, existing: true)
         let problems = try await backend.check()
         try? await backend.close()
         for p in problems { StandardStream.error.write("ubiquity: \(p)\n") }

@@ -80,7 +80,10 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// Opens the database (a server's SQLite folder `exclusive`ly), or explains on standard error why not and exits 1.
-    func open(exclusive: Bool, quota: AccountQuota? = nil, resolved given: Resolved? = nil) async throws -> any UbiquityBackend {
+    /// With `existing`, a SQLite database that is not there is refused rather than made (commands
+    /// that manage a server's database: a mistyped `--data`, or a forgotten `--config`, would
+    /// otherwise act on a new, empty one and report success).
+    func open(exclusive: Bool, existing: Bool = false, quota: AccountQuota? = nil, resolved given: Resolved? = nil) async throws -> any UbiquityBackend {
         let r = try given ?? resolved(try settings())
         if let postgres = r.postgres {
             do {
@@ -91,6 +94,10 @@ struct DatabaseOptions: ParsableArguments {
             }
         }
         let directory = r.data ?? defaultServerData()
+        if existing, !FileStatus.exists(directory + "/ubiquity.sqlite") {
+            StandardStream.error.write("ubiquity: no database in \(TerminalText.safe(directory)) (no ubiquity.sqlite there): name the server's with --config FILE (such as /etc/opendefaults/ubiquity.plist), --data DIR or --postgres URL; `ubiquity serve` or `ubiquity account add --create` makes a new one\n")
+            throw ExitCode(1)
+        }
         do { return try await SQLiteBackend.open(directory: directory, exclusive: exclusive, quota: quota) } catch {
             StandardStream.error.write("ubiquity: cannot open the database in \(directory): \(error)\n")
             throw ExitCode(1)

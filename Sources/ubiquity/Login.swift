@@ -76,6 +76,9 @@ struct Login: AsyncParsableCommand {
     func run() async throws {
         let token = try readToken()
         let caPath = caFile.map { $0.hasPrefix("/") ? $0 : (Environment["PWD"] ?? ".") + "/" + $0 }
+        if let caPath, let why = HTTPUbiquityTransport.certificateAuthorityProblem(at: caPath) {
+            throw fail("cannot log in: --ca-file: \(TerminalText.safe(why))")
+        }
         let probe = UbiquityAccount(server: server, token: token, name: "", identifier: "x", certificateAuthorities: caPath)
         let info: UbiquityAccountInfo
         do {

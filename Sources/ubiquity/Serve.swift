@@ -124,13 +124,15 @@ struct Serve: AsyncParsableCommand {
             r.insecure = try insecure || (s.bool("insecure") ?? false)
             r.allowHosts = allowHosts.isEmpty ? (s.strings("allow-host") ?? []) : allowHosts
         } catch { throw usage("\(error)") }
+        // Where a setting came from, for a refusal: the flag, else the variable or the file's key.
+        func origin(_ given: Any?, _ name: String) -> String { given != nil ? "--" + name : s.source(name) }
         if let text = logFormat ?? s.string("log-format") {
-            guard let f = LineLogHandler.Format(rawValue: text) else { throw usage("log-format is logfmt or json, not \"\(TerminalText.safe(text))\"") }
+            guard let f = LineLogHandler.Format(rawValue: text) else { throw usage("\(origin(logFormat, "log-format")) is logfmt or json, not \"\(TerminalText.safe(text))\"") }
             r.logFormat = f
         }
         if let text = logLevel ?? s.string("log-level") {
             guard let l = Logger.Level(rawValue: text) else {
-                throw usage("log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalText.safe(text))\"")
+                throw usage("\(origin(logLevel, "log-level")) is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalText.safe(text))\"")
             }
             r.logLevel = l
         }
@@ -143,9 +145,9 @@ struct Serve: AsyncParsableCommand {
                 host = text.split(separator: ":", maxSplits: 1).first ?? ""
                 portText = text.split(separator: ":", maxSplits: 1).dropFirst().first ?? ""
             }
-            guard let p = Int(portText), (0...65535).contains(p), !host.isEmpty else { throw usage("metrics is ADDRESS:PORT, for example 127.0.0.1:9470") }
+            guard let p = Int(portText), (0...65535).contains(p), !host.isEmpty else { throw usage("\(origin(metrics, "metrics")) is ADDRESS:PORT, for example 127.0.0.1:9470, not \"\(TerminalText.safe(text))\"") }
             guard HostNames.isLoopback(String(host)) else {
-                throw usage("metrics listens on loopback only (\(host) is not): put a proxy with TLS and authentication in front for a scraper elsewhere")
+                throw usage("\(origin(metrics, "metrics")) listens on loopback only (\(TerminalText.safe(String(host))) is not): put a proxy with TLS and authentication in front for a scraper elsewhere")
             }
             r.metrics = (String(host), p)
         }

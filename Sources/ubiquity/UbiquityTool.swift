@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import PlatformIO
 
 /// `ubiquity`: the iCloud key-value store's sync server and its client on the command line.
@@ -20,4 +21,7 @@ struct UbiquityTool: AsyncParsableCommand {
         subcommands: [Serve.self, Account.self, Check.self, Backup.self, Restore.self, Login.self, Logout.self,
                       Get.self, SetCommand.self, Remove.self, ListCommand.self, Watch.self, Sync.self]
     )
+
+    /// A mistyped command is named with the one meant (``CommandWords``).
+    static func main() async { await mainCheckingCommands() }
 }

@@ -110,7 +110,7 @@ case "standard":
     var failures: [String] = []
     if Defaults.standard !== first { failures.append("standard is not shared") }
     if DefaultsController.shared !== controller || controller.defaults !== first { failures.append("the shared controller is not over standard") }
-    if OpenUserDefaults.standard !== wrapped || (wrapped as? OpenUserDefaults)?.defaults !== first { failures.append("OpenUserDefaults.standard is not over standard") }
+    if OpenUserDefaults.standard !== wrapped || wrapped.defaults !== first { failures.append("OpenUserDefaults.standard is not over standard") }
     if Defaults() === first { failures.append("Defaults() is the shared object") }
     if Defaults().domainName != first.domainName { failures.append("Defaults() is another domain") }
     first.set("before", forKey: "ResetProbe")
@@ -118,7 +118,7 @@ case "standard":
     let second = Defaults.standard
     if second === first { failures.append("reset kept the standard object") }
     if DefaultsController.shared.defaults !== second { failures.append("the shared controller did not follow the reset") }
-    if (OpenUserDefaults.standard as? OpenUserDefaults)?.defaults !== second { failures.append("OpenUserDefaults.standard did not follow the reset") }
+    if OpenUserDefaults.standard.defaults !== second { failures.append("OpenUserDefaults.standard did not follow the reset") }
     if second.string(forKey: "ResetProbe") != "before" { failures.append("the value written before the reset is gone") }
     if UserDefaults.globalDomain != Defaults.globalDomain || UserDefaults.argumentDomain != Defaults.argumentDomain
         || UserDefaults.registrationDomain != Defaults.registrationDomain

@@ -36,9 +36,12 @@ def check(condition, what):
 def main():
     os.makedirs(SHOTS, exist_ok=True)
     sandbox = tempfile.mkdtemp(prefix="settings-browser-")
+    # The browser and its driver too (started with this process's environment) live in the
+    # sandbox: nothing is written into the developer's HOME (~/.config/chromium, ~/.cache/dconf).
+    os.environ.update(HOME=sandbox, XDG_CONFIG_HOME=sandbox + "/config", XDG_DATA_HOME=sandbox + "/data",
+                      XDG_CACHE_HOME=sandbox + "/cache", TMPDIR=sandbox, SE_OFFLINE="true")
     env = dict(os.environ)
-    env.update(HOME=sandbox, XDG_CONFIG_HOME=sandbox + "/config", XDG_DATA_HOME=sandbox + "/data",
-               OPENDEFAULTS_SYSTEM_ROOT=sandbox + "/system", SE_OFFLINE="true")
+    env.update(OPENDEFAULTS_SYSTEM_ROOT=sandbox + "/system")
     os.makedirs(sandbox + "/system/etc", exist_ok=True)
     forced = os.geteuid() == 0  # managed files count only when owned by root
     if forced:

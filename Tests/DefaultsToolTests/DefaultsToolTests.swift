@@ -23,7 +23,7 @@ func readUntil(_ url: URL, seconds: Double, _ done: (String) -> Bool) -> String 
 
 /// Starts a long-running program with its output going to a file.
 func startInBackground(_ tool: String, _ args: [String], environment: [String: String], output: URL) throws -> Process {
-    FileManager.default.createFile(atPath: output.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
     let p = Process()
     p.executableURL = ToolSandbox.products.appendingPathComponent(tool)
     p.arguments = args
@@ -49,11 +49,11 @@ final class ToolSandbox: @unchecked Sendable {
     }()
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("defaults-tool-\(UUID().uuidString)")
+        root = try ScratchFolders.make("defaults-tool")
         config = root.appendingPathComponent("config")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
     }
-    deinit { try? FileManager.default.removeItem(at: root) }
+    deinit { ScratchFolders.remove(root) }
 
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
@@ -208,6 +208,12 @@ struct DefaultsToolTests {
             (["write", "com.x", "k", "-date", "notadate"], "-date expects a date such as 2024-01-02T03:04:05Z, got \"notadate\""),
             (["write", "com.x", "k", "-data", "xyz"], "-data expects hexadecimal digits, got \"xyz\""),
             (["write", "com.x", "k", "-int"], "-int needs a value after it"),
+            (["write", "com.x", "k", "-integr", "11"], "unknown type flag -integr (did you mean -integer?); to write the text -integr, write -string -integr"),
+            (["write", "com.x", "k", "-arry", "1", "2"], "unknown type flag -arry (did you mean -array?); to write the text -arry, write -string -arry"),
+            (["write", "com.x", "k", "-float", "1e999"], "-float expects a finite number from -3.4028235e+38 to 3.4028235e+38, got \"1e999\""),
+            (["write", "com.x", "k", "-float", "nan"], "-float expects a finite number from -3.4028235e+38 to 3.4028235e+38, got \"nan\""),
+            (["write", "com.x", "k", "-float", "-inf"], "-float expects a finite number from -3.4028235e+38 to 3.4028235e+38, got \"-inf\""),
+            (["write", "com.x", "k", "-float", "1e39"], "-float expects a finite number from -3.4028235e+38 to 3.4028235e+38, got \"1e39\""),
             (["watch"], "watch needs a domain (a name such as com.example.app, -g, -app Name, or a file's path)"),
             (["read", "--nope"], "unknown option \"--nope\" where read expects a domain"),
             (["-host"], "-host needs a host name"),
@@ -218,10 +224,18 @@ struct DefaultsToolTests {
             #expect(r.stdout.isEmpty, "\(args)")
             #expect(r.stderr.hasPrefix("defaults: \(problem)\n\nCommand line interface to a user's defaults."), "\(args): \(r.stderr.prefix(200))")
         }
-        for args in [["help"], ["HELP"], ["--help"], ["-h"], ["watch", "--help"], ["read", "-h"]] {
+        for args in [["help"], ["HELP"], ["--help"], ["-h"], ["read", "-h"], ["write", "--help"]] {
             let help = try t.run(args)
             #expect(help.status == 0, "\(args)")  // verbs are case-insensitive; options are options
             #expect(help.stdout.contains("-array-add <value1> <value2> ..."), "\(args)")
+        }
+        // A verb macOS does not have: its own help, not the general usage.
+        for (verb, first) in [("watch", "usage: defaults watch <domain> [<key>]\n"), ("completion", "usage: defaults completion bash | zsh | fish\n")] {
+            for flag in ["--help", "-h", "-help"] {
+                let help = try t.run([verb, flag])
+                #expect(help.status == 0 && help.stderr.isEmpty, "\(verb) \(flag)")
+                #expect(help.stdout.hasPrefix(first) && !help.stdout.contains("-array-add"), "\(verb) \(flag): \(help.stdout)")
+            }
         }
     }
 

@@ -50,7 +50,7 @@ struct FileAttackTests {
         #expect(mode(s.config.appendingPathComponent("com.example.new.plist").path) == 0o644)
 
         let exported = s.root.appendingPathComponent("export.plist").path
-        FileManager.default.createFile(atPath: exported, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: exported, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
         #expect(try s.defaults("export", "com.example.new", exported).status == 0)
         #expect(mode(exported) == 0o600)
     }

@@ -10,7 +10,7 @@ import TestSupport
 
 /// A throw-away preferences folder (and system root) with a store over it.
 final class Sandbox {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-config-\(UUID().uuidString)").path
+    let root: String
     var user: String { root + "/config" }
     var system: String { root + "/system" }
     var layout: PreferencesLayout {
@@ -20,6 +20,7 @@ final class Sandbox {
     let store: DomainStore
 
     init() throws {
+        root = try ScratchFolders.make("opendefaults-config").path
         try FileManager.default.createDirectory(atPath: root + "/config", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/system/etc", withIntermediateDirectories: true)
         store = DomainStore(layout: PreferencesLayout(userDirectory: root + "/config", systemDirectory: root + "/system/usr/local/etc",
@@ -27,7 +28,7 @@ final class Sandbox {
         store.setErrorHandler { _ in }
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit { ScratchFolders.remove(URL(fileURLWithPath: root)) }
 
     func defaults(_ domain: String = "com.example.server", arguments: [String] = ["server"]) -> Defaults {
         Defaults(domainName: domain, store: store, arguments: arguments)

@@ -36,7 +36,8 @@ final class SmallFileSystem {
     }()
 
     /// Root that can mount a small tmpfs (`OPENDEFAULTS_REQUIRE_ROOT` covers it).
-    static let requirement = Requirement("ROOT", "needs root and /bin/mount able to mount a tmpfs") { available }
+    static let requirement = Requirement("ROOT", "needs root and /bin/mount able to mount a tmpfs (run the tests as root)",
+                                         installed: { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount") }) { available }
 }
 
 @Suite("A full or read-only disk: the value stays in memory, the error is reported, the old file is intact", .timeLimit(.minutes(10)),

@@ -37,7 +37,7 @@ struct StorageTests {
         let started = clock.now
         for i in 0..<1000 { domain.set(PropertyList(i), forKey: "k\(i)") }
         let took = clock.now - started
-        #expect(try eventually { (try? sandbox.fileValue("com.example.burst"))?.dictionaryValue?.count == 1000 })
+        #expect(eventually { (try? sandbox.fileValue("com.example.burst"))?.dictionaryValue?.count == 1000 })
         let writes = events.next(timeoutMilliseconds: 0).filter { $0.watch == watch && $0.name == name && $0.flags.contains(.movedIn) }.count
         // The first set schedules one flush 20 ms later; sets after it wait for the
         // next. 1,000 sets are one write, or one per 20 ms they took — never one each.

@@ -25,13 +25,13 @@ final class Sandbox {
     var systemRoot: String { root.appendingPathComponent("system").path }
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-\(UUID().uuidString)")
+        root = try ScratchFolders.make("opendefaults")
         try FileManager.default.createDirectory(atPath: root.appendingPathComponent("config").path, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root.appendingPathComponent("system/etc").path, withIntermediateDirectories: true)
         try Data("0123456789abcdef0123456789abcdef\n".utf8).write(to: root.appendingPathComponent("system/etc/machine-id"))
     }
 
-    deinit { try? FileManager.default.removeItem(at: root) }
+    deinit { ScratchFolders.remove(root) }
 
     var layout: PreferencesLayout {
         PreferencesLayout(

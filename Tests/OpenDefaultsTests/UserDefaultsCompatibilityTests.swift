@@ -393,29 +393,27 @@ struct OpenUserDefaultsTests {
         #expect(r.stdout == "ok\n")
     }
 
-    @Test("a burst of changes is coalesced: the first posts at once, one more after the burst, and observers see the final value")
-    func coalescedNotifications() throws {
+    @Test("didChangeNotification is posted once per change, synchronously, on the thread that made it, as Foundation posts it")
+    func notificationPerChange() throws {
         let sandbox = try Sandbox()
         let (d, _) = makeDefaults(sandbox, domain: "com.example.burst-notify")
-        let seen = Lock<[Int]>([])
+        let seen = Lock<[(value: Int, thread: ObjectIdentifier)]>([])
         let observer = NotificationCenter.default.addObserver(forName: Defaults.didChangeNotification, object: d, queue: nil) { _ in
-            seen.withLock { $0.append(d.integer(forKey: "n")) }
+            seen.withLock { $0.append((d.integer(forKey: "n"), ObjectIdentifier(Thread.current))) }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
-        let clock = ContinuousClock()
-        let started = clock.now
-        d.set(1, forKey: "n")
-        #expect(seen.withLock { $0 } == [1])  // at once, on this thread
-        for i in 2...5_000 { d.set(i, forKey: "n") }
-        #expect(eventually { seen.withLock { $0.last } == 5_000 }, "the post after the burst never came")
-        let took = clock.now - started
+        let me = ObjectIdentifier(Thread.current)
+        // Each set has posted before it returns, on this thread, with its value in place.
+        for i in 1...500 {
+            d.set(i, forKey: "n")
+            #expect(seen.withLock { $0.count } == i, "after set \(i): \(seen.withLock { $0.count }) posts")
+        }
         let posts = seen.withLock { $0 }
-        // One post at once, then at most one per 20 ms window in which something
-        // changed (the last one after the burst): 5,000 sets make a handful of
-        // posts, however fast the machine, not one each.
-        let windows = Int((took / .milliseconds(20)).rounded(.up))
-        #expect(posts.count >= 2, "no post after the burst: \(posts)")
-        #expect(posts.count <= windows + 2, "\(posts.count) posts for 5,000 sets in \(took) (\(windows) windows of 20 ms)")
+        #expect(posts.map(\.value) == Array(1...500))
+        #expect(posts.allSatisfy { $0.thread == me })
+        // Nothing arrives later from another thread (the flush writes what was posted already).
+        try d.synchronizeOrThrow()
+        #expect(seen.withLock { $0.count } == 500)
     }
 
     @Test("setPersistentDomain and removePersistentDomain post didChangeNotification once per call, with the receiver, for any domain")
@@ -429,9 +427,8 @@ struct OpenUserDefaultsTests {
             if let o = n.object as AnyObject?, ObjectIdentifier(o) == wanted { posts.withLock { $0 += 1 } }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
-        /// Runs `edit`, waits past the coalescing window, and counts the posts it made.
+        /// Runs `edit` and counts the posts it made (one before it returns, and none later).
         func count(_ edit: () -> Void) -> Int {
-            Thread.sleep(forTimeInterval: 0.05)
             posts.withLock { $0 = 0 }
             edit()
             let first = posts.withLock { $0 }

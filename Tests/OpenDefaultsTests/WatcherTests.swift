@@ -82,7 +82,7 @@ struct WatcherTests {
         // 20,000 events in the watched folder (more than the default queue of 16,384).
         for i in 0..<5_000 {
             let path = sandbox.userDirectory + "/noise-\(i)"
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             try FileManager.default.removeItem(atPath: path)
         }
         #expect(try run(helperPath, ["write-sync", "com.example.burst", "k", "after"], environment: sandbox.environment).status == 0)

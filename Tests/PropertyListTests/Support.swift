@@ -57,9 +57,7 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil, enviro
 
 /// A fresh temporary directory, removed by the caller with `cleanup`.
 func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    try ScratchFolders.make("opendefaults-tests")
 }
 
 /// Random property lists for round trips. `kinds` limits the leaf kinds
@@ -89,7 +87,7 @@ struct RandomValues {
             switch Int.random(in: 0..<3, using: &rng) {
             case 0: return .real(Double.random(in: -1e6...1e6, using: &rng))
             case 1: return .real(Double(bitPattern: UInt64.random(in: 0...0x7FEF_FFFF_FFFF_FFFF, using: &rng)) * (Bool.random(using: &rng) ? 1 : -1))
-            default: return .real([0.1, 1, -0.5, 1e300, 5e-324, 32.5, 1e16][Int.random(in: 0..<7, using: &rng)])
+            default: return .real([0.1, 1, -0.5, 1e300, .leastNonzeroMagnitude, 32.5, 1e16][Int.random(in: 0..<7, using: &rng)])
             }
         case .boolean: return .boolean(Bool.random(using: &rng))
         case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(Int64.random(in: -60_000_000_000...60_000_000_000, using: &rng))))

@@ -18,7 +18,7 @@ let browserAvailable: Bool = {
 
 extension Requirement {
     /// Headless Chromium, its driver and Selenium (CI sets `OPENDEFAULTS_REQUIRE_BROWSER=1`).
-    static let browser = Requirement("BROWSER", "needs chromium, chromium-driver and selenium (.ci/run installs them)") { browserAvailable }
+    static let browser = Requirement("BROWSER", "needs Chromium, its driver and Selenium (as root: apt-get install chromium chromium-driver; pip install selenium)") { browserAvailable }
 }
 
 /// The Settings app in headless Chromium, driven by Selenium: the

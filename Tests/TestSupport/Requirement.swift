@@ -20,9 +20,15 @@ public struct Requirement: Sendable, CustomStringConvertible {
     /// What is missing, said as "needs …".
     public let description: String
     let check: @Sendable () -> Bool
+    let installed: @Sendable () -> Bool
 
-    public init(_ name: String, _ description: String, _ check: @escaping @Sendable () -> Bool) {
+    /// `check` says whether the machine has it, when a test that needs it runs;
+    /// `installed`, a cheap first look (asked of every test as the run is
+    /// planned, selected or not: it must not start servers or mount), says whether
+    /// to name it as missing in a skip's reason (default: `check` itself).
+    public init(_ name: String, _ description: String, installed: (@Sendable () -> Bool)? = nil, _ check: @escaping @Sendable () -> Bool) {
         (self.name, self.description, self.check) = (name, description, check)
+        self.installed = installed ?? check
     }
 
     /// The environment variable that makes a missing requirement a failure.
@@ -35,18 +41,18 @@ public struct Requirement: Sendable, CustomStringConvertible {
     public var isMet: Bool { check() }
 
     /// Running as root (owning managed files, switching users, mounting).
-    public static let root = Requirement("ROOT", "needs root") { getuid() == 0 }
+    public static let root = Requirement("ROOT", "needs root (run the tests as root, e.g. in a container)") { getuid() == 0 }
 
     /// Root with `setpriv` to act as another user.
-    public static let otherUser = Requirement("ROOT", "needs root and /usr/bin/setpriv") {
+    public static let otherUser = Requirement("ROOT", "needs root and /usr/bin/setpriv (as root: apt-get install util-linux)") {
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
     }
 
     /// `../shared` beside the repository (the corpora and the reference).
-    public static let shared = Requirement("SHARED", "needs ../shared beside the repository") { sharedDirectory != nil }
+    public static let shared = Requirement("SHARED", "needs ../shared beside the repository: the project's shared folder (the corpora of property lists, Settings bundles and profiles, and Apple's reference) cloned next to this one") { sharedDirectory != nil }
 
     /// `python3` on the PATH (the corpus' check.py, plistlib cross-checks).
-    public static let python = Requirement("PYTHON", "needs python3") { pythonPath != nil }
+    public static let python = Requirement("PYTHON", "needs python3 (apt-get install python3)") { pythonPath != nil }
 
     /// `python3` on the PATH, if any.
     public static let pythonPath: String? = {
@@ -58,7 +64,7 @@ public struct Requirement: Sendable, CustomStringConvertible {
     }()
 
     /// `curl`, for requests no HTTP client library would send.
-    public static let curl = program("/usr/bin/curl", "CURL")
+    public static let curl = program("/usr/bin/curl", "CURL", package: "curl")
 
     /// Python's `prometheus_client` (PyPI), whose parser checks the metrics' text format.
     public static let prometheusParser = Requirement("PROMETHEUS", "needs python3 with prometheus_client (pip install prometheus-client)") {
@@ -74,11 +80,11 @@ public struct Requirement: Sendable, CustomStringConvertible {
     }
 
     /// `openssl`, for throw-away certificates.
-    public static let openssl = program("/usr/bin/openssl", "OPENSSL")
+    public static let openssl = program("/usr/bin/openssl", "OPENSSL", package: "openssl")
 
-    /// A program at an absolute path.
-    public static func program(_ path: String, _ name: String) -> Requirement {
-        Requirement(name, "needs \(path)") { FileManager.default.isExecutableFile(atPath: path) }
+    /// A program at an absolute path, from a Debian package.
+    public static func program(_ path: String, _ name: String, package: String) -> Requirement {
+        Requirement(name, "needs \(path) (apt-get install \(package))") { FileManager.default.isExecutableFile(atPath: path) }
     }
 
     /// The repository's root, from this file's path.
@@ -103,9 +109,11 @@ public struct RequirementMissing: Error, CustomStringConvertible {
 extension Trait where Self == ConditionTrait {
     /// Runs the test only where every requirement is met; where one is missing
     /// the test is skipped, or fails when the run requires it
-    /// (`OPENDEFAULTS_REQUIRE_<NAME>=1`).
+    /// (`OPENDEFAULTS_REQUIRE_<NAME>=1`). The skip's reason names only what is
+    /// missing, and how to get it.
     public static func requires(_ requirements: Requirement..., sourceLocation: SourceLocation = #_sourceLocation) -> Self {
-        let comment = Comment(rawValue: requirements.map(\.description).joined(separator: "; "))
+        let absent = requirements.filter { !$0.installed() }
+        let comment = absent.isEmpty ? nil : Comment(rawValue: absent.map(\.description).joined(separator: "; "))
         return .enabled(comment, sourceLocation: sourceLocation) {
             for requirement in requirements where !requirement.isMet {
                 if requirement.isRequired { throw RequirementMissing(requirement: requirement) }

@@ -20,10 +20,9 @@ let products: URL = {
 final class TemporaryFolder: @unchecked Sendable {
     let url: URL
     init(_ name: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("ubiquity-\(name)-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        url = try ScratchFolders.make("ubiquity-\(name)")
     }
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit { ScratchFolders.remove(url) }
     var path: String { url.path }
 }
 

@@ -151,7 +151,7 @@ struct HostileInputTests {
         let folder = try TemporaryFolder("data")
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         let m = try Machine("m")
-        let r = try m.run("account", "add", "alice", "--data", folder.path)
+        let r = try m.run("account", "add", "alice", "--create", "--data", folder.path)
         #expect(r.status == 0, "\(r.stderr)")
         for name in ["ubiquity.sqlite", "ubiquity.sqlite-wal", "ubiquity.sqlite-shm"] where FileManager.default.fileExists(atPath: folder.path + "/" + name) {
             let mode = try FileManager.default.attributesOfItem(atPath: folder.path + "/" + name)[.posixPermissions] as? Int
@@ -164,7 +164,7 @@ struct HostileInputTests {
     func damagedDatabase() throws {
         let folder = try TemporaryFolder("data")
         let m = try Machine("m")
-        #expect(try m.run("account", "add", "alice", "--data", folder.path).status == 0)
+        #expect(try m.run("account", "add", "alice", "--create", "--data", folder.path).status == 0)
         let db = folder.path + "/ubiquity.sqlite"
         // Pages of data, all in the main file, then bytes flipped inside one of them.
         let fill = Process()

@@ -22,7 +22,7 @@ struct LiteralKeySyncTests {
         var written: [LiteralString: PropertyList] = [:]
         for (key, value) in gen.dictionary(keyLimit: 40) {
             let plain = Lookalikes.integersAsStrings(value)
-            let text = String(decoding: try plain.encoded(as: .openStep), as: UTF8.self)
+            let text = String(decoding: plain.encoded(as: .openStep), as: UTF8.self)
             let r = try a.run(["set", "--store", Self.store, key.string] + (plain.kind == .string ? ["-string", plain.stringValue!] : [text]))
             #expect(r.status == 0, "seed \(gen.seed): set \(Lookalikes.describe(.string(key.string))): \(r.stderr)")
             written[key] = plain

@@ -311,7 +311,7 @@ struct NothingLeaksTests {
             try FileManager.default.copyItem(atPath: saved + "/" + name, toPath: server.data + "/" + name)
         }
         try server.restart()
-        let filler = FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: server.data + "/filler", contents: nil); return server.data + "/filler" }())!
+        let filler = FileHandle(forWritingAtPath: { _ = FileManager.default.createFile(atPath: server.data + "/filler", contents: nil); return server.data + "/filler" }())!
         while (try? filler.write(contentsOf: Data(count: 64 << 10))) != nil {}
         try? filler.close()
         let t = HTTPUbiquityTransport(account: server.account(token: token))

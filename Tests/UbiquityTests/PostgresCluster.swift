@@ -199,7 +199,8 @@ final class PostgresCluster: @unchecked Sendable {
 
 extension Requirement {
     /// A throw-away PostgreSQL cluster of Debian's `postgresql` (``PostgresCluster/shared``).
-    static let postgres = Requirement("POSTGRES", "needs PostgreSQL (Debian's postgresql; CI installs it)") { PostgresCluster.shared != nil }
+    static let postgres = Requirement("POSTGRES", "needs PostgreSQL's server (as root: apt-get install postgresql)",
+                                      installed: { PostgresCluster.binaries() != nil }) { PostgresCluster.shared != nil }
 }
 
 /// Where a test server keeps its data.

@@ -241,7 +241,7 @@ final class Acknowledged: @unchecked Sendable {
     func failed() { lock.withLock { failures += 1 } }
     private var refusedValues: [Int: Set<Int>] = [:]
     /// An attempt the server answered with "not applied" (503).
-    func refused(writer: Int, value: Int) { lock.withLock { refusedValues[writer, default: []].insert(value) } }
+    func refused(writer: Int, value: Int) { lock.withLock { _ = refusedValues[writer, default: []].insert(value) } }
     /// The values of writer `w` the server said it did not apply.
     func refused(_ w: Int) -> Set<Int> { lock.withLock { refusedValues[w] ?? [] } }
     /// How many attempts were answered "not applied".

@@ -132,7 +132,7 @@ public struct ProfileStore: Sendable {
         case (.user, .user(let name)): try Self.checkUserName(name)
         case (.system, .system): break
         }
-        return try change { (entries, index) throws(ProfileError) in
+        return try change(requireTrust: true) { (entries, index) throws(ProfileError) in
             let replaced = entries.first { $0.record.identifier == profile.identifier && $0.record.target == target }?.record
             entries.removeAll { $0.record.identifier == profile.identifier && $0.record.target == target }
             let record = InstalledProfile(profile, target: target, sequence: index.nextSequence, installedAt: now, signature: signature)
@@ -176,6 +176,7 @@ public struct ProfileStore: Sendable {
     /// exchanges it with the live one. `body` returns what to answer once the
     /// tree is derived.
     func change<T>(
+        requireTrust: Bool = false,
         _ body: (inout [StoredProfile], inout ProfileIndex) throws(ProfileError) -> (ManagedTree) -> T
     ) throws(ProfileError) -> T {
         guard Environment.effectiveUserID == 0 else {
@@ -192,6 +193,12 @@ public struct ProfileStore: Sendable {
             for path in missing.reversed() { try FileIO.makeDirectoryExactly(path, permissions: 0o755) }
         } catch {
             throw ProfileError(managedDirectory, "cannot be created: \(error.reason)")
+        }
+        // A tree the library will not trust (a folder on the way writable by others, or not
+        // root's) would be ignored by every reader: installing into it would report success
+        // and force nothing.
+        if requireTrust, let why = PathTrust.problem(with: managedDirectory, owners: [0], subject: "managed preferences", folder: true) {
+            throw ProfileError(managedDirectory, "is not trusted, so no program would obey a profile installed there: \(why); nothing was installed")
         }
         let lock: FileLock
         do { lock = try FileLock(path: lockPath) } catch { throw ProfileError(lockPath, "cannot be opened: \(error.reason)") }

@@ -211,6 +211,8 @@ public final class DomainStore: Sendable {
             guard name.hasSuffix(".plist"), !name.hasPrefix(".") || name == PreferencesLayout.globalDomainFileStem + ".plist"
                 || name == PreferencesLayout.globalDomainFileStem + hostSuffix
             else { continue }
+            // A folder (or anything but a file) named like a domain's file is not a domain.
+            guard (try? FileStatus.of(directory + "/" + name))?.kind == .regular else { continue }
             var stem: Substring
             if scope.host == .current {
                 guard name.hasSuffix(hostSuffix) else { continue }

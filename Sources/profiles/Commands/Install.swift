@@ -43,6 +43,10 @@ struct Install: AsyncParsableCommand {
             throw fail("\(path): the signature of \(signer) is not verified (\(why)) and the policy requires a verified one; nothing was installed")
         default: break
         }
+        for note in profile.preferences.notUnderstood { complain("\(path): warning: \(note)") }
+        if profile.preferences.isEmpty, !profile.preferences.notUnderstood.isEmpty {
+            throw fail("\(path): nothing was installed: the profile sets no preferences on this system, and \(plural(profile.preferences.notUnderstood.count, "thing")) in it \(profile.preferences.notUnderstood.count == 1 ? "was" : "were") not understood (above)")
+        }
         let target: ProfileTarget
         switch profile.scope {
         case .system:
