@@ -153,7 +153,9 @@ struct Serve: AsyncParsableCommand {
         }
         if (r.tlsCert == nil) != (r.tlsKey == nil) { throw usage("tls-cert and tls-key go together") }
         if !HostNames.isLoopback(r.host), r.tlsCert == nil, !r.insecure {
-            throw usage("listening on \(r.host) (beyond loopback) needs --tls-cert and --tls-key, or --insecure to send tokens in the clear")
+            // Named as the administrator wrote it: flags on the command line, keys in the settings file.
+            let needs = host != nil ? "--tls-cert and --tls-key, or --insecure" : "tls-cert and tls-key, or insecure"
+            throw usage("\(origin(host, "host")) is \(TerminalText.safe(r.host)): listening beyond loopback needs \(needs) to send tokens in the clear")
         }
         return r
     }

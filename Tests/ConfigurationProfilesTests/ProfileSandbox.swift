@@ -13,7 +13,7 @@ struct ProfileSandbox {
     let userName = "nobody"
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("profiles-root-\(UUID().uuidString)").path
+        root = try ScratchFolders.make("profiles-root").path
         userFolder = root + "/home/config"
         try FileManager.default.createDirectory(atPath: userFolder, withIntermediateDirectories: true)
         // Root-owned and not writable by others all the way down, as the trust checks require.

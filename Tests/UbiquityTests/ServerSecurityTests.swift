@@ -155,8 +155,16 @@ struct ServerSecurityTests {
         #expect(server.url.hasPrefix("https://"))
         let token = try server.addAccount("alice")
         let a = try Machine("a"), b = try Machine("b")
-        // Without trusting the certificate, login fails.
-        #expect(try a.run("login", server.url, token).status == 1)
+        // Without trusting the certificate, login fails, saying why and how to trust it.
+        let untrusted = try a.run("login", server.url, token)
+        #expect(untrusted.status == 1)
+        #expect(untrusted.stderr.contains("the server's TLS certificate is not trusted here") && untrusted.stderr.contains("--ca-file"), "\(untrusted.stderr)")
+        #expect(!untrusted.stderr.contains("CERTIFICATE_VERIFY_FAILED"), "\(untrusted.stderr)")
+        // A CA file that is not one: refused before any request.
+        let notPEM = certs.path + "/not.pem"
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: notPEM))
+        let badCA = try a.run("login", server.url, token, "--ca-file", notPEM)
+        #expect(badCA.status == 1 && badCA.stderr.contains("--ca-file: \(notPEM)"), "\(badCA.stderr)")
         for m in [a, b] {
             let r = try m.run("login", server.url, token, "--ca-file", certs.path + "/cert.pem")
             #expect(r.status == 0, "\(r.stderr)")

@@ -26,6 +26,26 @@ struct ServerSettingsTests {
         return path
     }
 
+    @Test("commands that manage a database refuse a missing one (a mistyped --data, a forgotten --config), and make nothing; --create makes the first")
+    func missingDatabase() throws {
+        let env = ProcessInfo.processInfo.environment
+        let typo = folder.path + "/dta"
+        for words in [["account", "add", "alice", "--data", typo], ["account", "list", "--data", typo], ["check", "--data", typo]] {
+            let r = try ubiquity(words, environment: env)
+            #expect(r.status == 1 && r.stdout.isEmpty, "\(words)")
+            #expect(r.stderr == "ubiquity: no database in \(typo) (no ubiquity.sqlite there): name the server's with --config FILE (such as /etc/opendefaults/ubiquity.plist), --data DIR or --postgres URL; `ubiquity serve` or `ubiquity account add --create` makes a new one\n", "\(words): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: typo), "\(words) made \(typo)")
+        }
+        // The first account makes the database when asked to; then the settings file names it for every command.
+        let data = folder.path + "/data"
+        let made = try ubiquity(["account", "add", "alice", "--create", "--data", data], environment: env)
+        #expect(made.status == 0 && FileManager.default.fileExists(atPath: data + "/ubiquity.sqlite"), "\(made.stderr)")
+        let file = try settingsFile(["data": .string(data)])
+        let listed = try ubiquity(["account", "list", "--config", file], environment: env)
+        #expect(listed.status == 0 && listed.stdout.contains("alice"), "\(listed.stderr)")
+        #expect(try ubiquity(["account", "add", "bob", "--config", file], environment: env).status == 0)
+    }
+
     @Test("the file applies; a UBIQUITY_ variable wins over it; the command line wins over both")
     func precedence() async throws {
         let file = try settingsFile(["quota-stores": 1, "allow-host": ["sync.example"]])
@@ -63,6 +83,21 @@ struct ServerSettingsTests {
         // Beyond loopback without TLS, from the file too.
         let open = try settingsFile(["host": "0.0.0.0"])
         let r5 = try ubiquity(["serve", "--config", open], environment: env)
-        #expect(r5.status == 64 && r5.stderr.contains("needs --tls-cert and --tls-key"), "\(r5.stderr)")
+        #expect(r5.status == 64 && r5.stderr.contains("\(open): host is 0.0.0.0: listening beyond loopback needs tls-cert and tls-key, or insecure"), "\(r5.stderr)")
+        // Each refusal of a value from the file names the file and its key, never the flag.
+        for (values, message) in [
+            (["log-level": "loud"] as [LiteralString: PropertyList], ": log-level is one of trace, debug, info, notice, warning, error, critical, not \"loud\""),
+            (["log-format": "xml"], ": log-format is logfmt or json, not \"xml\""),
+            (["metrics": "nine"], ": metrics is ADDRESS:PORT, for example 127.0.0.1:9470, not \"nine\""),
+            (["metrics": "0.0.0.0:9470"], ": metrics listens on loopback only (0.0.0.0 is not)"),
+            (["stop-timeout": 0], ": stop-timeout must be from 1 to 86400 seconds, not 0"),
+        ] {
+            let file = try settingsFile(values)
+            let r = try ubiquity(["serve", "--config", file], environment: env)
+            #expect(r.status == 64 && r.stderr.contains(file + message) && !r.stderr.contains("--"), "\(values): \(r.stderr)")
+        }
+        // From the command line: the flag.
+        let flag = try ubiquity(["serve", "--log-level", "loud"], environment: env)
+        #expect(flag.status == 64 && flag.stderr.contains("--log-level is one of"), "\(flag.stderr)")
     }
 }
