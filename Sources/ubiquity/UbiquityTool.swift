@@ -10,11 +10,11 @@ struct UbiquityTool: AsyncParsableCommand {
         abstract: "Key-value stores that follow the user across machines: the sync server and its client.",
         discussion: """
             Two machines syncing on one computer:
+              ubiquity account add me --create | tail -n 1 > token
               ubiquity serve --port 8470 &
-              ubiquity account add me | tail -n 1 > token
-              ubiquity login http://127.0.0.1:8470 --token-file token
+              ubiquity login http://127.0.0.1:8470 < token
               ubiquity set --store com.example.notes theme dark
-              HOME=/tmp/b ubiquity login http://127.0.0.1:8470 --token-file token
+              HOME=/tmp/b ubiquity login http://127.0.0.1:8470 < token
               HOME=/tmp/b ubiquity get --store com.example.notes theme
             """,
         version: "ubiquity (OpenDefaults) \(OpenDefaultsVersion.string)",
