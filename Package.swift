@@ -18,6 +18,15 @@ let package = Package(
         .library(name: "ConfigurationProfiles", targets: ["ConfigurationProfiles"]),
         .executable(name: "profiles", targets: ["profiles"]),
     ],
+    // The libraries need the toolchain alone; what the tools, the servers and two libraries need is
+    // behind a trait, all on by default. An app that uses only the core libraries depends on this
+    // package with `traits: []` and fetches no other package (README, "Using the libraries").
+    traits: [
+        .trait(name: "Tools", description: "The tools and servers (defaults, plutil, settings, profiles, ubiquity) and the tests: swift-argument-parser, Hummingbird, SwiftNIO, SQLite, PostgreSQL, swift-log, swift-metrics, swift-certificates …"),
+        .trait(name: "Configuration", description: "OpenDefaultsConfiguration: swift-configuration."),
+        .trait(name: "UbiquityHTTP", description: "OpenDefaultsUbiquityHTTP: AsyncHTTPClient, SwiftNIO, NIOSSL."),
+        .default(enabledTraits: ["Tools", "Configuration", "UbiquityHTTP"]),
+    ],
     dependencies: [
         // Only the `settings` tool and its web app use these; the libraries need the toolchain alone.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -60,7 +69,7 @@ let package = Package(
         // A swift-configuration provider over a defaults search list.
         .target(
             name: "OpenDefaultsConfiguration",
-            dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", .product(name: "Configuration", package: "swift-configuration")]
+            dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"]))]
         ),
         // Every system call of the libraries and tools (no Foundation): files, locks, mappings, folder
         // events, the process's environment. A port to another system touches this module alone.
@@ -69,7 +78,7 @@ let package = Package(
         .executableTarget(name: "plutil", dependencies: ["PropertyList", "PlatformIO"]),
         // What the argument-parser tools share: "did you mean …?" for a mistyped command, macOS's
         // one-dash long options (`profiles install -path`).
-        .target(name: "CommandLineSupport", dependencies: ["Spelling", "PlatformIO", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(name: "CommandLineSupport", dependencies: ["Spelling", "PlatformIO", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))]),
         // "Did you mean …?": the word nearest to a typo (tools' verbs and flags, profiles' payload keys). Toolchain only.
         .target(name: "Spelling"),
         // The `defaults write` value grammar (-string, -int, -array …), shared by `defaults` and `ubiquity`.
@@ -85,10 +94,10 @@ let package = Package(
             name: "OpenDefaultsUbiquityHTTP",
             dependencies: [
                 "OpenDefaultsUbiquity", "PlatformIO",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["UbiquityHTTP"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["UbiquityHTTP"])),
+                .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(traits: ["UbiquityHTTP"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["UbiquityHTTP"])),
             ]
         ),
         // The sync server: protocol routes over Hummingbird, commits in SQLite, change fan-out.
@@ -96,17 +105,17 @@ let package = Package(
             name: "UbiquityServer",
             dependencies: [
                 "UbiquityProtocol", "PropertyList", "PlatformIO", "HTTPGuards", "HTTPMessages",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Tools"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tools"])),
+                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Tools"])),
             ]
         ),
         // The one request and response both servers' applications speak (no server framework):
@@ -119,10 +128,10 @@ let package = Package(
             name: "HTTPGuards",
             dependencies: [
                 "HTTPMessages", "PlatformIO",
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Tools"])),
             ]
         ),
         // The sync server's backend on PostgreSQL: several instances, one database, LISTEN/NOTIFY wake-ups.
@@ -130,11 +139,11 @@ let package = Package(
             name: "UbiquityPostgres",
             dependencies: [
                 "UbiquityServer", "UbiquityProtocol", "PropertyList", "PlatformIO",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Tools"])),
             ]
         ),
         // `ubiquity serve|account|login|logout|get|set|remove|list|watch|sync`.
@@ -143,20 +152,20 @@ let package = Package(
             dependencies: [
                 "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityPostgres", "ValueGrammar", "CommandLineSupport",
                 "OpenDefaults", "PropertyList", "PlatformIO",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Tools"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Tools"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
             ]
         ),
         .testTarget(
             name: "UbiquityTests",
             dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "HTTPMessages", "HTTPGuards", "LookalikeStrings",
-                           .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                           .product(name: "HummingbirdTesting", package: "hummingbird"),
-                           .product(name: "HTTPTypes", package: "swift-http-types")],
+                           .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
+                           .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                           .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"]))],
             exclude: ["Scripts"]
         ),
         // Configuration profiles (.mobileconfig): their managed preferences (Forced, Set-Once, custom payloads).
@@ -166,7 +175,7 @@ let package = Package(
             name: "ProfileSignatures",
             dependencies: [
                 "ConfigurationProfiles", "OpenDefaults", "PlatformIO",
-                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])), .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["Tools"])),
             ]
         ),
         // `profiles`: install, remove, list, show, validate, status, apply.
@@ -174,7 +183,7 @@ let package = Package(
             name: "profiles",
             dependencies: [
                 "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO", "CommandLineSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
             ]
         ),
         .testTarget(
@@ -190,10 +199,10 @@ let package = Package(
             name: "settings",
             dependencies: [
                 "SettingsBundle", "SettingsWeb", "PropertyList", "PlatformIO", "HTTPGuards", "HTTPMessages", "CommandLineSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
             ]
         ),
         .testTarget(
@@ -237,8 +246,8 @@ let package = Package(
             name: "OpenDefaultsConfigurationTests",
             dependencies: ["TestSupport", 
                 "OpenDefaultsConfiguration", "OpenDefaults", "PropertyList",
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ConfigurationTesting", package: "swift-configuration"),
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Tools"])),
+                .product(name: "ConfigurationTesting", package: "swift-configuration", condition: .when(traits: ["Tools"])),
             ]
         ),
     ],

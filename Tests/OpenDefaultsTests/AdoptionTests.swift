@@ -41,4 +41,45 @@ struct AdoptionTests {
         let guide = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/OpenDefaults/OpenDefaults.docc/MigratingFromUserDefaults.md"), encoding: .utf8)
         #expect(guide.contains("import OpenDefaultsFoundation\ntypealias UserDefaults = OpenUserDefaults\n"))
     }
+
+    @Test("a one-file app that uses the libraries with traits: [] fetches no other package and builds", .timeLimit(.minutes(10)))
+    func libraryAloneFetchesNothing() throws {
+        let app = try ScratchFolders.make("opendefaults-app")
+        defer { ScratchFolders.remove(app) }
+        try FileManager.default.createDirectory(at: app.appendingPathComponent("Sources/app"), withIntermediateDirectories: true)
+        let manifest = """
+            // swift-tools-version: 6.1
+            import PackageDescription
+            let package = Package(
+                name: "app",
+                dependencies: [.package(path: "\(repositoryRoot.path)", traits: [])],
+                targets: [.executableTarget(name: "app", dependencies: [
+                    .product(name: "OpenDefaults", package: "\(repositoryRoot.lastPathComponent)"),
+                    .product(name: "OpenDefaultsFoundation", package: "\(repositoryRoot.lastPathComponent)"),
+                ])]
+            )
+
+            """
+        try Data(manifest.utf8).write(to: app.appendingPathComponent("Package.swift"))
+        try Data("""
+            import OpenDefaultsFoundation
+            typealias UserDefaults = OpenUserDefaults
+            UserDefaults.standard.set(7, forKey: "Answer")
+            print(UserDefaults.standard.integer(forKey: "Answer"))
+
+            """.utf8).write(to: app.appendingPathComponent("Sources/app/main.swift"))
+        var env = ProcessInfo.processInfo.environment
+        // SwiftPM's caches and the app's preferences stay in the folder (nothing in the developer's HOME).
+        env["HOME"] = app.path
+        env["XDG_CONFIG_HOME"] = app.path + "/config"
+        env["XDG_CACHE_HOME"] = app.path + "/cache"
+        env["OPENDEFAULTS_SYSTEM_ROOT"] = app.path + "/system"
+        let build = try run("/usr/bin/env", ["swift", "build", "--package-path", app.path], environment: env)
+        #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
+        // Nothing fetched: no checkout at all (with the default traits: 28 packages, 193 MB).
+        let checkouts = (try? FileManager.default.contentsOfDirectory(atPath: app.path + "/.build/checkouts")) ?? []
+        #expect(checkouts.isEmpty, "\(checkouts)")
+        let ran = try run(app.path + "/.build/debug/app", [], environment: env)
+        #expect(ran.status == 0 && ran.stdout == "7\n", "\(ran.stdout)\(ran.stderr)")
+    }
 }
