@@ -81,10 +81,15 @@ func upload(_ store: UbiquitousKeyValueStore) async throws {
         notice.cancel()
         switch error {
         case .refusedByServer: throw fail("\(error)")
-        case .unauthorized: throw fail("\(error); the write is kept on this machine")
+        case .unauthorized: throw fail(notValid(error, server: server) + "; the write is kept on this machine and uploaded once you have")
         default:
             StandardStream.error.write("ubiquity: \(TerminalText.safe("\(error)"))\nubiquity: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
         }
     }
     _ = store.synchronize()
+}
+
+/// A refused token, said as what it means and what to do: the server's words, then how to log in again.
+func notValid(_ error: UbiquityError, server: String) -> String {
+    "this machine's token is not valid (\(error)): log in again with `ubiquity login \(server)` and a valid token on standard input"
 }

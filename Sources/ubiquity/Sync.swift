@@ -12,14 +12,17 @@ struct Sync: AsyncParsableCommand {
     @OptionGroup var options: StoreOption
 
     func run() async throws {
-        guard UbiquityAccount.current() != nil else { throw fail("not logged in (`ubiquity login <server-URL> <token>`)") }
+        guard UbiquityAccount.current() != nil else { throw fail("not logged in (`ubiquity login <server-URL>`, the token on standard input)") }
         let store = try openStore(options.store)
         do {
             guard try await within(.seconds(30), { try await store.synchronizeWithServer() }) != nil else {
                 throw fail("the server did not answer in time")
             }
         } catch let error as UbiquityError {
-            throw fail("\(error)")
+            if case .unauthorized = error, let account = UbiquityAccount.current() {
+                throw fail(notValid(error, server: TerminalText.safe(account.server)))
+            }
+            throw fail("\(TerminalText.safe("\(error)"))")
         }
     }
 }

@@ -50,15 +50,9 @@ struct ProfileFirstHourTests {
 
     @Test("an argument that is not UTF-8 is refused by the argument-parser tools, exit 64")
     func nonUTF8() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", #""$0" validate --path "$(printf 'p\377.mobileconfig')""#, productsDirectory.appendingPathComponent("profiles").path]
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 64)
+        let r = try runProcess("/bin/sh", ["-c", #""$0" validate --path "$(printf 'p\377.mobileconfig')""#, productsDirectory.appendingPathComponent("profiles").path])
+        let text = r.stderr
+        #expect(r.status == 64)
         #expect(text.hasPrefix("Error: argument 3 is not UTF-8 text (byte 2 is not valid UTF-8)"), "\(text)")
     }
 

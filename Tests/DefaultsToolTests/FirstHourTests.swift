@@ -9,18 +9,8 @@ import TestSupport
 @Suite("defaults: the first hour", .timeLimit(.minutes(5)))
 struct FirstHourTests {
     /// Runs `defaults` through `/bin/sh`, whose `printf` makes bytes no Swift string can hold.
-    func shell(_ t: ToolSandbox, _ script: String) throws -> ToolSandbox.Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script, ToolSandbox.products.appendingPathComponent("defaults").path]
-        p.environment = t.environment
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return .init(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    func shell(_ t: ToolSandbox, _ script: String) throws -> ProcessOutput {
+        try runProcess("/bin/sh", ["-c", script, ToolSandbox.products.appendingPathComponent("defaults").path], environment: t.environment)
     }
 
     @Test("an argument that is not UTF-8 is refused with its position, and nothing is written (a key, a value, a domain)")

@@ -76,6 +76,23 @@ struct ObservabilityTests {
         let port = Self.freePort()
         let server = try SyncServer(.sqlite, extraArguments: ["--metrics", "127.0.0.1:\(port)", "--quota-stores", "1"])
         let token = try server.addAccount("alice")
+        let metricsServer = MetricsEndpoint(port: port)
+        // Before any commit, every outcome (and quota) is a series at 0: rate() and alerts work from the start.
+        var initial: [String: [String: Double]] = [:]
+        #expect(await settle(10) {
+            initial = (try? metricsServer.scrape()) ?? [:]
+            return initial["ubiquity_build_info"] != nil
+        }, "the metrics listener never answered")
+        for outcome in ["applied", "conflict", "quota", "unavailable", "unauthorized", "invalid"] {
+            #expect(initial["ubiquity_commits_total"]?["outcome=\(outcome)"] == 0, "\(outcome): \(initial)")
+        }
+        for quota in ["bytes", "stores", "other"] { #expect(initial["ubiquity_quota_refusals_total"]?["quota=\(quota)"] == 0, "\(initial)") }
+        #expect(initial["ubiquity_conflicts_total"]?[""] == 0, "\(initial)")
+        // A commit that breaks the protocol's rules (no change): refused before the database, counted as invalid.
+        let raw = try RawConnection(port: server.port)
+        let empty = #"{"changes":[]}"#
+        raw.send(RawConnection.commitHead(store: "com.example.m", token: token, length: empty.utf8.count) + empty)
+        #expect(raw.head()?.hasPrefix("HTTP/1.1 400") == true)
         let t = HTTPUbiquityTransport(account: server.account(token: token))
         _ = try await commit(t, "com.example.m", "k", base: 0, .string("v"))
         _ = try await commit(t, "com.example.m", "k", base: 0, .string("stale"))     // a conflict
@@ -84,7 +101,6 @@ struct ObservabilityTests {
         let follower = stream.follow(t.events(store: "com.example.m", after: 0))
         defer { follower.cancel() }
         #expect(await settle(10) { stream.all.count >= 1 })
-        let metricsServer = MetricsEndpoint(port: port)
         var parsed: [String: [String: Double]] = [:]
         #expect(await settle(10) {
             parsed = (try? metricsServer.scrape()) ?? [:]
@@ -92,6 +108,8 @@ struct ObservabilityTests {
         }, "\(parsed)")
         #expect(parsed["ubiquity_commits_total"]?["outcome=applied"] == 1, "\(parsed)")
         #expect(parsed["ubiquity_commits_total"]?["outcome=conflict"] == 1, "\(parsed)")
+        #expect(parsed["ubiquity_commits_total"]?["outcome=invalid"] == 1, "\(parsed)")
+        #expect(parsed["ubiquity_commits_total"]?["outcome=unavailable"] == 0, "\(parsed)")
         #expect(parsed["ubiquity_conflicts_total"]?[""] == 1, "\(parsed)")
         #expect(parsed["ubiquity_quota_refusals_total"]?["quota=stores"] == 1, "\(parsed)")
         #expect(parsed["ubiquity_commit_duration_seconds_count"]?[""] == 3, "\(parsed)")

@@ -63,6 +63,22 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("UserDefaults set(Int) · Foundation", configuration: .init(metrics: [.wallClock], timeUnits: .nanoseconds, maxDuration: .seconds(3))) { b in
         for _ in b.scaledIterations { foundation.set(Counter.next(), forKey: "counter") }
     }
+    // With an observer of didChangeNotification (issue 38: posted once per change, synchronously,
+    // as Foundation posts it; before, a burst was coalesced into 20 ms windows).
+    Benchmark("UserDefaults set(Int) observed · OpenUserDefaults", configuration: fast) { b in
+        let seen = ObservedPosts()
+        let token = NotificationCenter.default.addObserver(forName: UserDefaults.didChangeNotification, object: legacy, queue: nil) { _ in seen.count += 1 }
+        for _ in b.scaledIterations { legacy.set(Counter.next(), forKey: "counter") }
+        NotificationCenter.default.removeObserver(token)
+        blackHole(seen.count)
+    }
+    Benchmark("UserDefaults set(Int) observed · Foundation", configuration: .init(metrics: [.wallClock], timeUnits: .nanoseconds, maxDuration: .seconds(3))) { b in
+        let seen = ObservedPosts()
+        let token = NotificationCenter.default.addObserver(forName: UserDefaults.didChangeNotification, object: foundation, queue: nil) { _ in seen.count += 1 }
+        for _ in b.scaledIterations { foundation.set(Counter.next(), forKey: "counter") }
+        NotificationCenter.default.removeObserver(token)
+        blackHole(seen.count)
+    }
 
     // swift-configuration: DefaultsProvider against the library's own
     // InMemoryProvider holding the same 1,000 values.
@@ -110,3 +126,6 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 }
+
+/// Counts the posts an observer saw (the benchmark's observer does no other work).
+final class ObservedPosts: @unchecked Sendable { var count = 0 }

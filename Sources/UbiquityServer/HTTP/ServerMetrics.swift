@@ -10,7 +10,7 @@ import Synchronization
 /// |---|---|---|
 /// | `ubiquity_requests_total` | counter | `route`, `status` |
 /// | `ubiquity_request_duration_seconds` | histogram | `route` |
-/// | `ubiquity_commits_total` | counter | `outcome` (`applied`, `conflict`, `quota`, `unavailable`, `invalid`) |
+/// | `ubiquity_commits_total` | counter | `outcome` (`applied`, `conflict`, `quota`, `unavailable`, `unauthorized`, `invalid`) |
 /// | `ubiquity_commit_duration_seconds` | histogram | |
 /// | `ubiquity_conflicts_total` | counter | (keys refused for a stale base) |
 /// | `ubiquity_quota_refusals_total` | counter | `quota` |
@@ -57,6 +57,11 @@ package enum ServerMetrics {
         timer("ubiquity_commit_duration_seconds").recordNanoseconds(duration.nanoseconds)
     }
 
+    /// A commit refused before it reached the database (its body broke the protocol's rules): counted, not timed.
+    static func invalidCommit() {
+        counter("ubiquity_commits_total", [("outcome", "invalid")]).increment()
+    }
+
     static func conflicts(_ count: Int) {
         if count > 0 { counter("ubiquity_conflicts_total").increment(by: count) }
     }
@@ -72,9 +77,19 @@ package enum ServerMetrics {
         timer("ubiquity_fanout_seconds").recordNanoseconds(duration.nanoseconds)
     }
 
-    /// Called once at start: `ubiquity_build_info{version="…"} 1`.
+    /// Every outcome a commit can have, each a series from the start (at 0), so that `rate()`
+    /// and alerts on them work before the first commit of each kind.
+    static let commitOutcomes = ["applied", "conflict", "quota", "unavailable", "unauthorized", "invalid"]
+    /// The quotas a commit can be refused by (`ubiquity_quota_refusals_total`'s labels).
+    static let quotas = ["bytes", "stores", "other"]
+
+    /// Called once at start: `ubiquity_build_info{version="…"} 1`, and the commit and quota
+    /// series at 0.
     package static func recordBuildInfo() {
         Gauge(label: "ubiquity_build_info", dimensions: [("version", OpenDefaultsVersion.string)]).record(1)
+        for outcome in commitOutcomes { counter("ubiquity_commits_total", [("outcome", outcome)]).increment(by: 0) }
+        for quota in quotas { counter("ubiquity_quota_refusals_total", [("quota", quota)]).increment(by: 0) }
+        counter("ubiquity_conflicts_total").increment(by: 0)
     }
 }
 

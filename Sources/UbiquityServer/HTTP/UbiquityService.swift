@@ -229,20 +229,30 @@ package final class UbiquityService: Sendable {
 
     // MARK: Commits
 
-    func commit(_ request: ServerRequest, account: UbiquityAccountInfo, store: String, tokenHash: [UInt8]) async -> ServerResponse {
-        guard UbiquityLimits.isValidStoreIdentifier(store) else { return Self.badStore(store) }
-        guard request.body.count <= Self.maximumBody else { return Self.error(413, "the request is larger than \(Self.maximumBody) bytes") }
+    /// A commit's body checked against the protocol's rules, or the answer that refuses it.
+    enum ValidatedCommit {
+        case changes([CheckedChange])
+        case refused(ServerResponse)
+    }
+
+    /// Checks a commit's body: the store's name, the size, the JSON, the number of changes, keys
+    /// that appear once, bases that are not negative, keys without control characters, values
+    /// that are binary property lists within the limits, and the total (refused before the rest
+    /// is decoded).
+    static func validated(_ request: ServerRequest, store: String) -> ValidatedCommit {
+        guard UbiquityLimits.isValidStoreIdentifier(store) else { return .refused(Self.badStore(store)) }
+        guard request.body.count <= Self.maximumBody else { return .refused(Self.error(413, "the request is larger than \(Self.maximumBody) bytes")) }
         let commit: UbiquityCommitRequest
         if let usual = WireJSON.commitRequest(request.body) {
             commit = usual
         } else {
             do { commit = try JSONDecoder().decode(UbiquityCommitRequest.self, from: Data(request.body)) } catch {
-                return Self.error(400, "the body is not a commit: \(Self.describe(error))")
+                return .refused(Self.error(400, "the body is not a commit: \(Self.describe(error))"))
             }
         }
-        guard !commit.changes.isEmpty else { return Self.error(400, "a commit needs at least one change") }
+        guard !commit.changes.isEmpty else { return .refused(Self.error(400, "a commit needs at least one change")) }
         guard commit.changes.count <= Self.maximumChanges else {
-            return Self.error(400, "a commit holds at most \(Self.maximumChanges) changes; this one has \(commit.changes.count)")
+            return .refused(Self.error(400, "a commit holds at most \(Self.maximumChanges) changes; this one has \(commit.changes.count)"))
         }
         var seen = Set<LiteralString>()
         var checked: [CheckedChange] = []
@@ -250,29 +260,40 @@ package final class UbiquityService: Sendable {
         // store's total is refused before the rest is decoded.
         var total = 0
         for change in commit.changes {
-            guard seen.insert(change.key).inserted else { return Self.error(400, "the key \"\(change.key)\" appears twice in the commit") }
-            guard change.base >= 0 else { return Self.error(400, "the base revision of \"\(change.key)\" is negative") }
+            guard seen.insert(change.key).inserted else { return .refused(Self.error(400, "the key \"\(change.key)\" appears twice in the commit")) }
+            guard change.base >= 0 else { return .refused(Self.error(400, "the base revision of \"\(change.key)\" is negative")) }
             if let c = change.key.unicodeScalars.first(where: UbiquityLimits.isControl) {
-                return Self.error(400, "the key \"\(change.key)\" holds the control character U+\(String(c.value, radix: 16, uppercase: true)); keys are text without control characters")
+                return .refused(Self.error(400, "the key \"\(change.key)\" holds the control character U+\(String(c.value, radix: 16, uppercase: true)); keys are text without control characters"))
             }
             var bytes: [UInt8]? = nil
             if let text = change.value {
                 switch UbiquityWireValue.decodeChecked(text) {
                 case .failure(.malformed(let why)):
-                    return Self.error(400, "the value of \"\(change.key)\" is not base64 of a binary property list: \(why)")
+                    return .refused(Self.error(400, "the value of \"\(change.key)\" is not base64 of a binary property list: \(why)"))
                 case .failure(.tooLarge(let why)):
-                    return Self.error(413, "the value of \"\(change.key)\" is refused: \(why)")
+                    return .refused(Self.error(413, "the value of \"\(change.key)\" is refused: \(why)"))
                 case .success(let value):
                     // Encoded once: the stored bytes, whose length is the size the limits count.
                     let encoded = value.encodedBinary
                     total += encoded.count
                     guard total <= UbiquityLimits.maximumTotalBytes + UbiquityLimits.maximumValueBytes else {
-                        return Self.error(413, "the commit's values total more than \(UbiquityLimits.maximumTotalBytes) bytes, more than a store holds")
+                        return .refused(Self.error(413, "the commit's values total more than \(UbiquityLimits.maximumTotalBytes) bytes, more than a store holds"))
                     }
                     bytes = encoded
                 }
             }
             checked.append(CheckedChange(key: change.key, base: change.base, bytes: bytes))
+        }
+        return .changes(checked)
+    }
+
+    func commit(_ request: ServerRequest, account: UbiquityAccountInfo, store: String, tokenHash: [UInt8]) async -> ServerResponse {
+        let checked: [CheckedChange]
+        switch Self.validated(request, store: store) {
+        case .changes(let changes): checked = changes
+        case .refused(let answer):
+            ServerMetrics.invalidCommit()
+            return answer
         }
         // The token was valid when the head arrived; the body may have taken long: the backend
         // checks it again in the transaction that applies the commit.
