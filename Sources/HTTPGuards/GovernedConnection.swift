@@ -74,7 +74,8 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
         }
         if governor.responseEnded(context.channel) {
             let done = context.eventLoop.makePromise(of: Void.self)
-            done.futureResult.whenComplete { result in
+            // On the channel's event loop, as the handler and its context are.
+            done.futureResult.assumeIsolated().whenComplete { result in
                 promise?.completeWith(result)
                 switch result {
                 case .success: self.linger(context)
@@ -95,8 +96,8 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
     func linger(_ context: ChannelHandlerContext) {
         guard !lingering else { return }
         lingering = true
-        context.close(mode: .output).whenFailure { _ in context.close(promise: nil) }
-        context.eventLoop.scheduleTask(in: ConnectionGovernor.lingerTime) { context.close(promise: nil) }
+        context.close(mode: .output).assumeIsolated().whenFailure { _ in context.close(promise: nil) }
+        context.eventLoop.assumeIsolated().scheduleTask(in: ConnectionGovernor.lingerTime) { context.close(promise: nil) }
         context.read()
     }
 

@@ -8,14 +8,7 @@ struct ToolResult {
 }
 
 /// The folder holding the built executables (beside the test bundle).
-let productsDirectory: URL = {
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while url.path != "/" {
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("profiles").path) { return url }
-        url.deleteLastPathComponent()
-    }
-    return Requirement.repositoryRoot.appendingPathComponent(".build/debug")
-}()
+let productsDirectory = Products.directory
 
 /// Runs a built tool (or, `absolute`, any program) to its end.
 func runTool(_ tool: String, _ arguments: [String], input: Data? = nil, absolute: Bool = false, environment: [String: String]? = nil) throws -> ToolResult {

@@ -38,15 +38,7 @@ func startInBackground(_ tool: String, _ args: [String], environment: [String: S
 final class ToolSandbox: @unchecked Sendable {
     let root: URL
     let config: URL
-    static let products: URL = {
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("defaults").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug")
-    }()
+    static let products = Products.directory
 
     init() throws {
         root = try ScratchFolders.make("defaults-tool")

@@ -7,14 +7,7 @@ import PropertyList
 let repositoryRoot = Requirement.repositoryRoot
 
 /// The folder that holds the built executables (beside the test bundle).
-let productsDirectory: URL = {
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while url.path != "/" {
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("defaults-test-helper").path) { return url }
-        url.deleteLastPathComponent()
-    }
-    return repositoryRoot.appendingPathComponent(".build/debug")
-}()
+let productsDirectory = Products.directory
 
 let helperPath = productsDirectory.appendingPathComponent("defaults-test-helper").path
 

@@ -10,14 +10,7 @@ let repositoryRoot = Requirement.repositoryRoot
 let sharedDirectory = Requirement.sharedDirectory
 
 /// The folder that holds the built executables (beside the test bundle).
-let productsDirectory: URL = {
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while url.path != "/" {
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("plutil").path) { return url }
-        url.deleteLastPathComponent()
-    }
-    return repositoryRoot.appendingPathComponent(".build/debug")
-}()
+let productsDirectory = Products.directory
 
 func utf8(_ s: String) -> [UInt8] { Array(s.utf8) }
 

@@ -13,14 +13,7 @@ let settingsCorpus: URL? = {
 }()
 
 /// The folder holding the built executables.
-let productsDirectory: URL = {
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while url.path != "/" {
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("settings").path) { return url }
-        url.deleteLastPathComponent()
-    }
-    return repositoryRoot.appendingPathComponent(".build/debug")
-}()
+let productsDirectory = Products.directory
 
 /// The corpus' typed JSON (`{"string": s}`, `{"int": "1"}`…) as a value.
 func typedValue(_ json: PropertyList) -> PropertyList? {

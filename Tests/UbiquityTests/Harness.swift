@@ -6,15 +6,7 @@ import PropertyList
 import Testing
 
 /// The built products (`ubiquity`).
-let products: URL = {
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while url.path != "/" {
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("ubiquity").path) { return url }
-        url.deleteLastPathComponent()
-    }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent(".build/debug")
-}()
+let products = Products.directory
 
 /// A throw-away folder, removed with the object.
 final class TemporaryFolder: @unchecked Sendable {
