@@ -100,11 +100,30 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["UbiquityHTTP"])),
             ]
         ),
-        // The sync server: protocol routes over Hummingbird, commits in SQLite, change fan-out.
+        // The seam between the sync server and its databases: the backend protocol, the commit
+        // rules every backend applies (CommitDecision), the records. No database, no server framework.
+        .target(
+            name: "UbiquityBackend",
+            dependencies: [
+                "UbiquityProtocol", "PropertyList", "PlatformIO",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+            ]
+        ),
+        // The sync server's embedded database: SQLite (vendored by sqlite-nio), backups and restores.
+        .target(
+            name: "UbiquitySQLite",
+            dependencies: [
+                "UbiquityBackend", "UbiquityProtocol", "PropertyList", "PlatformIO",
+                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+            ]
+        ),
+        // The sync server: protocol routes over Hummingbird, change fan-out; any backend (it knows no database).
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "PropertyList", "PlatformIO", "HTTPGuards", "HTTPMessages",
+                "UbiquityBackend", "UbiquityProtocol", "PropertyList", "PlatformIO", "HTTPGuards", "HTTPMessages",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
@@ -112,7 +131,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Tools"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tools"])),
-                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Tools"])),
@@ -138,7 +156,7 @@ let package = Package(
         .target(
             name: "UbiquityPostgres",
             dependencies: [
-                "UbiquityServer", "UbiquityProtocol", "PropertyList", "PlatformIO",
+                "UbiquityBackend", "UbiquityProtocol", "PropertyList", "PlatformIO",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
@@ -150,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "ubiquity",
             dependencies: [
-                "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityPostgres", "ValueGrammar", "CommandLineSupport",
+                "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "UbiquityPostgres", "ValueGrammar", "CommandLineSupport",
                 "OpenDefaults", "PropertyList", "PlatformIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Tools"])),
@@ -162,7 +180,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "HTTPMessages", "HTTPGuards", "LookalikeStrings",
+            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "HTTPMessages", "HTTPGuards", "LookalikeStrings",
                            .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
                            .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Tools"])),
                            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"]))],

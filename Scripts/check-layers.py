@@ -5,6 +5,9 @@
   (OpenDefaults) nor the client library (OpenDefaultsUbiquity): both sides share only
   UbiquityProtocol.
 - The libraries an app links need the toolchain alone: no package product below them.
+- The server knows no database (UbiquityServer links neither SQLiteNIO nor PostgresNIO), and the
+  backends know no server (UbiquitySQLite, UbiquityPostgres link no Hummingbird): they meet at
+  UbiquityBackend (issue 39).
 
 usage: swift package describe --type json | Scripts/check-layers.py
 """
@@ -29,6 +32,30 @@ for server in ("UbiquityServer", "UbiquityPostgres"):
     reached = closure(server) & {"OpenDefaults", "OpenDefaultsUbiquity", "OpenDefaultsFoundation"}
     if reached:
         problems.append("%s depends on %s" % (server, ", ".join(sorted(reached))))
+# The server knows no database; each database backend knows no server (issue 39): they meet at
+# UbiquityBackend, the seam, which links neither a database nor a server framework.
+def products(name):
+    found = set(targets[name].get("product_dependencies", []))
+    for dep in closure(name):
+        found |= set(targets[dep].get("product_dependencies", []))
+    return found
+
+databases = {"SQLiteNIO", "PostgresNIO"}
+frameworks = {"Hummingbird", "HummingbirdCore", "HummingbirdTLS"}
+rules = [
+    ("UbiquityServer", {"UbiquitySQLite", "UbiquityPostgres"}, databases),
+    ("UbiquitySQLite", {"UbiquityServer", "UbiquityPostgres"}, frameworks | {"PostgresNIO"}),
+    ("UbiquityPostgres", {"UbiquityServer", "UbiquitySQLite"}, frameworks | {"SQLiteNIO"}),
+    ("UbiquityBackend", {"UbiquityServer", "UbiquitySQLite", "UbiquityPostgres"}, frameworks | databases),
+]
+for name, forbidden_targets, forbidden_products in rules:
+    reached = closure(name) & forbidden_targets
+    if reached:
+        problems.append("%s depends on %s" % (name, ", ".join(sorted(reached))))
+    linked = products(name) & forbidden_products
+    if linked:
+        problems.append("%s links %s" % (name, ", ".join(sorted(linked))))
+
 for library in ("PropertyList", "PlatformIO", "OpenDefaults", "UbiquityProtocol", "OpenDefaultsUbiquity", "ConfigurationProfiles"):
     for name in {library} | closure(library):
         products = targets[name].get("product_dependencies", [])
@@ -38,4 +65,4 @@ for p in problems:
     print("check-layers:", p)
 if problems:
     sys.exit(1)
-print("check-layers: the server reaches no defaults engine; the libraries need the toolchain alone")
+print("check-layers: the server reaches no defaults engine and no database, the backends no server; the libraries need the toolchain alone")

@@ -1,5 +1,5 @@
 import CoreMetrics
-import UbiquityServer
+import UbiquityBackend
 
 /// The PostgreSQL backend's metrics (swift-metrics; exported by `ubiquity serve --metrics`):
 ///

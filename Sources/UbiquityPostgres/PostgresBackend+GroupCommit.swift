@@ -3,7 +3,7 @@ import NIOCore
 import UbiquityProtocol
 import PropertyList
 import PostgresNIO
-import UbiquityServer
+import UbiquityBackend
 import CoreMetrics
 
 // A group commit (proposal 0012): the commits a writer took, applied together.

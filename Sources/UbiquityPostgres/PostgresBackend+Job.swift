@@ -1,4 +1,4 @@
-import UbiquityServer
+import UbiquityBackend
 
 extension PostgresBackend {
     struct Job: Sendable {

@@ -1,5 +1,5 @@
 import PlatformIO
-import UbiquityServer
+import UbiquityBackend
 import Synchronization
 
 extension PostgresBackend {

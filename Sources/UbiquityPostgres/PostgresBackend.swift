@@ -5,7 +5,7 @@ package import UbiquityProtocol
 import PropertyList
 import PlatformIO
 import PostgresNIO
-package import UbiquityServer
+package import UbiquityBackend
 import CoreMetrics
 import Synchronization
 

@@ -1,7 +1,7 @@
 import NIOSSL
 import PlatformIO
 package import PostgresNIO
-package import UbiquityServer
+package import UbiquityBackend
 
 /// Where the database is, read from a `postgres://` URL as libpq reads it.
 ///

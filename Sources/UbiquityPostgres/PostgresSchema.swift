@@ -1,7 +1,7 @@
 import Logging
 import UbiquityProtocol
 import PostgresNIO
-import UbiquityServer
+import UbiquityBackend
 
 /// The sync server's tables in PostgreSQL, created and migrated by the server.
 ///

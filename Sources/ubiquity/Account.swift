@@ -12,7 +12,9 @@ import Foundation
 #endif
 import Prometheus
 import UbiquityPostgres
+import UbiquityBackend
 import UbiquityServer
+import UbiquitySQLite
 
 /// `ubiquity account …`: accounts and their named tokens, on the database
 /// directly (a running server hears of a revocation within a second).

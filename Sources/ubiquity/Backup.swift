@@ -12,7 +12,9 @@ import Foundation
 #endif
 import Prometheus
 import UbiquityPostgres
+import UbiquityBackend
 import UbiquityServer
+import UbiquitySQLite
 
 /// `ubiquity backup`: a consistent copy of the SQLite database while the server runs.
 struct Backup: AsyncParsableCommand {

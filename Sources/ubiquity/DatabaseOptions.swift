@@ -12,7 +12,9 @@ import Foundation
 #endif
 import Prometheus
 import UbiquityPostgres
+import UbiquityBackend
 import UbiquityServer
+import UbiquitySQLite
 
 /// Where the server's data is: `--data DIR` (SQLite) or `--postgres URL`,
 /// from the command line, `UBIQUITY_*` variables or the `--config` file.

@@ -12,7 +12,9 @@ import Foundation
 #endif
 import Prometheus
 import UbiquityPostgres
+import UbiquityBackend
 import UbiquityServer
+import UbiquitySQLite
 
 /// `ubiquity restore`: a backup put in place of the database of a stopped server.
 struct Restore: AsyncParsableCommand {

@@ -12,7 +12,9 @@ import Foundation
 #endif
 import Prometheus
 import UbiquityPostgres
+import UbiquityBackend
 import UbiquityServer
+import UbiquitySQLite
 
 /// `ubiquity serve`: the sync server.
 struct Serve: AsyncParsableCommand {

@@ -12,7 +12,9 @@ import Foundation
 #endif
 import Prometheus
 import UbiquityPostgres
+import UbiquityBackend
 import UbiquityServer
+import UbiquitySQLite
 
 /// Where the server keeps its database unless told otherwise.
 func defaultServerData() -> String {

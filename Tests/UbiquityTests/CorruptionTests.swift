@@ -6,6 +6,8 @@ import SQLiteNIO
 import Testing
 import TestSupport
 @testable import UbiquityServer
+import UbiquityBackend
+import UbiquitySQLite
 
 /// Lines a service logged.
 final class LogLines: @unchecked Sendable {

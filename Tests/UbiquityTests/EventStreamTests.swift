@@ -8,6 +8,8 @@ import TestSupport
 import Synchronization
 import PlatformIO
 @testable import UbiquityServer
+import UbiquityBackend
+import UbiquitySQLite
 
 /// The answers an event stream delivered, in order.
 final class Received: @unchecked Sendable {

@@ -5,6 +5,8 @@ import SQLiteNIO
 import Testing
 import TestSupport
 @testable import UbiquityServer
+import UbiquityBackend
+@testable import UbiquitySQLite
 
 @Suite("ubiquity serve on SQLite: a database made by an earlier server", .exclusive(.servers), .timeLimit(.minutes(10)))
 struct MigrationTests {

@@ -1,5 +1,6 @@
 package import HTTPMessages
 import PlatformIO
+package import UbiquityBackend
 import UbiquityProtocol
 import Synchronization
 

@@ -1,3 +1,4 @@
+import UbiquityBackend
 import HummingbirdCore
 import Logging
 import NIOCore

@@ -1,4 +1,5 @@
 import PlatformIO
+import UbiquityBackend
 import Synchronization
 
 /// A long poll in progress, known by its token so that a revocation ends it

@@ -1,5 +1,6 @@
 import CoreMetrics
 import PlatformIO
+import UbiquityBackend
 import Synchronization
 
 /// The sync server's metrics, through swift-metrics: whatever backend the
@@ -90,13 +91,5 @@ package enum ServerMetrics {
         for outcome in commitOutcomes { counter("ubiquity_commits_total", [("outcome", outcome)]).increment(by: 0) }
         for quota in quotas { counter("ubiquity_quota_refusals_total", [("quota", quota)]).increment(by: 0) }
         counter("ubiquity_conflicts_total").increment(by: 0)
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds (what swift-metrics' timers record).
-    package var nanoseconds: Int64 {
-        let (s, a) = components
-        return s * 1_000_000_000 + a / 1_000_000_000
     }
 }

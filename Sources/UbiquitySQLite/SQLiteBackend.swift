@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import NIOCore
 import PlatformIO
+package import UbiquityBackend
 package import UbiquityProtocol
 import PropertyList
 import SQLiteNIO
