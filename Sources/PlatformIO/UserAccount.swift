@@ -19,12 +19,6 @@ package struct UserAccount: Sendable, Hashable {
         return UserAccount(pw.pointee)
     }
 
-    /// The account with the user id `id`, if there is one.
-    package static func withID(_ id: UInt32) -> UserAccount? {
-        guard let pw = getpwuid(uid_t(id)) else { return nil }
-        return UserAccount(pw.pointee)
-    }
-
     private init(_ pw: passwd) {
         name = pw.pw_name.map { String(cString: $0) } ?? ""
         userID = UInt32(pw.pw_uid)

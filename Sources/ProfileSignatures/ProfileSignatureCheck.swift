@@ -2,7 +2,7 @@ package import ConfigurationProfiles
 import OpenDefaults
 import PlatformIO
 import SwiftASN1
-@_spi(CMS) import X509
+@_spi(CMS) @_spi(FixedExpiryValidationTime) import X509
 
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
@@ -107,7 +107,7 @@ package enum ProfileSignatureCheck {
         }
         let roots = CertificateStore(certificates(in: trustFiles))
         let result = await CMS.isValidAttachedSignature(signatureBytes: der, trustRoots: roots) {
-            RFC5280Policy(validationTime: now)
+            RFC5280Policy(fixedExpiryValidationTime: now)
         }
         switch result {
         case .success(let valid):

@@ -12,7 +12,7 @@ package struct CommitDecision: Sendable {
     /// Per change of the commit: applied or conflict.
     package var statuses: [UbiquityWireResult.Status]
     /// Why the whole commit is refused, if it is.
-    package var refusal: String?
+    package var refusal: CommitRefusal?
     /// The store's head after the commit (`revision` one more) when something is applied.
     package var next: StoreHead
     /// The store's head before the commit.
@@ -37,15 +37,15 @@ package struct CommitDecision: Sendable {
                 statuses.append(.conflict)
             }
         }
-        var refusal: String? = nil
+        var refusal: CommitRefusal? = nil
         if let long = changes.first(where: { $0.key.utf8.count > UbiquityLimits.maximumKeyBytes || $0.key.isEmpty }) {
-            refusal = "the key \"\(long.key)\" is \(long.key.utf8.count) bytes of UTF-8; keys are 1 to \(UbiquityLimits.maximumKeyBytes)"
+            refusal = .keyLength(key: long.key)
         } else if let big = applied.first(where: { $0.size > UbiquityLimits.maximumValueBytes }) {
-            refusal = "the value for key \"\(big.key)\" is \(big.size) bytes as a binary property list; at most \(UbiquityLimits.maximumValueBytes) are allowed"
+            refusal = .valueSize(key: big.key, bytes: big.size)
         } else if count > UbiquityLimits.maximumKeys {
-            refusal = "the store would hold \(count) keys; at most \(UbiquityLimits.maximumKeys) are allowed"
+            refusal = .keyCount(count)
         } else if total > UbiquityLimits.maximumTotalBytes {
-            refusal = "the store's values would be \(total) bytes together; at most \(UbiquityLimits.maximumTotalBytes) are allowed"
+            refusal = .storeSize(total)
         }
         self.applied = applied
         self.statuses = statuses
@@ -64,9 +64,9 @@ package struct CommitDecision: Sendable {
     package mutating func enforce(_ quota: AccountQuota, others: AccountUsage) {
         guard growsAccount else { return }
         if previous.revision == 0, others.stores + 1 > quota.maximumStores {
-            refusal = "quota \"stores\": the account would hold \(others.stores + 1) stores; its quota is \(quota.maximumStores)"
+            refusal = .quotaStores(wouldHold: others.stores + 1, quota: quota.maximumStores)
         } else if next.total > previous.total, others.bytes + next.total > quota.maximumBytes {
-            refusal = "quota \"bytes\": the account's stores would hold \(others.bytes + next.total) bytes together; its quota is \(quota.maximumBytes)"
+            refusal = .quotaBytes(wouldHold: others.bytes + next.total, quota: quota.maximumBytes)
         }
     }
 
@@ -87,7 +87,9 @@ package struct CommitDecision: Sendable {
         }
         if let refusal {
             let results = changes.map { UbiquityWireResult(status: .refused, entry: entry($0.key)) }
-            return CommitOutcome(response: UbiquityCommitResponse(revision: head.revision, refusal: refusal, results: results), applied: [])
+            var outcome = CommitOutcome(response: UbiquityCommitResponse(revision: head.revision, refusal: refusal.message, results: results), applied: [])
+            outcome.refusal = refusal
+            return outcome
         }
         guard writes else {
             let results = changes.map { UbiquityWireResult(status: .conflict, entry: entry($0.key)) }

@@ -7,9 +7,11 @@ package struct CommitOutcome: Sendable {
     package var response: UbiquityCommitResponse
     /// The entries written at `response.revision` (empty when nothing was applied).
     package var applied: [UbiquityWireEntry]
+    /// Why the whole commit was refused (nothing applied), typed; its words are `response.refusal`.
+    package var refusal: CommitRefusal?
     /// The token that sent the commit was revoked (or its account deleted)
     /// before the commit's transaction: nothing was applied.
-    package var tokenRevoked = false
+    package var tokenRevoked: Bool { refusal == .tokenRevoked }
 
     package init(response: UbiquityCommitResponse, applied: [UbiquityWireEntry]) {
         self.response = response
@@ -18,8 +20,8 @@ package struct CommitOutcome: Sendable {
 
     /// The outcome of a commit whose token is no longer valid (nothing applied).
     package static func revoked(revision: Int64) -> CommitOutcome {
-        var outcome = CommitOutcome(response: UbiquityCommitResponse(revision: revision, refusal: "the token is not valid", results: []), applied: [])
-        outcome.tokenRevoked = true
+        var outcome = CommitOutcome(response: UbiquityCommitResponse(revision: revision, refusal: CommitRefusal.tokenRevoked.message, results: []), applied: [])
+        outcome.refusal = .tokenRevoked
         return outcome
     }
 }

@@ -1,6 +1,6 @@
 import Logging
 import PlatformIO
-package import UbiquityBackend
+import UbiquityBackend
 import SQLiteNIO
 
 /// Online backups of a server's SQLite database, and restoring one.

@@ -69,8 +69,9 @@ struct ClientMessageTests {
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.filter { $0.count > 80 })")
-        for command in ["  ubiquity serve --port 8470 &", "  ubiquity login http://127.0.0.1:8470 --token-file token",
-                        "  HOME=/tmp/b ubiquity login http://127.0.0.1:8470 --token-file token",
+        for command in ["  ubiquity account add me --create | tail -n 1 > token", "  ubiquity serve --port 8470 &",
+                        "  ubiquity login http://127.0.0.1:8470 < token",
+                        "  HOME=/tmp/b ubiquity login http://127.0.0.1:8470 < token",
                         "  HOME=/tmp/b ubiquity get --store com.example.notes theme"] {
             #expect(lines.contains(command), "\(command)")
         }

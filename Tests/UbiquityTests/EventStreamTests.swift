@@ -313,22 +313,24 @@ struct ShutdownTests {
 
 extension ShutdownTests {
     @Test("a second SIGTERM or SIGINT exits at once while the first waits for a request in flight", arguments: ["TERM", "INT"])
-    func secondSignal(second: String) async throws {
+    func secondSignal(second: String) throws {
         // The first signal's wait is long (--stop-timeout, --body-timeout), so that a loaded
-        // machine's pauses in this test never outlast it.
+        // machine's pauses in this test never outlast it. Synchronous: on a loaded run the
+        // cooperative pool's threads are busy, and an async step could resume a minute late,
+        // after the server had closed the stalled connection as idle (60 s).
         let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "600", "--body-timeout", "600", "--log-level", "trace"])
         let token = try server.addAccount("alice")
         let pid = try #require(server.process?.processIdentifier)
         // A commit whose body trickles: the first signal's graceful stop waits for it (up to --stop-timeout).
-        let connection = try await Self.requestInFlight(server, token: token)
+        let connection = try Self.requestInFlight(server, token: token)
         defer { withExtendedLifetime(connection) {} }
         kill(pid, SIGTERM)
-        await pause(1.0)
+        Thread.sleep(forTimeInterval: 1.0)
         #expect(server.process?.isRunning == true, "the first signal waits for the request in flight")
         let clock = ContinuousClock()
         let start = clock.now
         kill(pid, second == "TERM" ? SIGTERM : SIGINT)
-        let exited = await settle(5) { server.process?.isRunning == false }
+        let exited = settleBlocking(5) { server.process?.isRunning == false }
         let took = clock.now - start
         print("second SIG\(second): exited after \(took)")
         // At once: 0.02 s alone here (the figure is this print); the bound is loose for a loaded machine,
@@ -345,12 +347,14 @@ extension ShutdownTests {
     /// it is returned: the server (run with `--log-level trace`) has logged that the commit's
     /// request began. (A fixed pause was not enough on a loaded machine: the server had not yet
     /// read the head, nothing was in flight, and it rightly exited at once.)
-    static func requestInFlight(_ server: SyncServer, token: String) async throws -> RawConnection {
+    static func requestInFlight(_ server: SyncServer, token: String) throws -> RawConnection {
         let connection = try RawConnection(port: server.port)
         connection.send(RawConnection.commitHead(store: "com.example.slow", token: token, length: 100_000) + "{\"changes\": [")
-        let began = await settle(120) {
+        let clock = ContinuousClock(), start = clock.now
+        let began = settleBlocking(120) {
             server.logText.split(separator: "\n").contains { $0.contains("request started") && $0.contains("stores/commit") }
         }
+        print("the commit's request began after \(clock.now - start)")
         guard began else { throw InFlight.neverBegan(server.logText) }
         return connection
     }
@@ -360,16 +364,16 @@ extension ShutdownTests {
 
 extension ShutdownTests {
     @Test("--stop-timeout bounds how long SIGTERM waits for a request in flight; 0 is refused")
-    func stopTimeout() async throws {
+    func stopTimeout() throws {
         let server = try SyncServer(.sqlite, extraArguments: ["--stop-timeout", "2", "--body-timeout", "600", "--log-level", "trace"])
         let token = try server.addAccount("alice")
         let pid = try #require(server.process?.processIdentifier)
-        let connection = try await Self.requestInFlight(server, token: token)
+        let connection = try Self.requestInFlight(server, token: token)
         defer { withExtendedLifetime(connection) {} }
         let clock = ContinuousClock()
         let start = clock.now
         kill(pid, SIGTERM)
-        let exited = await settle(60) { server.process?.isRunning == false }
+        let exited = settleBlocking(60) { server.process?.isRunning == false }
         let took = clock.now - start
         print("SIGTERM with a request in flight, --stop-timeout 2: exited after \(took)")
         // Not before the limit (the request was waited for), and long before the body's 600 s.

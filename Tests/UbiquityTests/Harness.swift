@@ -83,6 +83,17 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async t
     }
 }
 
+/// Polls `done` until it holds or `seconds` pass, on the calling thread (for a synchronous test
+/// whose steps must not wait for a busy cooperative pool between them).
+func settleBlocking(_ seconds: Double = 15, _ done: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    repeat {
+        if try done() { return true }
+        Thread.sleep(forTimeInterval: 0.02)
+    } while Date() < deadline
+    return try done()
+}
+
 /// Sleeps without blocking a thread of the cooperative pool.
 func pause(_ seconds: Double) async {
     try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
