@@ -74,6 +74,9 @@ struct AdoptionTests {
         env["XDG_CONFIG_HOME"] = app.path + "/config"
         env["XDG_CACHE_HOME"] = app.path + "/cache"
         env["OPENDEFAULTS_SYSTEM_ROOT"] = app.path + "/system"
+        // SwiftPM's and the compiler's temporary folders and lock files too.
+        try FileManager.default.createDirectory(atPath: app.path + "/tmp", withIntermediateDirectories: true)
+        env["TMPDIR"] = app.path + "/tmp"
         let build = try run("/usr/bin/env", ["swift", "build", "--package-path", app.path], environment: env)
         #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
         // Nothing fetched: no checkout at all (with the default traits: 28 packages, 193 MB).

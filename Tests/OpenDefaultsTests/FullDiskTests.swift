@@ -10,8 +10,9 @@ final class SmallFileSystem {
     let mounted: Bool
 
     init(kilobytes: Int) {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-fs-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        // Removed again at exit, if a flush scheduled before the test ended writes into it anew.
+        path = (try? ScratchFolders.make("opendefaults-fs").path)
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("opendefaults-fs-\(UUID().uuidString)").path
         mounted = (try? run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", path]).status) == 0
     }
 
