@@ -18,10 +18,10 @@
 /// so nothing outside this package sees it.
 public struct ObserverList<Handler: Sendable>: Sendable {
     /// Increasing, one per handler (parallel to ``handlers``).
-    private var ids: [UInt64] = []
+    var ids: [UInt64] = []
     /// The handlers, oldest first.
     public private(set) var handlers: [Handler] = []
-    private var next: UInt64 = 1
+    var next: UInt64 = 1
 
     package init() {}
 
@@ -34,7 +34,7 @@ public struct ObserverList<Handler: Sendable>: Sendable {
         next += 1
         ids.append(id)
         handlers.append(handler)
-        _checkInvariants()
+        _checkInvariantsAfterChange()
         return id
     }
 
@@ -50,16 +50,7 @@ public struct ObserverList<Handler: Sendable>: Sendable {
         guard low < ids.count, ids[low] == id else { return false }
         ids.remove(at: low)
         handlers.remove(at: low)
-        _checkInvariants()
+        _checkInvariantsAfterChange()
         return true
-    }
-
-    /// One id per handler, increasing, all below the next one given.
-    package func _checkInvariants() {
-        #if DEBUG
-        precondition(ids.count == handlers.count, "ObserverList: \(ids.count) ids for \(handlers.count) handlers")
-        for i in ids.indices.dropFirst() { precondition(ids[i - 1] < ids[i], "ObserverList: ids out of order at \(i)") }
-        if let last = ids.last { precondition(last < next, "ObserverList: id \(last) not below the next, \(next)") }
-        #endif
     }
 }

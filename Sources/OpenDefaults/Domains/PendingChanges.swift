@@ -18,7 +18,7 @@ struct PendingChanges: Sendable {
     }
 
     /// The changes by key.
-    private var table = ProbeTable<Change>()
+    var table = ProbeTable<Change>()
     /// The newest sequence recorded (0 when none ever was).
     private(set) var lastSequence: UInt64 = 0
 
@@ -95,14 +95,5 @@ struct PendingChanges: Sendable {
     /// Forgets every change.
     mutating func removeAll() {
         table = ProbeTable()
-    }
-
-    /// The table's own invariants, and no change newer than the last sequence recorded.
-    func _checkInvariants() {
-        table._checkInvariants()
-        for entry in table.entries {
-            precondition(entry.value.sequence <= lastSequence,
-                         "PendingChanges: \(entry.key) at sequence \(entry.value.sequence), after the last, \(lastSequence)")
-        }
     }
 }

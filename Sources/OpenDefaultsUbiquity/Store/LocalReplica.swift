@@ -54,9 +54,7 @@ package final class LocalReplica: Sendable {
             }
         }
         book = Lock(b)
-        #if DEBUG
-        _checkInvariants()
-        #endif
+        _checkInvariantsAfterChange()
     }
 
     /// The sync state's file: `+` is not allowed in store identifiers, so the
@@ -312,15 +310,4 @@ package final class LocalReplica: Sendable {
             try meta.synchronize()
         } catch { throw .storage("\(error)") }
     }
-
-    #if DEBUG
-    /// The size book matches the values.
-    func _checkInvariants() {
-        book.withLock { b in
-            let entries = values.entries
-            precondition(b.sizes.count == entries.count, "size book lists \(b.sizes.count) keys, the values \(entries.count)")
-            precondition(b.total == b.sizes.values.reduce(0, +), "size book total is off")
-        }
-    }
-    #endif
 }
