@@ -1,4 +1,3 @@
-import PlatformIO
 public import Foundation
 public import OpenDefaults
 import Synchronization

@@ -8,7 +8,6 @@ import NIOCore
 import NIOFoundationCompat
 import NIOSSL
 import OpenDefaultsUbiquity
-import PlatformIO
 import NIOHTTP1
 
 /// Connects ``UbiquitousKeyValueStore/default`` (and stores made with

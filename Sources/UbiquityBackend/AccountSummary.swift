@@ -1,5 +1,3 @@
-import UbiquityProtocol
-import PropertyList
 
 /// An account as `ubiquity account list` shows it.
 package struct AccountSummary: Sendable, Hashable {

@@ -1,6 +1,4 @@
 import NIOCore
-import UbiquityProtocol
-import PropertyList
 
 /// What an account's stores hold (those with at least one commit).
 package struct AccountUsage: Sendable, Hashable {

@@ -1,5 +1,3 @@
-import UbiquityProtocol
-import PropertyList
 
 /// An error of the backend, with the HTTP status it maps to.
 package struct BackendError: Error, CustomStringConvertible {

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PlatformIO
 import Synchronization
 
 /// Base64 of bytes (the wire's value encoding).

@@ -1,5 +1,4 @@
 package import UbiquityProtocol
-import PropertyList
 
 /// What a commit did: the response for the client and, when something was
 /// applied, the entries to tell watchers.

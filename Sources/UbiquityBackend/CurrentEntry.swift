@@ -1,6 +1,4 @@
 package import NIOCore
-import UbiquityProtocol
-import PropertyList
 
 /// A key's entry as the database holds it before a commit.
 package struct CurrentEntry: Sendable {

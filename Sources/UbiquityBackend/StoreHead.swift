@@ -1,6 +1,4 @@
 import NIOCore
-import UbiquityProtocol
-import PropertyList
 
 /// A store's row as a backend reads it under the store's lock.
 package struct StoreHead: Sendable, Hashable {

@@ -1,5 +1,3 @@
-import UbiquityProtocol
-import PropertyList
 
 /// A named token as `ubiquity account tokens` shows it (the token itself is
 /// never kept: only its SHA-256).

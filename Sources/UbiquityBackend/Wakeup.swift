@@ -1,5 +1,3 @@
-import UbiquityProtocol
-import PropertyList
 
 /// A hint that a store changed elsewhere. Never trusted for data: it only
 /// makes watchers read the database again.

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
 
 /// The account a token belongs to (`GET /v1/account`).
 public struct UbiquityAccountInfo: Codable, Sendable, Hashable {

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
 
 /// The server's answer to "what changed after revision N".
 public struct UbiquityChangesResponse: Codable, Sendable, Hashable {

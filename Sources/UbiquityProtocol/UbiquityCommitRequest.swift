@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
 
 /// A commit: keys written together, applied or refused per key.
 public struct UbiquityCommitRequest: Codable, Sendable, Hashable {

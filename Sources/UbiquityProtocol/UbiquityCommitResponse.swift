@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
 
 /// The server's answer to a commit.
 public struct UbiquityCommitResponse: Codable, Sendable, Hashable {

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
 
 /// One key as a commit sends it: the value (nil removes the key) and the
 /// server revision of the key the writer last saw (0: it saw none).

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
 
 /// A key as the server holds it: its revision and value (nil: removed).
 public struct UbiquityWireEntry: Codable, Sendable, Hashable {

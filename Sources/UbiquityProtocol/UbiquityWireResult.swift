@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
 
 /// What became of one key of a commit.
 public struct UbiquityWireResult: Codable, Sendable, Hashable {

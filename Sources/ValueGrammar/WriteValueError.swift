@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-@_spi(Engine) import OpenDefaults
 import PropertyList
 
 /// Why a `defaults write` value could not be parsed.

@@ -2,7 +2,6 @@ import ArgumentParser
 import CommandLineSupport
 import ConfigurationProfiles
 import PlatformIO
-import ProfileSignatures
 import PropertyList
 
 /// `profiles`: configuration profiles (`.mobileconfig`) for managed preferences.

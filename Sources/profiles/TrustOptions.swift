@@ -1,8 +1,5 @@
 import ArgumentParser
-import ConfigurationProfiles
-import PlatformIO
 import ProfileSignatures
-import PropertyList
 
 /// Options every command that checks signatures shares.
 struct TrustOptions: ParsableArguments {

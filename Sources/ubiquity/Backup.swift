@@ -12,7 +12,6 @@ import Foundation
 #endif
 import Prometheus
 import UbiquityPostgres
-import UbiquityBackend
 import UbiquityServer
 import UbiquitySQLite
 

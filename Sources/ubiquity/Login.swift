@@ -4,7 +4,6 @@ import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
 import PlatformIO
 import PropertyList
-import ValueGrammar
 import Foundation
 
 struct Login: AsyncParsableCommand {

@@ -1,10 +1,4 @@
 import ArgumentParser
-@_spi(Engine) import OpenDefaults
-import OpenDefaultsUbiquity
-import OpenDefaultsUbiquityHTTP
-import PlatformIO
-import PropertyList
-import ValueGrammar
 import Foundation
 
 struct StoreOption: ParsableArguments {

@@ -1,10 +1,8 @@
 import ArgumentParser
 @_spi(Engine) import OpenDefaults
 import OpenDefaultsUbiquity
-import OpenDefaultsUbiquityHTTP
 import PlatformIO
 import PropertyList
-import ValueGrammar
 import Foundation
 
 struct Watch: AsyncParsableCommand {

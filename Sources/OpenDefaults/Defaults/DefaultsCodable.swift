@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
 
 /// A `Codable` type stored in defaults as a property-list structure (a
 /// struct becomes a dictionary that `defaults read` shows), not opaque data.

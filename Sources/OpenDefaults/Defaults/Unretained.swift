@@ -1,4 +1,3 @@
-import PlatformIO
 import PropertyList
 import Synchronization
 

@@ -1,5 +1,3 @@
-import PlatformIO
-import PropertyList
 
 extension DomainState {
     /// What the rest of the engine relies on: the pending changes' own

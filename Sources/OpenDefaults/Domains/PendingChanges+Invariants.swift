@@ -1,4 +1,3 @@
-import PropertyList
 
 extension PendingChanges {
     /// The table's own invariants, and no change newer than the last sequence recorded.

@@ -1,5 +1,4 @@
 import Dispatch
-import PlatformIO
 import Synchronization
 
 /// Something whose files the watcher watches: a persistent domain (its

@@ -1,5 +1,4 @@
 @_spi(Engine) public import OpenDefaults
-import PropertyList
 
 extension Defaults {
     /// Registers every `DefaultValue` of every pane of `bundle`, so that the

@@ -1,4 +1,3 @@
-import SettingsBundle
 
 /// A page with one message (errors, not found).
 struct MessagePage {

@@ -1,7 +1,6 @@
 package import HTTPMessages
 import PlatformIO
 package import UbiquityBackend
-import UbiquityProtocol
 import Synchronization
 
 /// Wakes the long polls of a store when a commit lands.
