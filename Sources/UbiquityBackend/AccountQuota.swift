@@ -1,5 +1,4 @@
 import NIOCore
-import PropertyList
 
 /// How much an account may hold across its stores (`ubiquity serve --quota-stores/--quota-bytes`).
 package struct AccountQuota: Sendable, Hashable {

@@ -1,4 +1,3 @@
-import PropertyList
 
 /// A change the server has checked: key length, value decoded, size measured.
 package struct CheckedChange: Sendable, Hashable {

@@ -1,5 +1,4 @@
 package import UbiquityProtocol
-import PropertyList
 
 /// Where the sync server keeps accounts and stores (SQLite here; PostgreSQL
 /// is the same contract). Every commit is one transaction: per-key

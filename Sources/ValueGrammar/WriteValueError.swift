@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PropertyList
 
 /// Why a `defaults write` value could not be parsed.
 package enum WriteValueError: Error, Equatable {

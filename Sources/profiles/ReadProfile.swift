@@ -2,7 +2,6 @@ import ArgumentParser
 import ConfigurationProfiles
 import PlatformIO
 import ProfileSignatures
-import PropertyList
 
 /// A profile file read and checked: its bytes, what it sets, and what its signature proved.
 struct ReadProfile {

@@ -1,7 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import OpenDefaults
 import OpenDefaultsUbiquity
-import OpenDefaultsUbiquityHTTP
 import PlatformIO
 import PropertyList
 import ValueGrammar

@@ -3,7 +3,6 @@ import ArgumentParser
 import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
 import PlatformIO
-import PropertyList
 import Foundation
 
 struct Sync: AsyncParsableCommand {

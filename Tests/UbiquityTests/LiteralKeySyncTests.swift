@@ -1,7 +1,6 @@
 import Foundation
 import LookalikeStrings
 import OpenDefaultsUbiquity
-import OpenDefaultsUbiquityHTTP
 import PropertyList
 import Testing
 import TestSupport

@@ -1,4 +1,3 @@
-import PropertyList
 
 extension Defaults {
     /// A typed key with its default value.

@@ -1,4 +1,3 @@
-import PropertyList
 
 /// A stored setting: a property backed by a defaults key.
 ///

@@ -1,4 +1,3 @@
-import PropertyList
 import Synchronization
 
 /// A journal that cannot be used or read.

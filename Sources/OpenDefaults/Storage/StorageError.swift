@@ -1,4 +1,3 @@
-import PropertyList
 
 /// Why a persistent domain could not be read or written.
 ///
