@@ -76,18 +76,8 @@ func startHelper(_ arguments: [String], in sandbox: Sandbox) throws -> (process:
 }
 
 func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: executable)
-    p.arguments = arguments
-    if let environment { p.environment = environment }
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return ProcessResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    let r = try runProcess(executable, arguments, environment: environment)
+    return ProcessResult(status: r.status, stdout: r.stdout, stderr: r.stderr)
 }
 
 /// Collects change events from a store.

@@ -29,23 +29,8 @@ struct ProcessResult {
 
 /// Runs a program to completion, feeding `input` on standard input.
 func run(_ executable: String, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil, in directory: URL? = nil) throws -> ProcessResult {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: executable)
-    p.arguments = arguments
-    if let environment { p.environment = environment }
-    if let directory { p.currentDirectoryURL = directory }
-    let out = Pipe(), err = Pipe(), inp = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = inp
-    try p.run()
-    TestProcess.ignoreBrokenPipes()
-    if let input { try? inp.fileHandleForWriting.write(contentsOf: input) }
-    try inp.fileHandleForWriting.close()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return ProcessResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self), stdoutData: o)
+    let r = try runProcess(executable, arguments, environment: environment, input: input, in: directory)
+    return ProcessResult(status: r.status, stdout: r.stdout, stderr: r.stderr, stdoutData: r.stdoutData)
 }
 
 /// A fresh temporary directory, removed by the caller with `cleanup`.

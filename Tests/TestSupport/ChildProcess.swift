@@ -5,6 +5,8 @@ public struct ProcessOutput: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+    /// Standard output's bytes, as written.
+    public var stdoutData: Data
 }
 
 /// Runs `executable` with `arguments` to its end: standard input `input` (then
@@ -14,16 +16,18 @@ public struct ProcessOutput: Sendable {
 /// let r = try runProcess("/bin/sh", ["-c", "echo hi"])   // r.stdout == "hi\n"
 /// ```
 public func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                       input: Data? = nil) throws -> ProcessOutput {
+                       input: Data? = nil, in directory: URL? = nil) throws -> ProcessOutput {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = arguments
     if let environment { p.environment = environment }
+    if let directory { p.currentDirectoryURL = directory }
     let out = Pipe(), err = Pipe(), inp = Pipe()
     p.standardOutput = out
     p.standardError = err
     p.standardInput = inp
     try p.run()
+    TestProcess.ignoreBrokenPipes()
     // Both pipes are drained at once: a child that fills one while we wait on the other never blocks.
     let stderrData = Locked(Data())
     let read = DispatchSemaphore(value: 0)
@@ -38,5 +42,5 @@ public func runProcess(_ executable: String, _ arguments: [String], environment:
     p.waitUntilExit()
     read.wait()
     return ProcessOutput(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                         stderr: String(decoding: stderrData.value, as: UTF8.self))
+                         stderr: String(decoding: stderrData.value, as: UTF8.self), stdoutData: o)
 }

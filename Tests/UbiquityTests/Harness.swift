@@ -28,28 +28,8 @@ struct Outcome {
 /// Runs `ubiquity` with `args` in `environment`.
 @discardableResult
 func ubiquity(_ args: [String], environment: [String: String], input: String? = nil) throws -> Outcome {
-    let p = Process()
-    p.executableURL = products.appendingPathComponent("ubiquity")
-    p.arguments = args
-    p.environment = environment
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    let inp = Pipe()
-    p.standardInput = input == nil ? FileHandle.nullDevice : inp
-    try p.run()
-    if let input {
-        TestProcess.ignoreBrokenPipes()
-        try? inp.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-        try? inp.fileHandleForWriting.close()
-    }
-    let group = DispatchGroup()
-    nonisolated(unsafe) var o = Data(), e = Data()
-    DispatchQueue.global().async(group: group) { o = out.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { e = err.fileHandleForReading.readDataToEndOfFile() }
-    group.wait()
-    p.waitUntilExit()
-    return Outcome(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    let r = try runProcess(products.appendingPathComponent("ubiquity").path, args, environment: environment, input: input.map { Data($0.utf8) })
+    return Outcome(status: r.status, stdout: r.stdout, stderr: r.stderr)
 }
 
 /// Polls until `done` holds or `seconds` pass; returns whether it held.
