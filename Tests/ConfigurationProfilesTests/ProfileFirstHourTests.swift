@@ -1,3 +1,4 @@
+import ConfigurationProfiles
 import Foundation
 import PropertyList
 import Testing
@@ -114,5 +115,44 @@ struct ProfileFirstHourTests {
         chmod(box.root, 0o755)
         #expect(try box.profiles(["install", "--path", path]).status == 0)
         #expect(try box.defaults(["read", "com.example.open", "Volume"]).stdout == "3\n")
+    }
+}
+
+/// The limits a profile reader states, each at its boundary: a figure that moves fails here.
+@Suite("Configuration profiles: limits at their boundaries")
+struct ProfileLimitTests {
+    /// A profile's XML, padded with a string so that it is exactly `size` bytes.
+    static func profile(ofSize size: Int) throws -> [UInt8] {
+        func encoded(_ padding: Int) throws -> [UInt8] {
+            try PropertyList.dictionary(profileDictionary("com.example.size", [
+                customPayload("com.example.size", ["Pad": .string(String(repeating: "x", count: padding))]),
+            ])).encoded(as: .xml)
+        }
+        let base = try encoded(0).count
+        let bytes = try encoded(size - base)
+        precondition(bytes.count == size)
+        return bytes
+    }
+
+    @Test("a profile of exactly 16 MiB is read; one byte more is refused, naming the limit")
+    func sixteenMiB() throws {
+        #expect(ConfigurationProfile.maximumSize == 16 << 20)
+        let largest = try ConfigurationProfile(bytes: Self.profile(ofSize: 16 << 20))
+        #expect(largest.preferences.forced["com.example.size"]?["Pad"] != nil)
+        #expect {
+            try ConfigurationProfile(bytes: Self.profile(ofSize: (16 << 20) + 1))
+        } throws: { error in
+            "\(error)" == "\((16 << 20) + 1) bytes: larger than the 16 MiB a profile may be"
+        }
+    }
+
+    @Test("a profile may set at most 1,000 domains")
+    func thousandDomains() throws {
+        func profile(domains: Int) -> [UInt8] {
+            let payloads = (0..<domains).map { customPayload("com.example.d\($0)", ["k": 1]) }
+            return try! PropertyList.dictionary(profileDictionary("com.example.many", payloads)).encoded(as: .xml)
+        }
+        #expect(try ConfigurationProfile(bytes: profile(domains: 1_000)).preferences.forced.count == 1_000)
+        #expect(throws: ProfileError.self) { try ConfigurationProfile(bytes: profile(domains: 1_001)) }
     }
 }
