@@ -54,3 +54,14 @@ struct CommitLimitTests {
         }
     }
 }
+
+@Suite("ubiquity serve: when to come back")
+struct RetryAfterTests {
+    @Test("a 503 (the database is away) says Retry-After: 1; no other answer says it")
+    func retryAfter() {
+        #expect(UbiquityService.error(503, "the database is away").headers["Retry-After"] == "1")
+        for status in [400, 401, 404, 409, 413, 429, 500] {
+            #expect(UbiquityService.error(status, "no").headers["Retry-After"] == nil, "\(status)")
+        }
+    }
+}
