@@ -78,22 +78,8 @@ final class ToolSandbox: @unchecked Sendable {
     func defaults(_ args: String..., input: String? = nil) throws -> Result { try run(Array(args), input: input) }
 
     func run(_ args: [String], input: String? = nil, tool: String = "defaults") throws -> Result {
-        let p = Process()
-        p.executableURL = Self.products.appendingPathComponent(tool)
-        p.arguments = args
-        p.environment = environment
-        let out = Pipe(), err = Pipe(), inp = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = inp
-        try p.run()
-        TestProcess.ignoreBrokenPipes()
-        if let input { try? inp.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
-        try inp.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        let r = try runProcess(Self.products.appendingPathComponent(tool).path, args, environment: environment, input: input.map { Data($0.utf8) })
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     func file(_ domain: String) throws -> PropertyList {
