@@ -119,7 +119,7 @@ struct ProfileFirstHourTests {
 }
 
 /// The limits a profile reader states, each at its boundary: a figure that moves fails here.
-@Suite("Configuration profiles: limits at their boundaries")
+@Suite("Configuration profiles: limits at their boundaries", .timeLimit(.minutes(2)))
 struct ProfileLimitTests {
     /// A profile's XML, padded with a string so that it is exactly `size` bytes.
     static func profile(ofSize size: Int) throws -> [UInt8] {
