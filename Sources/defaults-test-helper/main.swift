@@ -42,6 +42,15 @@ func usage() -> Never {
 }
 
 guard args.count >= 2 else { usage() }
+// `layout D`: the layout this environment gives (the login name, D's managed paths) and the
+// keys forced in D, for tests that vary $USER without changing their own process's environment.
+if args[0] == "layout" {
+    let layout = PreferencesLayout.current
+    print("user \(layout.userName)")
+    for path in layout.managedPaths(for: args[1]) { print("managed \(path)") }
+    print("forced \(store.forcedValues(args[1]).keys.map(\.string).sorted().joined(separator: ","))")
+    exit(0)
+}
 let domain = store.domain(args[1], scope: .currentUser)
 
 switch args[0] {

@@ -59,13 +59,25 @@ struct TrustTests {
         #expect(!errors.all.contains { if case .corrupt = $0.kind { true } else { false } })
     }
 
+    /// The helper's `layout` answer in `environment` (a child process: this process's
+    /// environment is shared by the suites running beside this one, and is never changed).
+    func layout(_ domain: String, environment: [String: String]) throws -> (user: String, managed: [String], forced: String) {
+        let r = try runProcess(helperPath, ["layout", domain], environment: environment)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let user = lines.first { $0.hasPrefix("user ") }.map { String($0.dropFirst(5)) } ?? ""
+        let forced = lines.first { $0.hasPrefix("forced ") }.map { String($0.dropFirst(7)) } ?? ""
+        return (user, lines.filter { $0.hasPrefix("managed ") }.map { String($0.dropFirst(8)) }, forced)
+    }
+
     @Test("the per-user managed file is chosen by uid, not by $USER")
-    func managedUserFromUID() {
-        setenv("USER", "../../x", 1)
-        defer { unsetenv("USER") }
-        let layout = PreferencesLayout.current
-        #expect(!layout.userName.contains("/"))
-        #expect(!layout.managedPaths(for: "com.example.app").contains { $0.contains("..") })
+    func managedUserFromUID() throws {
+        var env = ProcessInfo.processInfo.environment
+        env["USER"] = "../../x"
+        env["LOGNAME"] = "../../x"
+        let answer = try layout("com.example.app", environment: env)
+        #expect(!answer.user.isEmpty && !answer.user.contains("/"), "\(answer)")
+        #expect(!answer.managed.isEmpty && !answer.managed.contains { $0.contains("..") }, "\(answer)")
     }
 
     @Test("the per-user managed file is the one of the process's uid, whatever $USER says", .requires(.root))
@@ -75,17 +87,20 @@ struct TrustTests {
         let name = try #require(login)
         try writeManaged(sandbox, "users/\(name)/com.example.app.plist", ["ByUID": 1])
         try writeManaged(sandbox, "users/mallory/com.example.app.plist", ["ByUSER": 1])
-        setenv("USER", "mallory", 1)
-        setenv("LOGNAME", "mallory", 1)
-        defer { unsetenv("USER"); unsetenv("LOGNAME") }
-        var layout = PreferencesLayout.current  // the user's name looked up, not given
-        layout.managedDirectory = sandbox.layout.managedDirectory
-        layout.userDirectory = sandbox.userDirectory
-        #expect(layout.userName == name)
-        let entries = DomainStore(layout: layout).managedDomain("com.example.app").entries
-        #expect(entries == ["ByUID": 1], "\(entries)")
-        // A one-key read (no managed domain loaded) finds it too.
-        #expect(DomainStore(layout: layout).forcedValues("com.example.app") == ["ByUID": 1])
+        // In a child whose $USER and $LOGNAME name another user: the name is looked up by uid.
+        var env = sandbox.environment
+        env["USER"] = "mallory"
+        env["LOGNAME"] = "mallory"
+        let answer = try layout("com.example.app", environment: env)
+        #expect(answer.user == name, "\(answer)")
+        #expect(answer.forced == "ByUID", "\(answer)")
+        // In this process, with the name looked up the same way: the domain and a one-key read agree.
+        var here = PreferencesLayout.current
+        here.managedDirectory = sandbox.layout.managedDirectory
+        here.userDirectory = sandbox.userDirectory
+        #expect(here.userName == name)
+        #expect(DomainStore(layout: here).managedDomain("com.example.app").entries == ["ByUID": 1])
+        #expect(DomainStore(layout: here).forcedValues("com.example.app") == ["ByUID": 1])
     }
 
     @Test("a one-time read looks up the login name only when a per-user managed folder exists")
