@@ -12,7 +12,7 @@ import PlatformIO
 /// writes, replacements, flushes and another writer's edits. Every step of
 /// each is followed by the pieces' `_checkInvariants()`. Seeded: a failure
 /// prints its seed; `OPENDEFAULTS_SEED=<seed>` replays it.
-@Suite("A persistent domain's state against a dictionary model", .timeLimit(.minutes(10)))
+@Suite("A persistent domain's state against a dictionary model", .reportsSeeds, .timeLimit(.minutes(10)))
 struct DomainStateTests {
     /// Keys from a small pool (so that keys come back), lookalikes among them.
     static func key(_ random: inout SeededRandom, pool: Int) -> String {

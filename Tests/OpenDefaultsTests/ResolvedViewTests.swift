@@ -5,7 +5,7 @@ import PropertyList
 
 /// The resolved view's probe table against a `Dictionary`, under random
 /// inserts, updates and removals (backward-shift deletion included).
-@Suite("Resolved view", .timeLimit(.minutes(10)))
+@Suite("Resolved view", .reportsSeeds, .timeLimit(.minutes(10)))
 struct ResolvedViewTests {
     @Test func agreesWithADictionaryUnderRandomOperations() async throws {
         // Long synchronous work: off the test run's cooperative pool (TestSupport/OffThePool.swift).

@@ -4,7 +4,7 @@ import TestSupport
 
 /// The one observer table and the two tables of weakly held objects that
 /// every layer uses (instead of a hand-written copy each).
-@Suite("Observer lists and weak tables", .timeLimit(.minutes(2)))
+@Suite("Observer lists and weak tables", .reportsSeeds, .timeLimit(.minutes(2)))
 struct SharedTablesTests {
     @Test("an observer list against a model: handlers in the order added, each id removes its own once (seeded)")
     func observerListModel() {

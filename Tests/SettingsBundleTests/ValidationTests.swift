@@ -7,7 +7,7 @@ import TestSupport
 
 /// Hand-made bundles, each wrong in one way: every problem names the file,
 /// the specifier index and the key, and nothing crashes.
-@Suite("Validation", .timeLimit(.minutes(10)))
+@Suite("Validation", .reportsSeeds, .timeLimit(.minutes(10)))
 struct ValidationTests {
     func pane(_ specifiers: [PropertyList], extra: [LiteralString: PropertyList] = [:]) -> PropertyList {
         var d: [LiteralString: PropertyList] = ["PreferenceSpecifiers": .array(specifiers)]

@@ -1,4 +1,5 @@
 import Foundation
+public import Testing
 
 /// A replayable random number generator (SplitMix64) for tests.
 ///
@@ -21,6 +22,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         let chosen = seed ?? Self.environmentSeed ?? UInt64.random(in: 0...UInt64.max)
         self.seed = chosen
         self.state = chosen
+        SeedRecord.current?.add(chosen)
     }
 
     /// `OPENDEFAULTS_SEED` from the environment, when it is a number.
@@ -35,4 +37,41 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+/// The seeds of the ``SeededRandom``s a test made, for ``Trait/reportsSeeds``.
+public final class SeedRecord: @unchecked Sendable {
+    @TaskLocal public static var current: SeedRecord?
+    private let lock = NSLock()
+    private var seeds: [UInt64] = []
+
+    func add(_ seed: UInt64) { lock.withLock { seeds.append(seed) } }
+    var all: [UInt64] { lock.withLock { seeds } }
+}
+
+/// A test (or every test of a suite) whose ``SeededRandom`` seeds are reported when it
+/// throws: a thrown error records no message of the test's own, so without this the seed
+/// that would replay the failure is lost.
+public struct SeedReporting: TestTrait, SuiteTrait, TestScoping {
+    public var isRecursive: Bool { true }
+
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let record = SeedRecord()
+        try await SeedRecord.$current.withValue(record) {
+            do {
+                try await function()
+            } catch {
+                let seeds = record.all
+                if !seeds.isEmpty {
+                    Issue.record("seeded with \(seeds.map(String.init).joined(separator: ", ")); replay with OPENDEFAULTS_SEED=\(seeds[0])")
+                }
+                throw error
+            }
+        }
+    }
+}
+
+extension Trait where Self == SeedReporting {
+    /// Reports the seeds of the test's ``SeededRandom``s when it throws.
+    public static var reportsSeeds: Self { SeedReporting() }
 }
