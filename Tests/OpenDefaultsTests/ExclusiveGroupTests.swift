@@ -3,7 +3,7 @@ import Testing
 @testable import TestSupport
 
 /// The test suite's own rule: the sync server's suites and the crash suites never run at once.
-@Suite("ExclusiveGroup: two groups of suites never overlap", .reportsSeeds, .timeLimit(.minutes(5)))
+@Suite("ExclusiveGroup: two groups of suites never overlap", .reportsSeeds, .timeLimit(.minutes(10)))
 struct ExclusiveGroupTests {
     @Test("40 entries of two groups at random: inside at once only one group, every entry admitted")
     func neverTogether() async {

@@ -4,7 +4,7 @@ import TestSupport
 
 /// The one observer table and the two tables of weakly held objects that
 /// every layer uses (instead of a hand-written copy each).
-@Suite("Observer lists and weak tables", .reportsSeeds, .timeLimit(.minutes(2)))
+@Suite("Observer lists and weak tables", .reportsSeeds, .timeLimit(.minutes(10)))
 struct SharedTablesTests {
     @Test("an observer list against a model: handlers in the order added, each id removes its own once (seeded)")
     func observerListModel() {
@@ -111,7 +111,7 @@ struct SharedTablesTests {
 }
 
 /// The one lookup of the user's base folders (XDG Base Directory Specification).
-@Suite("User directories", .timeLimit(.minutes(2)))
+@Suite("User directories", .timeLimit(.minutes(10)))
 struct UserDirectoriesTests {
     @Test("an absolute XDG variable is taken; unset, empty or relative falls back to the home folder's")
     func lookup() {

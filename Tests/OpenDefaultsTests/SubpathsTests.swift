@@ -3,7 +3,7 @@ import Testing
 import PlatformIO
 
 /// `FileIO.subpaths(of:)`: what the Settings bundle reader walks.
-@Suite(.timeLimit(.minutes(2))) struct SubpathsTests {
+@Suite(.timeLimit(.minutes(10))) struct SubpathsTests {
     @Test func listsEverythingBelowAndNeverFollowsALink() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("subpaths-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }

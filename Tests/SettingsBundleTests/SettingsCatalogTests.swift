@@ -5,7 +5,7 @@ import PropertyList
 
 /// The catalog's file handling (all through PlatformIO): what an install
 /// copies, what a refused install leaves, what uninstalling nothing says.
-@Suite(.timeLimit(.minutes(5))) struct SettingsCatalogTests {
+@Suite(.timeLimit(.minutes(10))) struct SettingsCatalogTests {
     let dir: TemporaryDirectory
     init() throws { dir = try TemporaryDirectory() }
 

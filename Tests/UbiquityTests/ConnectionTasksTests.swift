@@ -6,7 +6,7 @@ import UbiquityServer
 /// The server's connections outside Hummingbird's task group: the server
 /// waits for every one before it closes its database, and cancels those
 /// left when its time runs out.
-@Suite("ubiquity serve: connection tasks are waited for, and cancelled when the time is up", .timeLimit(.minutes(5)))
+@Suite("ubiquity serve: connection tasks are waited for, and cancelled when the time is up", .timeLimit(.minutes(10)))
 struct ConnectionTasksTests {
     @Test("waitUntilEmpty returns only after the last connection's work has finished, in whatever order they finish")
     func waitsForEvery() async {

@@ -9,7 +9,7 @@ import TestSupport
 
 /// The one translation between Hummingbird and the framework-free request
 /// and response both servers' applications speak, exercised in-process.
-@Suite("Hummingbird adapter", .timeLimit(.minutes(5)))
+@Suite("Hummingbird adapter", .timeLimit(.minutes(10)))
 struct HummingbirdAdapterTests {
     private func app(_ answer: @escaping @Sendable (ServerRequest) -> ServerResponse) -> some ApplicationProtocol {
         let router = Router()
