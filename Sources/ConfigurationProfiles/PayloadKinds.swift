@@ -36,5 +36,5 @@ enum PayloadKinds {
     ]
 
     /// Every payload type this reader knows by name (for "did you mean …?").
-    static var known: [String] { [managedClient, defaultsManaged] + notPreferences.sorted() }
+    static let known: [String] = [managedClient, defaultsManaged] + notPreferences.sorted()
 }

@@ -49,6 +49,9 @@ package final class SQLiteBackend: UbiquityBackend {
     /// Opens (creating when needed) the database in `directory`. A server
     /// opens it `exclusive`ly (`<directory>/serve.lock`): its writer caches
     /// what it wrote, so a second server on the same folder is refused.
+    /// The database file of the data folder `directory`.
+    package static func databasePath(in directory: String) -> String { directory + "/ubiquity.sqlite" }
+
     package static func open(directory: String, exclusive: Bool = false, quota: AccountQuota? = nil) async throws -> SQLiteBackend {
         try FileIO.makeDirectories(directory, mode: 0o700)
         if exclusive {
@@ -62,7 +65,7 @@ package final class SQLiteBackend: UbiquityBackend {
             }
             // Held until the process ends.
         }
-        let path = directory + "/ubiquity.sqlite"
+        let path = databasePath(in: directory)
         // The database holds token hashes and every account's values: 0600
         // whatever the folder's mode (SQLite gives its WAL and shared-memory
         // files the database's mode; those already there are restricted too).

@@ -31,7 +31,7 @@ package enum SQLiteBackup {
 
     /// Copies the database in `directory` to `destination` (a file that must not exist).
     package static func backup(directory: String, to destination: String) async throws -> Summary {
-        let source = directory + "/ubiquity.sqlite"
+        let source = SQLiteBackend.databasePath(in: directory)
         guard FileStatus.exists(source) else { throw BackendError(status: 500, "there is no database in \(directory) (no ubiquity.sqlite)") }
         if FileStatus.exists(destination) || (try? FileStatus.of(destination, followingLinks: false)) != nil {
             throw BackendError(status: 500, "\(destination) exists: a backup never replaces a file")
@@ -147,7 +147,7 @@ package enum SQLiteBackup {
             throw BackendError(status: 500, "a server is using \(directory) (serve.lock is held): stop it before restoring")
         }
         let summary = try await verify(backup)
-        let target = directory + "/ubiquity.sqlite"
+        let target = SQLiteBackend.databasePath(in: directory)
         let incoming = target + ".restoring-\(Environment.processID)"
         do {
             try FileIO.copy(backup, to: incoming, mode: 0o600)

@@ -96,7 +96,7 @@ struct DatabaseOptions: ParsableArguments {
             }
         }
         let directory = r.data ?? defaultServerData()
-        if existing, !FileStatus.exists(directory + "/ubiquity.sqlite") {
+        if existing, !FileStatus.exists(SQLiteBackend.databasePath(in: directory)) {
             StandardStream.error.write("ubiquity: no database in \(TerminalText.safe(directory)) (no ubiquity.sqlite there): name the server's with --config FILE (such as /etc/opendefaults/ubiquity.plist), --data DIR or --postgres URL; `ubiquity serve` or `ubiquity account add --create` makes a new one\n")
             throw ExitCode(1)
         }

@@ -127,14 +127,14 @@ struct Serve: AsyncParsableCommand {
             r.allowHosts = allowHosts.isEmpty ? (s.strings("allow-host") ?? []) : allowHosts
         } catch { throw usage("\(error)") }
         // Where a setting came from, for a refusal: the flag, else the variable or the file's key.
-        func origin(_ given: Any?, _ name: String) -> String { given != nil ? "--" + name : s.source(name) }
+        func origin(_ fromFlag: Bool, _ name: String) -> String { fromFlag ? "--" + name : s.source(name) }
         if let text = logFormat ?? s.string("log-format") {
-            guard let f = LineLogHandler.Format(rawValue: text) else { throw usage("\(origin(logFormat, "log-format")) is logfmt or json, not \"\(TerminalText.safe(text))\"") }
+            guard let f = LineLogHandler.Format(rawValue: text) else { throw usage("\(origin(logFormat != nil, "log-format")) is logfmt or json, not \"\(TerminalText.safe(text))\"") }
             r.logFormat = f
         }
         if let text = logLevel ?? s.string("log-level") {
             guard let l = Logger.Level(rawValue: text) else {
-                throw usage("\(origin(logLevel, "log-level")) is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalText.safe(text))\"")
+                throw usage("\(origin(logLevel != nil, "log-level")) is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalText.safe(text))\"")
             }
             r.logLevel = l
         }
@@ -147,9 +147,9 @@ struct Serve: AsyncParsableCommand {
                 host = text.split(separator: ":", maxSplits: 1).first ?? ""
                 portText = text.split(separator: ":", maxSplits: 1).dropFirst().first ?? ""
             }
-            guard let p = Int(portText), (0...65535).contains(p), !host.isEmpty else { throw usage("\(origin(metrics, "metrics")) is ADDRESS:PORT, for example 127.0.0.1:9470, not \"\(TerminalText.safe(text))\"") }
+            guard let p = Int(portText), (0...65535).contains(p), !host.isEmpty else { throw usage("\(origin(metrics != nil, "metrics")) is ADDRESS:PORT, for example 127.0.0.1:9470, not \"\(TerminalText.safe(text))\"") }
             guard HostNames.isLoopback(String(host)) else {
-                throw usage("\(origin(metrics, "metrics")) listens on loopback only (\(TerminalText.safe(String(host))) is not): put a proxy with TLS and authentication in front for a scraper elsewhere")
+                throw usage("\(origin(metrics != nil, "metrics")) listens on loopback only (\(TerminalText.safe(String(host))) is not): put a proxy with TLS and authentication in front for a scraper elsewhere")
             }
             r.metrics = (String(host), p)
         }
@@ -157,7 +157,7 @@ struct Serve: AsyncParsableCommand {
         if !HostNames.isLoopback(r.host), r.tlsCert == nil, !r.insecure {
             // Named as the administrator wrote it: flags on the command line, keys in the settings file.
             let needs = host != nil ? "--tls-cert and --tls-key, or --insecure" : "tls-cert and tls-key, or insecure"
-            throw usage("\(origin(host, "host")) is \(TerminalText.safe(r.host)): listening beyond loopback needs \(needs) to send tokens in the clear")
+            throw usage("\(origin(host != nil, "host")) is \(TerminalText.safe(r.host)): listening beyond loopback needs \(needs) to send tokens in the clear")
         }
         return r
     }
@@ -170,7 +170,7 @@ struct Serve: AsyncParsableCommand {
         if o.metrics != nil {
             let r = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: r))
-            ServerMetrics.recordBuildInfo()
+            ServerMetrics.recordStart()
             registry = r
         }
         let log = Logger(label: "ubiquity")

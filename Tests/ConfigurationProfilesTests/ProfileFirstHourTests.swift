@@ -31,6 +31,24 @@ struct ProfileFirstHourTests {
         #expect(box.indexBytes.map { !String(decoding: $0, as: UTF8.self).contains("com.example.dash") } ?? true)
     }
 
+    @Test("every option of every command, as its help lists it, is also taken with one dash")
+    func everyOptionHasItsOneDashSpelling() throws {
+        // In a sandbox, and with --help after the option: nothing is installed, applied or written.
+        let box = try ProfileSandbox()
+        var checked = 0
+        for command in ["install", "remove", "list", "show", "validate", "status", "apply"] {
+            let help = try runTool("profiles", [command, "--help"]).stdout
+            let options = Set(help.matches(of: /--([a-z][a-z-]+)/).map { String($0.output.1) })
+            #expect(!options.isEmpty, "\(command)")
+            for option in options {
+                let r = try box.profiles([command, "-" + option, "--help"])
+                #expect(!r.stderr.contains("unknown option '-\(option)'"), "profiles \(command) -\(option): \(r.stderr)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 15)
+    }
+
     @Test("a mistyped command is named with the one meant, in every argument-parser tool; exit 64")
     func mistypedCommands() throws {
         for (tool, words, message, usage) in [

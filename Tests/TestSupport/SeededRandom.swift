@@ -40,13 +40,12 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 }
 
 /// The seeds of the ``SeededRandom``s a test made, for ``Trait/reportsSeeds``.
-public final class SeedRecord: @unchecked Sendable {
+public final class SeedRecord: Sendable {
     @TaskLocal public static var current: SeedRecord?
-    private let lock = NSLock()
-    private var seeds: [UInt64] = []
+    private let seeds = Locked<[UInt64]>([])
 
-    func add(_ seed: UInt64) { lock.withLock { seeds.append(seed) } }
-    var all: [UInt64] { lock.withLock { seeds } }
+    func add(_ seed: UInt64) { seeds.mutate { $0.append(seed) } }
+    var all: [UInt64] { seeds.value }
 }
 
 /// A test (or every test of a suite) whose ``SeededRandom`` seeds are reported when it

@@ -330,7 +330,7 @@ extension ShutdownTests {
         let clock = ContinuousClock()
         let start = clock.now
         kill(pid, second == "TERM" ? SIGTERM : SIGINT)
-        let exited = settleBlocking(5) { server.process?.isRunning == false }
+        let exited = eventually(5) { server.process?.isRunning == false }
         let took = clock.now - start
         print("second SIG\(second): exited after \(took)")
         // At once: 0.02 s alone here (the figure is this print); the bound is loose for a loaded machine,
@@ -351,7 +351,7 @@ extension ShutdownTests {
         let connection = try RawConnection(port: server.port)
         connection.send(RawConnection.commitHead(store: "com.example.slow", token: token, length: 100_000) + "{\"changes\": [")
         let clock = ContinuousClock(), start = clock.now
-        let began = settleBlocking(120) {
+        let began = eventually(120) {
             server.logText.split(separator: "\n").contains { $0.contains("request started") && $0.contains("stores/commit") }
         }
         print("the commit's request began after \(clock.now - start)")
@@ -373,7 +373,7 @@ extension ShutdownTests {
         let clock = ContinuousClock()
         let start = clock.now
         kill(pid, SIGTERM)
-        let exited = settleBlocking(60) { server.process?.isRunning == false }
+        let exited = eventually(60) { server.process?.isRunning == false }
         let took = clock.now - start
         print("SIGTERM with a request in flight, --stop-timeout 2: exited after \(took)")
         // Not before the limit (the request was waited for), and long before the body's 600 s.

@@ -32,7 +32,8 @@ func ubiquity(_ args: [String], environment: [String: String], input: String? = 
     return Outcome(status: r.status, stdout: r.stdout, stderr: r.stderr)
 }
 
-/// Polls until `done` holds or `seconds` pass; returns whether it held.
+/// Polls until `done` holds or `seconds` pass, on the calling thread; returns whether it held.
+/// (A synchronous test uses it where its steps must not wait for a busy cooperative pool.)
 func eventually(_ seconds: Double = 5, _ done: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     repeat {
@@ -61,17 +62,6 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async t
     try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
         Thread { c.resume(with: Result { try work() }) }.start()
     }
-}
-
-/// Polls `done` until it holds or `seconds` pass, on the calling thread (for a synchronous test
-/// whose steps must not wait for a busy cooperative pool between them).
-func settleBlocking(_ seconds: Double = 15, _ done: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    repeat {
-        if try done() { return true }
-        Thread.sleep(forTimeInterval: 0.02)
-    } while Date() < deadline
-    return try done()
 }
 
 /// Sleeps without blocking a thread of the cooperative pool.

@@ -86,7 +86,7 @@ package enum ServerMetrics {
 
     /// Called once at start: `ubiquity_build_info{version="…"} 1`, and the commit and quota
     /// series at 0.
-    package static func recordBuildInfo() {
+    package static func recordStart() {
         Gauge(label: "ubiquity_build_info", dimensions: [("version", OpenDefaultsVersion.string)]).record(1)
         for outcome in commitOutcomes { counter("ubiquity_commits_total", [("outcome", outcome)]).increment(by: 0) }
         for quota in quotas { counter("ubiquity_quota_refusals_total", [("quota", quota)]).increment(by: 0) }
