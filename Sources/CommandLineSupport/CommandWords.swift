@@ -48,8 +48,8 @@ extension AsyncParsableCommand {
     package static func mainCheckingCommands(rewrite: @Sendable ([String]) throws -> [String] = { $0 }) async {
         do {
             // Swift would turn bytes that are not UTF-8 into U+FFFD: a name or a value would silently differ.
-            if let bad = Environment.firstNonUTF8Argument() {
-                throw ValidationError("argument \(bad.argument) is not UTF-8 text (byte \(bad.byte + 1) is not valid UTF-8); names, keys and values must be UTF-8")
+            if let problem = Environment.nonUTF8Argument() {
+                throw ValidationError(problem + "; names, keys and values must be UTF-8")
             }
             let arguments = try rewrite(Array(CommandLine.arguments.dropFirst()))
             if let (message, command, path) = CommandWords.unknown(in: arguments, root: self) {

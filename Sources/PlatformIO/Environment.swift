@@ -22,10 +22,15 @@ package enum Environment {
     /// This process's id.
     package static var processID: Int32 { getpid() }
 
-    /// The first command-line argument (1 is the first after the program's name) that
-    /// is not UTF-8, with the offset of its first bad byte; nil when all are text.
-    /// (`CommandLine.arguments` repairs such bytes into U+FFFD, silently.)
-    package static func firstNonUTF8Argument() -> (argument: Int, byte: Int)? {
+    /// What is wrong with the first command-line argument that is not UTF-8, naming it
+    /// (1 is the first after the program's name) and its first bad byte (from 1); nil
+    /// when all are text. (`CommandLine.arguments` repairs such bytes into U+FFFD, silently.)
+    package static func nonUTF8Argument() -> String? {
+        firstNonUTF8Argument().map { "argument \($0.argument) is not UTF-8 text (byte \($0.byte + 1) is not valid UTF-8)" }
+    }
+
+    /// The first command-line argument that is not UTF-8, with the offset of its first bad byte.
+    static func firstNonUTF8Argument() -> (argument: Int, byte: Int)? {
         for i in 1..<Int(CommandLine.argc) {
             guard let c = CommandLine.unsafeArgv[i] else { continue }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(c).assumingMemoryBound(to: UInt8.self), count: strlen(c))

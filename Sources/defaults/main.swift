@@ -11,8 +11,8 @@ import ValueGrammar
 
 // Keys, values and domain names are text: an argument that is not UTF-8 is refused (Swift would
 // turn its bytes into U+FFFD, and a key, a value or a file name would silently differ).
-if let bad = Environment.firstNonUTF8Argument() {
-    Messages.usage("argument \(bad.argument) is not UTF-8 text (byte \(bad.byte + 1) is not valid UTF-8); domains, keys and values must be UTF-8")
+if let problem = Environment.nonUTF8Argument() {
+    Messages.usage(problem + "; domains, keys and values must be UTF-8")
 }
 var args = CommandLine.arguments.dropFirst()
 var options = Options()
