@@ -55,15 +55,6 @@ func settle(_ seconds: Double = 15, _ done: () throws -> Bool) async rethrows ->
     return try done()
 }
 
-/// Runs blocking work (a child process read to its end, a long poll with sleeps) on a
-/// thread of its own: the cooperative pool has one thread per core (two here), and every
-/// async test and in-process store shares it.
-func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-        Thread { c.resume(with: Result { try work() }) }.start()
-    }
-}
-
 /// Sleeps without blocking a thread of the cooperative pool.
 func pause(_ seconds: Double) async {
     try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
