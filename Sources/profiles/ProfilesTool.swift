@@ -54,3 +54,29 @@ func say(_ text: String) {
 
 /// Text helpers for counts.
 func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+
+/// Says what applications' own folders could not be brought to, and fails:
+/// the profiles are in place for OpenDefaults, and the next change of
+/// profiles tries the applications' files again.
+func reportApplicationProblems(_ problems: [String]) throws {
+    guard !problems.isEmpty else { return }
+    for p in problems { complain(p) }
+    complain("the profiles are in place for programs using OpenDefaults, but not every application's own files are; the next `profiles install` or `remove` tries again")
+    throw ExitCode(1)
+}
+
+/// The lines naming which application obeys `prefs`' keys, and where (`Chromium: /etc/…/opendefaults-x.json (2 policies)`).
+func applicationLines(for prefs: ManagedPreferences, store: ProfileStore) -> [String] {
+    guard let files = try? store.applicationFiles() else { return [] }
+    var lines: [String] = []
+    for file in files {
+        let mine = file.entries.filter { e in
+            (e.forced ? prefs.forced[e.domain] : prefs.setOnce[e.domain])?[LiteralString(e.key)] != nil
+        }
+        guard !mine.isEmpty else { continue }
+        let installed = ManagedApplication.all.first { $0.name == file.application }.map { $0.isInstalled(root: store.applicationRoot ?? "") } ?? true
+        lines.append("\(file.application): \(file.path) (\(plural(mine.count, mine.allSatisfy(\.forced) ? "forced key" : "key")))"
+                     + (installed ? "" : "; \(file.application) is not installed yet"))
+    }
+    return lines
+}

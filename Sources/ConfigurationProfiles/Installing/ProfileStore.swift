@@ -35,14 +35,22 @@ public struct ProfileStore: Sendable {
     /// The managed-preferences folder.
     public let managedDirectory: String
 
+    /// The root under which applications' own policy folders are
+    /// (`<root>/etc/chromium/policies`, ``ManagedApplication``): the folder
+    /// holding `etc/managed-preferences`, or nil when the managed folder lies
+    /// elsewhere (then profiles reach no application's own files).
+    package let applicationRoot: String?
+
     /// The store of `layout`'s managed-preferences folder.
     public init(layout: PreferencesLayout = .current) {
-        managedDirectory = layout.managedDirectory
+        self.init(managedDirectory: layout.managedDirectory)
     }
 
     /// The store inside `managedDirectory`.
     public init(managedDirectory: String) {
         self.managedDirectory = managedDirectory
+        let suffix = "/etc/managed-preferences"
+        applicationRoot = managedDirectory.hasSuffix(suffix) ? String(managedDirectory.dropLast(suffix.count)) : nil
     }
 
     /// The live tree.
@@ -97,6 +105,16 @@ public struct ProfileStore: Sendable {
         return out
     }
 
+    /// What the installed profiles put in applications' own folders (readable by any user).
+    package func applicationFiles() throws(ProfileError) -> [ApplicationFile] {
+        try ApplicationManifest.read(inTree: directory).files
+    }
+
+    /// What an administrator should know about applications: a setting no application reads, and why.
+    public func applicationNotes() throws(ProfileError) -> [String] {
+        try ApplicationManifest.read(inTree: directory).notes
+    }
+
     /// The original bytes of an installed profile (root only: profiles may hold secrets).
     public func originalBytes(of profile: InstalledProfile) throws(ProfileError) -> [UInt8] {
         let path = directory + "/installed/" + profile.file
@@ -115,6 +133,17 @@ public struct ProfileStore: Sendable {
         public var replaced: InstalledProfile?
         /// Conflicts the profile is part of, after the install.
         public var conflicts: [ProfileConflict]
+        /// What applications' own folders could not be brought to (each names the file and why);
+        /// the next change of profiles tries again. Empty when every application file is in place.
+        public var applicationProblems: [String]
+    }
+
+    /// What a removal did.
+    public struct RemovalResult: Sendable {
+        /// The records removed.
+        public var removed: [InstalledProfile]
+        /// As ``InstallResult/applicationProblems``.
+        public var applicationProblems: [String]
     }
 
     /// Installs `profile` (read from `bytes`) for `target`, replacing an
@@ -138,9 +167,10 @@ public struct ProfileStore: Sendable {
             let record = InstalledProfile(profile, target: target, sequence: index.nextSequence, installedAt: now, signature: signature)
             index.nextSequence += 1
             entries.append(StoredProfile(record: record, preferences: profile.preferences, bytes: bytes))
-            return { (tree: ManagedTree) in
+            return { (tree: ManagedTree, problems: [String]) in
                 InstallResult(installed: record, replaced: replaced,
-                              conflicts: tree.conflicts.filter { $0.winner == record.identifier || $0.overridden.contains(record.identifier) })
+                              conflicts: tree.conflicts.filter { $0.winner == record.identifier || $0.overridden.contains(record.identifier) },
+                              applicationProblems: problems)
             }
         }
     }
@@ -149,7 +179,7 @@ public struct ProfileStore: Sendable {
     /// target it is installed for); returns what was removed. Refused for a
     /// profile with `PayloadRemovalDisallowed` unless `force`.
     @discardableResult
-    public func remove(identifier: String, target: ProfileTarget? = nil, force: Bool = false) throws(ProfileError) -> [InstalledProfile] {
+    public func remove(identifier: String, target: ProfileTarget? = nil, force: Bool = false) throws(ProfileError) -> RemovalResult {
         try change { (entries, _) throws(ProfileError) in
             let matching = entries.filter { $0.record.identifier == identifier && (target == nil || $0.record.target == target) }
             guard !matching.isEmpty else {
@@ -160,7 +190,7 @@ public struct ProfileStore: Sendable {
             }
             entries.removeAll { e in matching.contains { $0.record == e.record } }
             let removed = matching.map(\.record)
-            return { _ in removed }
+            return { _, problems in RemovalResult(removed: removed, applicationProblems: problems) }
         }
     }
 
@@ -177,7 +207,7 @@ public struct ProfileStore: Sendable {
     /// tree is derived.
     func change<T>(
         requireTrust: Bool = false,
-        _ body: (inout [StoredProfile], inout ProfileIndex) throws(ProfileError) -> (ManagedTree) -> T
+        _ body: (inout [StoredProfile], inout ProfileIndex) throws(ProfileError) -> (ManagedTree, [String]) -> T
     ) throws(ProfileError) -> T {
         guard Environment.effectiveUserID == 0 else {
             throw ProfileError("", "installing and removing profiles needs root: the library trusts managed preferences only in files root owns (run it with sudo)")
@@ -204,6 +234,10 @@ public struct ProfileStore: Sendable {
         do { lock = try FileLock(path: lockPath) } catch { throw ProfileError(lockPath, "cannot be opened: \(error.reason)") }
         return try lock.withLock { () throws(ProfileError) -> T in
             try removeLeftovers()
+            // An earlier change that stopped after its exchange (a crash) is finished first.
+            let live = try ApplicationManifest.read(inTree: directory)
+            var problems: [String] = []
+            if let root = applicationRoot { problems += live.apply(root: root) }
             var index = try index()
             var entries: [StoredProfile] = []
             for record in index.profiles {
@@ -221,8 +255,16 @@ public struct ProfileStore: Sendable {
             index.profiles = entries.map(\.record)
             index.forcedBy = tree.forcedBy
             index.conflicts = tree.conflicts
-            try replaceTree(with: tree, index: index, entries: entries)
-            return answer(tree)
+            var manifest = ApplicationManifest()
+            if let root = applicationRoot {
+                manifest = try ApplicationPolicies.derive(tree: tree, previous: live, root: root, schemas: GSettingsSchemas(root: root))
+                if let note = ApplicationPolicies.userScopedNote(domains: tree.forced.filter { $0.key != .system }.flatMap(\.value.keys)) {
+                    manifest.notes.append(note)
+                }
+            }
+            try replaceTree(with: tree, index: index, entries: entries, applications: manifest)
+            if let root = applicationRoot { problems = manifest.apply(root: root) }
+            return answer(tree, problems)
         }
     }
 
@@ -237,7 +279,7 @@ public struct ProfileStore: Sendable {
     }
 
     /// Writes the tree beside the live one and exchanges the two.
-    func replaceTree(with tree: ManagedTree, index: ProfileIndex, entries: [StoredProfile]) throws(ProfileError) {
+    func replaceTree(with tree: ManagedTree, index: ProfileIndex, entries: [StoredProfile], applications: ApplicationManifest) throws(ProfileError) {
         let staging = managedDirectory + "/" + Self.stagingPrefix + "\(Environment.processID)"
         do {
             // Exact modes, whatever root's umask: every user's processes must read the forced files.
@@ -265,6 +307,7 @@ public struct ProfileStore: Sendable {
                 }
             }
             try FileIO.createNew(staging + "/index.plist", bytes: try Self.encode(index.propertyList), mode: 0o644)
+            try FileIO.createNew(staging + "/" + ApplicationManifest.fileName, bytes: try Self.encode(applications.propertyList), mode: 0o644)
         } catch let error as FileError {
             try? FileIO.removeTree(staging)
             throw ProfileError(error.path, "the new managed preferences cannot be written (\(error.reason)); nothing was changed")

@@ -19,14 +19,15 @@ struct Remove: ParsableCommand {
     var force = false
 
     func run() throws {
-        let removed: [InstalledProfile]
+        let result: ProfileStore.RemovalResult
         do {
-            removed = try ProfileStore().remove(identifier: identifier, target: user.map(ProfileTarget.user), force: force)
+            result = try ProfileStore().remove(identifier: identifier, target: user.map(ProfileTarget.user), force: force)
         } catch {
             throw fail("\(error)")
         }
-        for p in removed {
+        for p in result.removed {
             say("Removed \(p.identifier) (\(p.displayName)) for the \(p.target)\n")
         }
+        try reportApplicationProblems(result.applicationProblems)
     }
 }
