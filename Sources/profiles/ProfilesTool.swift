@@ -65,18 +65,26 @@ func reportApplicationProblems(_ problems: [String]) throws {
     throw ExitCode(1)
 }
 
-/// The lines naming which application obeys `prefs`' keys, and where (`Chromium: /etc/…/opendefaults-x.json (2 policies)`).
+/// The lines naming which application obeys `prefs`' keys, and where (`Chromium: /etc/…/opendefaults-x.json (2 forced keys)`).
 func applicationLines(for prefs: ManagedPreferences, store: ProfileStore) -> [String] {
+    applicationLines(forced: prefs.forced.mapValues { Set($0.keys.map(\.string)) },
+                     setOnce: prefs.setOnce.mapValues { Set($0.keys.map(\.string)) }, store: store)
+}
+
+/// As above, from the keys alone (what `show` knows of an installed profile without root).
+func applicationLines(forced: [String: Set<String>], setOnce: [String: Set<String>], store: ProfileStore) -> [String] {
     guard let files = try? store.applicationFiles() else { return [] }
     var lines: [String] = []
     for file in files {
-        let mine = file.entries.filter { e in
-            (e.forced ? prefs.forced[e.domain] : prefs.setOnce[e.domain])?[LiteralString(e.key)] != nil
-        }
+        let mine = file.entries.filter { e in (e.forced ? forced[e.domain] : setOnce[e.domain])?.contains(e.key) == true }
         guard !mine.isEmpty else { continue }
-        let installed = ManagedApplication.all.first { $0.name == file.application }.map { $0.isInstalled(root: store.applicationRoot ?? "") } ?? true
         lines.append("\(file.application): \(file.path) (\(plural(mine.count, mine.allSatisfy(\.forced) ? "forced key" : "key")))"
-                     + (installed ? "" : "; \(file.application) is not installed yet"))
+                     + (isInstalled(file.application, store: store) ? "" : "; \(file.application) is not installed yet"))
     }
     return lines
+}
+
+/// Whether the application named so is installed (GNOME: always, as its settings are read by any GSettings program).
+func isInstalled(_ application: String, store: ProfileStore) -> Bool {
+    ManagedApplication.all.first { $0.name == application }.map { $0.isInstalled(root: store.applicationRoot ?? "") } ?? true
 }

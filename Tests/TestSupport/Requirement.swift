@@ -79,6 +79,33 @@ public struct Requirement: Sendable, CustomStringConvertible {
         return p.terminationStatus == 0
     }
 
+    /// Debian's Firefox ESR, driven through its built-in Marionette protocol.
+    public static let firefox = program("/usr/bin/firefox-esr", "FIREFOX", package: "firefox-esr")
+
+    /// GNOME's settings stack: `dconf` (to compile databases), `gsettings` and the desktop schemas.
+    public static let gnomeSettings = Requirement(
+        "DCONF", "needs dconf, gsettings and the GNOME desktop schemas (apt-get install dconf-cli libglib2.0-bin gsettings-desktop-schemas)"
+    ) {
+        ["/usr/bin/dconf", "/usr/bin/gsettings", "/usr/share/glib-2.0/schemas/org.gnome.desktop.background.gschema.xml"]
+            .allSatisfy(FileManager.default.fileExists(atPath:))
+    }
+
+    /// Chromium, its driver and Selenium (python3), to read `chrome://policy`.
+    public static let chromium = Requirement(
+        "BROWSER", "needs Chromium, its driver and Selenium (as root: apt-get install chromium chromium-driver; pip install selenium)"
+    ) {
+        guard let python = pythonPath, FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") else { return false }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = ["-c", "import selenium"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
     /// `openssl`, for throw-away certificates.
     public static let openssl = program("/usr/bin/openssl", "OPENSSL", package: "openssl")
 

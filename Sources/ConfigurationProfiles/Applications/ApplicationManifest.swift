@@ -127,12 +127,23 @@ package struct ApplicationManifest: Sendable, Hashable {
                 problems.append("\(file.application): \(path) cannot be removed: \(error.reason)")
             }
         }
-        for folder in staleFolders.reversed() { _ = FileIO.removeEmptyDirectory(root + folder) }
         // A database compiled from an older keyfile (a crash after the keyfile was written) is compiled again.
         if !dconfChanged {
             dconfChanged = files.contains { $0.path.hasPrefix(Self.dconfDatabases + "/") && Self.isNewerThanDatabase(root + $0.path, root: root) }
         }
-        if dconfChanged, let problem = Self.updateDconf(root: root) { problems.append(problem) }
+        let dconfFiles = files.contains { $0.path.hasPrefix(Self.dconfDatabases + "/") }
+        if dconfChanged, !dconfFiles {
+            // No keyfile left: the compiled database goes too (`dconf update` compiles only what has a keyfile folder).
+            if FileStatus.exists(root + GSettingsTarget.database) {
+                do { try FileIO.remove(root + GSettingsTarget.database) } catch {
+                    problems.append("GNOME: \(root + GSettingsTarget.database) cannot be removed: \(error.reason)")
+                }
+            }
+        } else if dconfChanged, let problem = Self.updateDconf(root: root) {
+            problems.append(problem)
+        }
+        for folder in staleFolders.reversed() { _ = FileIO.removeEmptyDirectory(root + folder) }
+
         return problems
     }
 

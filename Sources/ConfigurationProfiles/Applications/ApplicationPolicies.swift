@@ -32,7 +32,8 @@ package enum ApplicationPolicies {
     /// GSettings key is unknown or of the wrong type, a file the project did
     /// not write is in the way, or a folder on the way is not root's alone.
     package static func derive(
-        tree: ManagedTree, previous: ApplicationManifest, root: String, schemas: @autoclosure () -> GSettingsSchemas
+        tree: ManagedTree, previous: ApplicationManifest, root: String, schemas: @autoclosure () -> GSettingsSchemas,
+        checkingFolders: Bool = true
     ) throws(ProfileError) -> ApplicationManifest {
         let forced = tree.forced[.system] ?? [:]
         let owners = tree.forcedBy[.system] ?? [:]
@@ -87,6 +88,7 @@ package enum ApplicationPolicies {
             }
         }
 
+        guard checkingFolders else { return manifest }
         // What is in the way, and the folders to make.
         let previousPaths = Set(previous.files.map(\.path)).union(previous.stale.map(\.path))
         var folders: [String] = []
@@ -123,6 +125,19 @@ package enum ApplicationPolicies {
         }
         manifest.staleFolders.sort { $0.split(separator: "/").count < $1.split(separator: "/").count }
         return manifest
+    }
+
+    /// Checks that every value `prefs` gives an application has a form it
+    /// reads (the conversions of ``derive(tree:previous:root:schemas:)``,
+    /// without looking at the applications' folders): for `profiles validate`.
+    package static func check(_ prefs: ManagedPreferences, identifier: String, root: String) throws(ProfileError) {
+        var tree = ManagedTree()
+        tree.forced[.system] = prefs.forced
+        tree.forcedBy[.system] = prefs.forced.mapValues { $0.mapValues { _ in identifier } }
+        tree.setOnce[.system] = prefs.setOnce.keys.sorted().map {
+            SetOnceEntry(profile: identifier, domain: $0, timestamp: nil, often: false, values: prefs.setOnce[$0]!)
+        }
+        _ = try derive(tree: tree, previous: ApplicationManifest(), root: root, schemas: GSettingsSchemas(root: root), checkingFolders: false)
     }
 
     /// The domain's key a user-scoped profile forces reaches no application: noted for `status`.

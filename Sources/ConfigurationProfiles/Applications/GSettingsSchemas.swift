@@ -1,6 +1,6 @@
 import PlatformIO
 
-/// The GSettings schemas installed on this system (`*.gschema.xml` in
+/// The GSettings schemas installed on this system (`*.gschema.xml`, and the enums of `*.enums.xml`, in
 /// `<root>/usr/share/glib-2.0/schemas`), read for what a profile needs: each
 /// schema's dconf path and each key's type and allowed values.
 ///
@@ -42,7 +42,7 @@ package struct GSettingsSchemas: Sendable {
         folder = root + "/usr/share/glib-2.0/schemas"
         var enums: [String: [String]] = [:]
         var parsed: [(schema: Schema, extends: String?, pending: [(key: String, enumID: String, flags: Bool)])] = []
-        for name in (FileIO.directoryEntries(folder) ?? []).sorted() where name.hasSuffix(".gschema.xml") {
+        for name in (FileIO.directoryEntries(folder) ?? []).sorted() where name.hasSuffix(".xml") {
             guard let bytes = try? FileIO.read(folder + "/" + name, limit: 8 << 20) else { continue }
             Self.read(bytes, enums: &enums, schemas: &parsed)
         }

@@ -62,6 +62,10 @@ struct Show: AsyncParsableCommand {
                     for domain in p.setOnceKeys.keys.sorted() { text += "set once \(domain): \(p.setOnceKeys[domain]!.joined(separator: ", "))\n" }
                     for type in p.ignoredPayloads { text += "not applicable here: \(type)\n" }
                 }
+                if p.target == .system {
+                    let lines = applicationLines(forced: p.forcedKeys.mapValues(Set.init), setOnce: p.setOnceKeys.mapValues(Set.init), store: store)
+                    for line in lines { text += "applications: \(line)\n" }
+                }
                 say(text)
             }
             for c in conflicts { say(ProfileSummary.line(c)) }

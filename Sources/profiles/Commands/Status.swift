@@ -33,6 +33,12 @@ struct Status: ParsableCommand {
                 domains.insert(PreferencesLayout.domainName(forFileStem: String(file.dropLast(6))))
             }
         }
+        // Which application obeys each key, and from which file.
+        let profileStore = ProfileStore(layout: layout)
+        var obeyedBy: [String: [String: [(application: String, path: String)]]] = [:]
+        for file in (try? profileStore.applicationFiles()) ?? [] {
+            for e in file.entries where e.forced { obeyedBy[e.domain, default: [:]][e.key, default: []].append((file.application, file.path)) }
+        }
         let store = DomainStore(layout: layout)
         let profilesFolder = layout.managedDirectory + "/profiles/"
         var table: [LiteralString: PropertyList] = [:]
@@ -53,12 +59,22 @@ struct Status: ParsableCommand {
                 let shown = value.description.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
                 text += "    \(key.string) = \(shown)    — \(source)\n"
                 var entry: [LiteralString: PropertyList] = ["value": value]
+                // Only the system's profiles reach applications (their folders are the machine's).
+                let apps = target == .system && path.hasPrefix(profilesFolder) ? obeyedBy[domain]?[key.string] ?? [] : []
+                for app in apps {
+                    text += "        obeyed by \(app.application): \(app.path)" + (isInstalled(app.application, store: profileStore) ? "\n" : " (not installed yet)\n")
+                }
+                if !apps.isEmpty {
+                    entry["applications"] = .array(apps.map { .dictionary(["application": .string($0.application), "file": .string($0.path),
+                                                                             "installed": .boolean(isInstalled($0.application, store: profileStore))]) })
+                }
                 entry["profile"] = profile.map { .string($0.identifier) }
                 entry["file"] = .string(path)
                 keys[key] = .dictionary(entry)
             }
             table[LiteralString(domain)] = .dictionary(keys)
         }
+        for note in (try? profileStore.applicationNotes()) ?? [] { text += "note: \(note)\n" }
         switch output {
         case .json:
             var out: [UInt8] = []

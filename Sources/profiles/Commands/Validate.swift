@@ -19,6 +19,10 @@ struct Validate: AsyncParsableCommand {
         let read = try await ReadProfile.read(path, trustFiles: trust.trustFiles)
         if case .invalid(let why) = read.signature { throw fail("\(path): \(why)") }
         let p = read.profile.preferences
+        // What this system's applications would read of it: a GSettings key of the wrong type, a date for a browser…
+        do { try ApplicationPolicies.check(p, identifier: read.profile.identifier, root: ProfileStore().applicationRoot ?? "") } catch {
+            throw fail("\(path): \(error)")
+        }
         // What was not understood is said first, on standard error; with --strict it is an error.
         var notes = p.notUnderstood
         if p.isEmpty { notes.append("it sets no preferences on this system") }
