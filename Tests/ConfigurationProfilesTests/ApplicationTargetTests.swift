@@ -57,15 +57,6 @@ struct ApplicationTargetTests {
 
     // MARK: Installing, as root, in a sandboxed system root
 
-    /// A sandbox whose system root sees the machine's GSettings schemas.
-    func sandboxWithSchemas() throws -> ProfileSandbox {
-        let box = try ProfileSandbox()
-        try FileManager.default.createDirectory(atPath: box.root + "/usr/share/glib-2.0", withIntermediateDirectories: true)
-        for path in [box.root + "/usr", box.root + "/usr/share", box.root + "/usr/share/glib-2.0"] { chmod(path, 0o755) }
-        try FileManager.default.createSymbolicLink(atPath: box.root + "/usr/share/glib-2.0/schemas", withDestinationPath: "/usr/share/glib-2.0/schemas")
-        return box
-    }
-
     /// Every file under the sandbox's `/etc` but the profile tree, with its bytes.
     func applicationFiles(_ box: ProfileSandbox) -> [String: Data] {
         var out: [String: Data] = [:]
@@ -84,7 +75,7 @@ struct ApplicationTargetTests {
     @Test("one profile: Chromium's managed and recommended files, both Firefoxes' policies.json, a dconf keyfile with locks; status names who obeys; removal leaves nothing",
           .requires(.root), .requires(.gnomeSettings))
     func installAndRemove() throws {
-        let box = try sandboxWithSchemas()
+        let box = try ProfileSandbox.withSchemas()
         defer { box.remove() }
         let before = Set(FileManager.default.subpaths(atPath: box.root + "/etc") ?? [])
         let installed = try box.profiles(["install", "--path", exampleProfile])
@@ -123,7 +114,7 @@ struct ApplicationTargetTests {
     @Test("a GSettings key the schema lacks, or a value of the wrong type: validate and install refuse, naming the profile, schema, key and type; nothing is written",
           .requires(.root), .requires(.gnomeSettings))
     func gsettingsRefusals() throws {
-        let box = try sandboxWithSchemas()
+        let box = try ProfileSandbox.withSchemas()
         defer { box.remove() }
         let cases: [([LiteralString: PropertyList], [String])] = [
             (["picture-uri": 7], ["com.example.bad", "org.gnome.desktop.background", "picture-uri", "declares picture-uri as s"]),
@@ -222,7 +213,7 @@ struct ApplicationTargetTests {
     @Test("Chromium shows the forced policies as mandatory and the set-once one as recommended; Firefox ESR reports its policies active and opens the forced homepage; gsettings returns the forced wallpaper, not writable; after removal none of it",
           .requires(.root), .requires(.chromium), .requires(.firefox), .requires(.gnomeSettings))
     func realApplications() async throws {
-        let box = try sandboxWithSchemas()
+        let box = try ProfileSandbox.withSchemas()
         defer { box.remove() }
         let installed = try box.profiles(["install", "--path", exampleProfile])
         #expect(installed.status == 0, "\(installed.stderr)")

@@ -81,4 +81,91 @@ struct ProfileCrashTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
         #expect(try Self.liveVersion(box) == "A")
     }
+
+    /// A profile for Chromium, Firefox and GNOME whose every value names `version`.
+    static func applications(_ version: String) -> [LiteralString: PropertyList] {
+        profileDictionary("com.example.apps", [
+            customPayload("org.chromium.Chromium", ["HomepageLocation": .string("https://\(version)/"), "RestoreOnStartupURLs": .array([.string("https://\(version)/")])]),
+            customPayload("org.mozilla.firefox", ["Homepage": .dictionary(["URL": .string("https://\(version)/"), "Locked": true])]),
+            customPayload("org.gnome.desktop.background", ["picture-uri": .string("file:///\(version).png"), "primary-color": .string("#\(version)")]),
+        ], name: "Apps \(version)")
+    }
+
+    /// The version each application file holds (nil: absent), after checking each is whole.
+    static func applicationVersions(_ box: ProfileSandbox) throws -> [String: String?] {
+        func read(_ path: String) -> String? { FileManager.default.contents(atPath: box.root + path).map { String(decoding: $0, as: UTF8.self) } }
+        var out: [String: String?] = [:]
+        let chromium = "/etc/chromium/policies/managed/opendefaults-com.example.apps.json"
+        out[chromium] = try read(chromium).map { text in
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(chromium) is not whole: \(text)")
+            let home = (json["HomepageLocation"] as? String) ?? "?"
+            #expect((json["RestoreOnStartupURLs"] as? [String]) == [home], "\(chromium) mixes versions: \(text)")
+            return String(home.dropFirst(8).dropLast())
+        }
+        for firefox in ["/etc/firefox/policies/policies.json", "/etc/firefox-esr/policies/policies.json"] {
+            out[firefox] = try read(firefox).map { text in
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [String: [String: Any]]], "\(firefox) is not whole: \(text)")
+                return String(((json["policies"]?["Homepage"]?["URL"] as? String) ?? "?").dropFirst(8).dropLast())
+            }
+        }
+        let keyfile = "/etc/dconf/db/opendefaults.d/opendefaults-profiles"
+        out[keyfile] = read(keyfile).map { text in
+            let uri = text.split(separator: "\n").first { $0.hasPrefix("picture-uri=") }.map { String($0.dropFirst("picture-uri=@s 'file:///".count).dropLast(5)) } ?? "?"
+            let color = text.split(separator: "\n").first { $0.hasPrefix("primary-color=") }.map { String($0.dropFirst("primary-color=@s '#".count).dropLast()) } ?? "?"
+            #expect(uri == color, "\(keyfile) mixes versions: \(text)")
+            return uri
+        }
+        return out
+    }
+
+    @Test("kill -9 during installs and removals of a profile for Chromium, Firefox and GNOME: each application file is the old or the new state, whole; the next change brings every one to the live tree",
+          .requires(.gnomeSettings))
+    func killsWithApplications() throws {
+        let box = try ProfileSandbox.withSchemas()
+        defer { box.remove() }
+        var random = SeededRandom()
+        let paths = try ["A", "B"].map { try box.write(Self.applications($0), name: "apps-\($0).mobileconfig") }
+        let started = ContinuousClock.now
+        #expect(try box.profiles(["install", "--path", paths[0]]).status == 0)
+        let duration = ContinuousClock.now - started
+        let tool = productsDirectory.appendingPathComponent("profiles").path
+        var previous: String? = "A"
+        var observed = try Self.applicationVersions(box)
+        var landed = 0
+        for round in 0..<40 {
+            // Install A, install B, or remove: the next state.
+            let choice = Int(random.next() % 3)
+            let next: String? = choice == 2 ? nil : ["A", "B"][choice]
+            let arguments = next.map { ["install", "--path", paths[$0 == "A" ? 0 : 1]] } ?? ["remove", "--identifier", "com.example.apps"]
+            if next == nil, previous == nil { continue }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: tool)
+            p.arguments = arguments
+            p.environment = box.environment
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            let delay = Double(random.next() % 1000) / 1000 * (Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds))
+            try p.run()
+            usleep(UInt32(delay * 1_000_000))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            if p.terminationReason == .uncaughtSignal { landed += 1 }
+            // Each file is whole and holds: what it held before this command, the live tree's state
+            // before it (a change killed after its exchange is finished first by the next), or the next.
+            for (path, version) in try Self.applicationVersions(box) {
+                let allowed = [observed[path] ?? nil, previous, next]
+                #expect(allowed.contains(version), "seed \(random.seed), round \(round): \(path) holds \(version ?? "nothing"); it held \((observed[path] ?? nil) ?? "nothing"), the tree \(previous ?? "nothing"), next \(next ?? "nothing")")
+                observed[path] = version
+            }
+            // The live tree says which state won; the next change (or this one, if it ended) makes the files agree.
+            let live = try ProfileStore(managedDirectory: box.managed).index().profiles(identifier: "com.example.apps").first.map { String($0.displayName.dropFirst(5)) }
+            previous = live
+        }
+        #expect(landed >= 10, "seed \(random.seed): only \(landed) kills landed before the change ended")
+        // A change after the kills finishes what they interrupted: every file agrees with the live tree.
+        #expect(try box.profiles(["install", "--path", paths[1]]).status == 0)
+        for (path, version) in try Self.applicationVersions(box) { #expect(version == "B", "\(path) holds \(version ?? "nothing") after the last install") }
+        #expect(try box.profiles(["remove", "--identifier", "com.example.apps"]).status == 0)
+        for (path, version) in try Self.applicationVersions(box) { #expect(version == nil, "\(path) is left after the removal") }
+    }
 }

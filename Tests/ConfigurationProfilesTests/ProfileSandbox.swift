@@ -22,6 +22,15 @@ struct ProfileSandbox {
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 
+    /// A sandbox whose system root sees the machine's GSettings schemas (a link to them).
+    static func withSchemas() throws -> ProfileSandbox {
+        let box = try ProfileSandbox()
+        try FileManager.default.createDirectory(atPath: box.root + "/usr/share/glib-2.0", withIntermediateDirectories: true)
+        for path in [box.root + "/usr", box.root + "/usr/share", box.root + "/usr/share/glib-2.0"] { chmod(path, 0o755) }
+        try FileManager.default.createSymbolicLink(atPath: box.root + "/usr/share/glib-2.0/schemas", withDestinationPath: "/usr/share/glib-2.0/schemas")
+        return box
+    }
+
     var managed: String { root + "/etc/managed-preferences" }
 
     var layout: PreferencesLayout {
