@@ -206,7 +206,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfigurationProfilesTests",
-            dependencies: ["TestSupport", "ConfigurationProfiles", "OpenDefaults", "PropertyList"]
+            dependencies: ["TestSupport", "ConfigurationProfiles", "OpenDefaults", "PropertyList"],
+            // The scripts that ask Chromium and Firefox which policies they obey.
+            exclude: ["Scripts"]
         ),
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
