@@ -100,7 +100,7 @@ struct ObservabilityTests {
         let stream = Received()
         let follower = stream.follow(t.events(store: "com.example.m", after: 0))
         defer { follower.cancel() }
-        #expect(await settle(10) { stream.all.count >= 1 })
+        #expect(await settle(60) { stream.all.count >= 1 }, "the stream answered nothing")
         var parsed: [String: [String: Double]] = [:]
         #expect(await settle(10) {
             parsed = (try? metricsServer.scrape()) ?? [:]
