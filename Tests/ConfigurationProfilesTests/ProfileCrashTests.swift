@@ -40,6 +40,24 @@ struct ProfileCrashTests {
         return version
     }
 
+    /// Runs `tool` against the sandbox and kills it at a random moment within `duration` (how long
+    /// one run takes here); whether the kill landed before it ended.
+    static func runAndKill(_ tool: String, _ arguments: [String], box: ProfileSandbox, within duration: Duration,
+                           random: inout SeededRandom) throws -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        p.environment = box.environment
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        let delay = Double(random.next() % 1000) / 1000 * (Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds))
+        try p.run()
+        usleep(UInt32(delay * 1_000_000))
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        return p.terminationReason == .uncaughtSignal
+    }
+
     @Test("40 kills at random points: always the previous install or the next, whole; leftovers removed by the next change")
     func kills() throws {
         let box = try ProfileSandbox()
@@ -56,18 +74,7 @@ struct ProfileCrashTests {
         let rounds = 40
         for round in 0..<rounds {
             let next = round % 2 == 0 ? "B" : "A"
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: tool)
-            p.arguments = ["install", "--path", paths[next == "A" ? 0 : 1]]
-            p.environment = box.environment
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            let delay = Double(random.next() % 1000) / 1000 * (Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds))
-            try p.run()
-            usleep(UInt32(delay * 1_000_000))
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-            let killed = p.terminationReason == .uncaughtSignal
+            let killed = try Self.runAndKill(tool, ["install", "--path", paths[next == "A" ? 0 : 1]], box: box, within: duration, random: &random)
             if killed { landedInside += 1 }
             let live = try Self.liveVersion(box)
             #expect(live == previous || live == next, "seed \(random.seed), round \(round): \(live ?? "none")")
@@ -138,18 +145,7 @@ struct ProfileCrashTests {
             let next: String? = choice == 2 ? nil : ["A", "B"][choice]
             let arguments = next.map { ["install", "--path", paths[$0 == "A" ? 0 : 1]] } ?? ["remove", "--identifier", "com.example.apps"]
             if next == nil, previous == nil { continue }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: tool)
-            p.arguments = arguments
-            p.environment = box.environment
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            let delay = Double(random.next() % 1000) / 1000 * (Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds))
-            try p.run()
-            usleep(UInt32(delay * 1_000_000))
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-            if p.terminationReason == .uncaughtSignal { landed += 1 }
+            if try Self.runAndKill(tool, arguments, box: box, within: duration, random: &random) { landed += 1 }
             // Each file is whole and holds: what it held before this command, the live tree's state
             // before it (a change killed after its exchange is finished first by the next), or the next.
             for (path, version) in try Self.applicationVersions(box) {

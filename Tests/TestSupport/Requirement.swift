@@ -68,10 +68,15 @@ public struct Requirement: Sendable, CustomStringConvertible {
 
     /// Python's `prometheus_client` (PyPI), whose parser checks the metrics' text format.
     public static let prometheusParser = Requirement("PROMETHEUS", "needs python3 with prometheus_client (pip install prometheus-client)") {
+        pythonImports("prometheus_client.parser")
+    }
+
+    /// Whether python3 is here and imports `module`.
+    static func pythonImports(_ module: String) -> Bool {
         guard let python = pythonPath else { return false }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = ["-c", "import prometheus_client.parser"]
+        p.arguments = ["-c", "import " + module]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         guard (try? p.run()) != nil else { return false }
@@ -94,16 +99,8 @@ public struct Requirement: Sendable, CustomStringConvertible {
     public static let chromium = Requirement(
         "BROWSER", "needs Chromium, its driver and Selenium (as root: apt-get install chromium chromium-driver; pip install selenium)"
     ) {
-        guard let python = pythonPath, FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") else { return false }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = ["-c", "import selenium"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+            && pythonImports("selenium")
     }
 
     /// `openssl`, for throw-away certificates.

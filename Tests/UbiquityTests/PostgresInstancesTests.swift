@@ -68,7 +68,8 @@ struct PostgresInstancesTests {
         for i in 0..<20 {
             try writer.setOrThrow(.integer(.init(Int64(i))), forKey: "k")
             try await writer.synchronizeWithServer()
-            #expect(await settle(2) { onTwo.longLong(forKey: "k") == Int64(i) && onThree.longLong(forKey: "k") == Int64(i) },
+            // How fast is a figure for the benchmarks; here only that it arrives (a loaded machine is slow).
+            #expect(await settle(30) { onTwo.longLong(forKey: "k") == Int64(i) && onThree.longLong(forKey: "k") == Int64(i) },
                     "write \(i): instance 2 has \(onTwo.longLong(forKey: "k")), instance 3 \(onThree.longLong(forKey: "k"))")
         }
         #expect(log2.all.contains { $0.reason == .serverChange && $0.changedKeys == ["k"] })
