@@ -73,7 +73,7 @@ func applicationLines(for prefs: ManagedPreferences, store: ProfileStore) -> [St
 
 /// As above, from the keys alone (what `show` knows of an installed profile without root).
 func applicationLines(forced: [String: Set<String>], setOnce: [String: Set<String>], store: ProfileStore) -> [String] {
-    guard let files = try? store.applicationFiles() else { return [] }
+    guard let files = try? store.applicationManifest().files else { return [] }
     var lines: [String] = []
     for file in files {
         let mine = file.entries.filter { e in (e.forced ? forced[e.domain] : setOnce[e.domain])?.contains(e.key) == true }
@@ -84,7 +84,7 @@ func applicationLines(forced: [String: Set<String>], setOnce: [String: Set<Strin
     return lines
 }
 
-/// Whether the application named so is installed (GNOME: always, as its settings are read by any GSettings program).
+/// Whether the application named so is installed (GNOME's settings, not in the table: always, as any GSettings program reads them).
 func isInstalled(_ application: String, store: ProfileStore) -> Bool {
     ManagedApplication.all.first { $0.name == application }.map { $0.isInstalled(root: store.applicationRoot ?? "") } ?? true
 }

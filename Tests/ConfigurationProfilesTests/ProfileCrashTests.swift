@@ -44,14 +44,8 @@ struct ProfileCrashTests {
     /// one run takes here); whether the kill landed before it ended.
     static func runAndKill(_ tool: String, _ arguments: [String], box: ProfileSandbox, within duration: Duration,
                            random: inout SeededRandom) throws -> Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        p.environment = box.environment
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
         let delay = Double(random.next() % 1000) / 1000 * (Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds))
-        try p.run()
+        let p = try startProcess(tool, arguments, environment: box.environment)
         usleep(UInt32(delay * 1_000_000))
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()

@@ -14,14 +14,7 @@ struct JournalTests {
     static let children = ProcessInfo.processInfo.environment["CI"] == "true" ? 1_000 : 100
 
     func helper(_ sandbox: Sandbox, _ args: [String]) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: helperPath)
-        p.arguments = args
-        p.environment = sandbox.environment
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        return p
+        try startProcess(helperPath, args, environment: sandbox.environment)
     }
 
     @Test("children that set a key and die at once by SIGKILL or SIGTERM lose nothing")

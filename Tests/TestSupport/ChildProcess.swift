@@ -44,3 +44,21 @@ public func runProcess(_ executable: String, _ arguments: [String], environment:
     return ProcessOutput(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
                          stderr: String(decoding: stderrData.value, as: UTF8.self), stdoutData: o)
 }
+
+/// Starts `executable` with `arguments`, its output and errors thrown away, and returns
+/// it running: for tests that kill their children, or wait for many at once.
+///
+/// ```swift
+/// let p = try startProcess(helper, ["set-and-die", "D", "k", "v", "9"])
+/// p.waitUntilExit()
+/// ```
+public func startProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Process {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    if let environment { p.environment = environment }
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    return p
+}

@@ -1,5 +1,4 @@
 public import Testing
-import Dispatch
 
 /// Suites that must not run beside suites of another group: the sync
 /// server's (real servers and databases, streams with deadlines), the
@@ -22,6 +21,9 @@ public struct ExclusiveGroup: SuiteTrait, TestScoping {
 
     let name: Name
 
+    /// Where the server suites' async work runs (the tasks they start inherit the preference).
+    static let serverExecutor = BlockingWorkExecutor(concurrent: true)
+
     public var isRecursive: Bool { false }
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
@@ -31,7 +33,7 @@ public struct ExclusiveGroup: SuiteTrait, TestScoping {
             // of its own: a synchronous test elsewhere holds a thread of the cooperative pool (two
             // here) for as long as it runs, and two of them stopped every server test for minutes.
             if name == .servers {
-                try await withTaskExecutorPreference(ServerTestExecutor.shared) { try await function() }
+                try await withTaskExecutorPreference(Self.serverExecutor) { try await function() }
             } else {
                 try await function()
             }
@@ -75,18 +77,4 @@ public struct ExclusiveGroup: SuiteTrait, TestScoping {
 extension Trait where Self == ExclusiveGroup {
     /// Runs the suite apart from suites of the other ``ExclusiveGroup/Name``.
     public static func exclusive(_ name: ExclusiveGroup.Name) -> Self { ExclusiveGroup(name: name) }
-}
-
-/// Runs jobs on a concurrent dispatch queue: threads outside Swift's cooperative
-/// pool, which dispatch adds while others are blocked. The server suites prefer it
-/// (``ExclusiveGroup``), and the tasks they start inherit the preference.
-final class ServerTestExecutor: TaskExecutor {
-    static let shared = ServerTestExecutor()
-    private let queue = DispatchQueue(label: "opendefaults.tests.servers", attributes: .concurrent)
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
-    }
 }

@@ -1,12 +1,15 @@
 import Dispatch
 
-/// Runs jobs on a serial dispatch queue of its own: threads outside Swift's
+/// Runs jobs on a dispatch queue of its own: threads outside Swift's
 /// cooperative pool (dispatch adds them as needed), so blocking work there
-/// holds none of the pool's threads.
+/// holds none of the pool's threads. Serial by default; concurrent for the
+/// server suites' whole async work (``ExclusiveGroup``).
 public final class BlockingWorkExecutor: TaskExecutor {
-    private let queue = DispatchQueue(label: "opendefaults.tests.blocking-work")
+    private let queue: DispatchQueue
 
-    public init() {}
+    public init(concurrent: Bool = false) {
+        queue = DispatchQueue(label: "opendefaults.tests.blocking-work", attributes: concurrent ? .concurrent : [])
+    }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

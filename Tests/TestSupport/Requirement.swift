@@ -95,7 +95,7 @@ public struct Requirement: Sendable, CustomStringConvertible {
             .allSatisfy(FileManager.default.fileExists(atPath:))
     }
 
-    /// Chromium, its driver and Selenium (python3), to read `chrome://policy`.
+    /// Headless Chromium, its driver and Selenium (python3): the Settings app's browser tests, and `chrome://policy`.
     public static let chromium = Requirement(
         "BROWSER", "needs Chromium, its driver and Selenium (as root: apt-get install chromium chromium-driver; pip install selenium)"
     ) {

@@ -129,42 +129,16 @@ struct MetricsEndpoint {
     let port: Int
 
     func scrape() throws -> [String: [String: Double]] {
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sf", "http://127.0.0.1:\(port)/metrics"]
-        let text = Pipe()
-        curl.standardOutput = text
-        try curl.run()
-        let body = text.fileHandleForReading.readDataToEndOfFile()
-        curl.waitUntilExit()
-        guard curl.terminationStatus == 0 else { return [:] }
+        let fetched = try runProcess("/usr/bin/curl", ["-sf", "http://127.0.0.1:\(port)/metrics"])
+        guard fetched.status == 0 else { return [:] }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/check_metrics.py").path
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: Requirement.pythonPath ?? "/usr/bin/python3")
-        check.arguments = [script]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        check.standardInput = input
-        check.standardOutput = output
-        check.standardError = errors
-        try check.run()
-        TestProcess.ignoreBrokenPipes()
-        try? input.fileHandleForWriting.write(contentsOf: body)
-        try input.fileHandleForWriting.close()
-        let parsed = output.fileHandleForReading.readDataToEndOfFile()
-        check.waitUntilExit()
-        #expect(check.terminationStatus == 0, "not valid Prometheus text: \(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
-        return (try JSONSerialization.jsonObject(with: parsed) as? [String: [String: Double]]) ?? [:]
+        let check = try runProcess(Requirement.pythonPath ?? "/usr/bin/python3", [script], input: fetched.stdoutData)
+        #expect(check.status == 0, "not valid Prometheus text: \(check.stderr)")
+        return (try JSONSerialization.jsonObject(with: check.stdoutData) as? [String: [String: Double]]) ?? [:]
     }
 
     func status(path: String, host: String) throws -> Int {
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Host: \(host)", "http://127.0.0.1:\(port)\(path)"]
-        let out = Pipe()
-        curl.standardOutput = out
-        try curl.run()
-        let code = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        curl.waitUntilExit()
-        return Int(code) ?? 0
+        let r = try runProcess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Host: \(host)", "http://127.0.0.1:\(port)\(path)"])
+        return Int(r.stdout) ?? 0
     }
 }

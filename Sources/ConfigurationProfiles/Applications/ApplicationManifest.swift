@@ -38,9 +38,6 @@ package struct ApplicationManifest: Sendable, Hashable {
     /// The name of the manifest in the profile tree.
     static let fileName = "applications.plist"
 
-    /// The dconf databases' folder (without the root).
-    static let dconfDatabases = "/etc/dconf/db"
-
     // MARK: Storage
 
     var propertyList: PropertyList {
@@ -91,13 +88,15 @@ package struct ApplicationManifest: Sendable, Hashable {
     /// Makes every application folder hold what the manifest says: missing
     /// folders made (0755), files written where they differ (beside
     /// themselves, then renamed: 0644), stale files removed while they hold
-    /// what was written (a file changed since is left, and named), empty stale
-    /// folders removed, and `dconf update` run when a dconf database changed.
-    /// Returns what could not be done, each naming the file and the reason.
+    /// what was written (a file changed since is left, and named), the dconf
+    /// database compiled (``GSettingsTarget/finish(root:changed:keyfiles:)``),
+    /// empty stale folders removed. Returns what could not be done, each
+    /// naming the file and the reason.
     @discardableResult
     package func apply(root: String) -> [String] {
         var problems: [String] = []
         var dconfChanged = false
+        func isDconf(_ path: String) -> Bool { path.hasPrefix(GSettingsTarget.databases + "/") }
         for folder in folders where !FileStatus.exists(root + folder) {
             do { try FileIO.makeDirectoryExactly(root + folder, permissions: 0o755) } catch {
                 problems.append("\(root + folder) cannot be created: \(error.reason)")
@@ -108,7 +107,7 @@ package struct ApplicationManifest: Sendable, Hashable {
             if let current = try? FileIO.read(path, limit: 64 << 20), current == file.contents { continue }
             do {
                 try FileIO.write(file.contents, to: path, mode: 0o644)
-                if file.path.hasPrefix(Self.dconfDatabases + "/") { dconfChanged = true }
+                if isDconf(file.path) { dconfChanged = true }
             } catch {
                 problems.append("\(file.application): \(path) cannot be written: \(error.reason)")
             }
@@ -122,50 +121,15 @@ package struct ApplicationManifest: Sendable, Hashable {
             }
             do {
                 try FileIO.remove(path)
-                if file.path.hasPrefix(Self.dconfDatabases + "/") { dconfChanged = true }
+                if isDconf(file.path) { dconfChanged = true }
             } catch {
                 problems.append("\(file.application): \(path) cannot be removed: \(error.reason)")
             }
         }
-        // A database compiled from an older keyfile (a crash after the keyfile was written) is compiled again.
-        if !dconfChanged {
-            dconfChanged = files.contains { $0.path.hasPrefix(Self.dconfDatabases + "/") && Self.isNewerThanDatabase(root + $0.path, root: root) }
-        }
-        let dconfFiles = files.contains { $0.path.hasPrefix(Self.dconfDatabases + "/") }
-        if dconfChanged, !dconfFiles {
-            // No keyfile left: the compiled database goes too (`dconf update` compiles only what has a keyfile folder).
-            if FileStatus.exists(root + GSettingsTarget.database) {
-                do { try FileIO.remove(root + GSettingsTarget.database) } catch {
-                    problems.append("GNOME: \(root + GSettingsTarget.database) cannot be removed: \(error.reason)")
-                }
-            }
-        } else if dconfChanged, let problem = Self.updateDconf(root: root) {
+        if let problem = GSettingsTarget.finish(root: root, changed: dconfChanged, keyfiles: files.map(\.path).filter(isDconf)) {
             problems.append(problem)
         }
         for folder in staleFolders.reversed() { _ = FileIO.removeEmptyDirectory(root + folder) }
-
         return problems
-    }
-
-    /// Whether the keyfile at `path` changed after its compiled database.
-    static func isNewerThanDatabase(_ path: String, root: String) -> Bool {
-        guard let file = try? FileStatus.of(path) else { return false }
-        guard let database = try? FileStatus.of(root + GSettingsTarget.database) else { return true }
-        return file.modified > database.modified
-    }
-
-    /// Runs `dconf update` on the databases under `root`; the reason when it could not.
-    static func updateDconf(root: String) -> String? {
-        let dconf = ["/usr/bin/dconf", "/bin/dconf"].first(where: FileStatus.exists)
-        guard let dconf else {
-            return "GNOME: dconf is not installed (Debian's dconf-cli), so \(root + dconfDatabases) was not compiled: run `dconf update` once it is"
-        }
-        let folder = root.isEmpty ? dconfDatabases : root + dconfDatabases
-        do {
-            let status = try ChildProcess.run([dconf, "update", folder])
-            return status == 0 ? nil : "GNOME: `dconf update \(folder)` failed (status \(status))"
-        } catch {
-            return "GNOME: `dconf update` could not run: \(error.reason)"
-        }
     }
 }

@@ -1,3 +1,4 @@
+import PlatformIO
 import PropertyList
 
 /// GNOME's settings from a profile: each domain that is an installed GSettings
@@ -13,8 +14,12 @@ import PropertyList
 /// `dconf update` compiles them into `/etc/dconf/db/opendefaults`, which every
 /// GSettings program reads through the `user` dconf profile.
 enum GSettingsTarget {
+    /// The name `status` and `install` show.
+    static let application = "GNOME (dconf)"
+    /// The dconf databases' folder.
+    static let databases = "/etc/dconf/db"
     static let databaseName = "opendefaults"
-    static let database = "/etc/dconf/db/" + databaseName
+    static let database = databases + "/" + databaseName
     static let keyfile = database + ".d/opendefaults-profiles"
     static let locks = database + ".d/locks/opendefaults-profiles"
     static let profile = "/etc/dconf/profile/user"
@@ -26,22 +31,24 @@ enum GSettingsTarget {
         var key: String
         var text: String
         var forced: Bool
-        var profile: String
     }
 
-    /// The GVariant text of `value` for `key` of `schema`; the reason, naming the expected type, when it has none.
-    static func text(of value: PropertyList, key: String, in schema: GSettingsSchemas.Schema) -> Result<String, ProfileError> {
+    /// `value` for `key` of `schema`, as GVariant text of the declared type. Refused,
+    /// naming `profile`, the schema, the key and the expected type, when it has none.
+    static func setting(_ value: PropertyList, key: String, schema: GSettingsSchemas.Schema, forced: Bool, profile: String) throws(ProfileError) -> Setting {
+        func refuse(_ reason: String) -> ProfileError {
+            ProfileError("\(profile) › \(schema.id) › \(key)", "\(application): \(reason); nothing was installed")
+        }
         guard schema.path != nil else {
-            return .failure(ProfileError("", "the schema \(schema.id) is relocatable (it has no dconf path of its own), so a profile cannot set it"))
+            throw refuse("the schema \(schema.id) is relocatable (it has no dconf path of its own), so a profile cannot set it")
         }
         guard let declared = schema.keys[key] else {
             let known = schema.keys.keys.sorted().prefix(12).joined(separator: ", ")
-            return .failure(ProfileError("", "the schema \(schema.id) has no key \(key) (its keys: \(known)\(schema.keys.count > 12 ? ", …" : ""))"))
+            throw refuse("the schema \(schema.id) has no key \(key) (its keys: \(known)\(schema.keys.count > 12 ? ", …" : ""))")
         }
-        let expected = "expected \(declared.typeDescription)"
         let text: String
         do { text = try GVariantText.text(of: value, as: declared.type) } catch {
-            return .failure(ProfileError("", "the schema \(schema.id) declares \(key) as \(declared.typeDescription): expected \(error.expected)"))
+            throw refuse("the schema \(schema.id) declares \(key) as \(declared.typeDescription): expected \(error.expected)")
         }
         if let choices = declared.choices {
             let strings: [String] = switch value {
@@ -50,13 +57,13 @@ enum GSettingsTarget {
             default: []
             }
             if let bad = strings.first(where: { !choices.contains($0) }) {
-                return .failure(ProfileError("", "the schema \(schema.id) declares \(key) as \(declared.typeDescription): \"\(bad)\" is not one of \(choices.joined(separator: ", ")) (\(expected))"))
+                throw refuse("the schema \(schema.id) declares \(key) as \(declared.typeDescription): \"\(bad)\" is not one of \(choices.joined(separator: ", ")) (expected \(declared.typeDescription))")
             }
         }
         if let range = declared.range, let number = value.doubleValue, !range.contains(number) {
-            return .failure(ProfileError("", "the schema \(schema.id) declares \(key) in the range \(range.lowerBound)…\(range.upperBound): \(number) is outside it"))
+            throw refuse("the schema \(schema.id) declares \(key) in the range \(range.lowerBound)…\(range.upperBound): \(number) is outside it")
         }
-        return .success(text)
+        return Setting(schema: schema, key: key, text: text, forced: forced)
     }
 
     /// The keyfile and the locks file of `settings` (sorted by path and key, so equal settings give equal bytes).
@@ -64,23 +71,53 @@ enum GSettingsTarget {
         guard !settings.isEmpty else { return [] }
         var groups: [String: [Setting]] = [:]
         for s in settings { groups[s.schema.path!, default: []].append(s) }
-        var keyfile = "# Written by `profiles` (OpenDefaults) from the installed configuration profiles; changed by every install and removal.\n"
+        var text = "# Written by `profiles` (OpenDefaults) from the installed configuration profiles; changed by every install and removal.\n"
         var locks = ""
         var entries: [ApplicationFile.Entry] = []
         for path in groups.keys.sorted() {
             let group = path.split(separator: "/").joined(separator: "/")
-            keyfile += "\n[\(group)]\n"
+            text += "\n[\(group)]\n"
             for s in groups[path]!.sorted(by: { $0.key < $1.key }) {
-                keyfile += "\(s.key)=\(s.text)\n"
+                text += "\(s.key)=\(s.text)\n"
                 if s.forced { locks += (path.hasSuffix("/") ? path : path + "/") + s.key + "\n" }
                 entries.append(ApplicationFile.Entry(domain: s.schema.id, key: s.key, forced: s.forced))
             }
         }
-        var out = [ApplicationFile(path: Self.keyfile, contents: Array(keyfile.utf8), application: ManagedApplication.gnome, entries: entries)]
+        var out = [ApplicationFile(path: keyfile, contents: Array(text.utf8), application: application, entries: entries)]
         if !locks.isEmpty {
-            out.append(ApplicationFile(path: Self.locks, contents: Array(locks.utf8), application: ManagedApplication.gnome,
+            out.append(ApplicationFile(path: Self.locks, contents: Array(locks.utf8), application: application,
                                        entries: entries.filter(\.forced)))
         }
         return out
+    }
+}
+
+extension GSettingsTarget {
+    /// Brings the compiled database to the keyfiles: compiled again after `apply` changed them
+    /// (`changed`) or when a crash left a keyfile newer than it; removed once no keyfile is left
+    /// (`dconf update` compiles only what has a keyfile folder). The reason when it could not.
+    static func finish(root: String, changed: Bool, keyfiles: [String]) -> String? {
+        if keyfiles.isEmpty {
+            // Also when a crash came between the keyfile's removal and the database's.
+            guard FileStatus.exists(root + database), !FileStatus.exists(root + keyfile) else { return nil }
+            do { try FileIO.remove(root + database) } catch { return "\(application): \(root + database) cannot be removed: \(error.reason)" }
+            return nil
+        }
+        let compiled = (try? FileStatus.of(root + database))?.modified
+        let stale = keyfiles.contains { path in
+            guard let written = (try? FileStatus.of(root + path))?.modified else { return false }
+            return compiled.map { written > $0 } ?? true
+        }
+        guard changed || stale else { return nil }
+        guard let dconf = ["/usr/bin/dconf", "/bin/dconf"].first(where: FileStatus.exists) else {
+            return "\(application): dconf is not installed (Debian's dconf-cli), so \(root + databases) was not compiled: run `dconf update` once it is"
+        }
+        let folder = root + databases
+        do {
+            let status = try ChildProcess.run([dconf, "update", folder])
+            return status == 0 ? nil : "\(application): `dconf update \(folder)` failed (status \(status))"
+        } catch {
+            return "\(application): `dconf update` could not run: \(error.reason)"
+        }
     }
 }

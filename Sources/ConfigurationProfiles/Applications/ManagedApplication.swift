@@ -52,7 +52,4 @@ package struct ManagedApplication: Sendable, Hashable {
     package func isInstalled(root: String) -> Bool {
         programs.contains { FileStatus.exists(root + $0) }
     }
-
-    /// The name GNOME's settings are shown under.
-    package static let gnome = "GNOME (dconf)"
 }

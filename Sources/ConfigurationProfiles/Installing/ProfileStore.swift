@@ -105,14 +105,9 @@ public struct ProfileStore: Sendable {
         return out
     }
 
-    /// What the installed profiles put in applications' own folders (readable by any user).
-    package func applicationFiles() throws(ProfileError) -> [ApplicationFile] {
-        try ApplicationManifest.read(inTree: directory).files
-    }
-
-    /// What an administrator should know about applications: a setting no application reads, and why.
-    public func applicationNotes() throws(ProfileError) -> [String] {
-        try ApplicationManifest.read(inTree: directory).notes
+    /// What the installed profiles put in applications' own folders, and the notes about them (readable by any user).
+    package func applicationManifest() throws(ProfileError) -> ApplicationManifest {
+        try ApplicationManifest.read(inTree: directory)
     }
 
     /// The original bytes of an installed profile (root only: profiles may hold secrets).
@@ -234,10 +229,11 @@ public struct ProfileStore: Sendable {
         do { lock = try FileLock(path: lockPath) } catch { throw ProfileError(lockPath, "cannot be opened: \(error.reason)") }
         return try lock.withLock { () throws(ProfileError) -> T in
             try removeLeftovers()
-            // An earlier change that stopped after its exchange (a crash) is finished first.
-            let live = try ApplicationManifest.read(inTree: directory)
-            var problems: [String] = []
-            if let root = applicationRoot { problems += live.apply(root: root) }
+            // An earlier change that stopped after its exchange (a crash) is finished first, so that
+            // what this one finds on disk is what the live tree says. (What it could not do is
+            // reported by this change's own `apply`, which tries again.)
+            let live = try applicationManifest()
+            if let root = applicationRoot { live.apply(root: root) }
             var index = try index()
             var entries: [StoredProfile] = []
             for record in index.profiles {
@@ -257,14 +253,13 @@ public struct ProfileStore: Sendable {
             index.conflicts = tree.conflicts
             var manifest = ApplicationManifest()
             if let root = applicationRoot {
-                manifest = try ApplicationPolicies.derive(tree: tree, previous: live, root: root, schemas: GSettingsSchemas(root: root))
+                manifest = try ApplicationPolicies.derive(tree: tree, previous: live, root: root)
                 if let note = ApplicationPolicies.userScopedNote(domains: tree.forced.filter { $0.key != .system }.flatMap(\.value.keys)) {
                     manifest.notes.append(note)
                 }
             }
             try replaceTree(with: tree, index: index, entries: entries, applications: manifest)
-            if let root = applicationRoot { problems = manifest.apply(root: root) }
-            return answer(tree, problems)
+            return answer(tree, applicationRoot.map { manifest.apply(root: $0) } ?? [])
         }
     }
 

@@ -35,8 +35,9 @@ struct Status: ParsableCommand {
         }
         // Which application obeys each key, and from which file.
         let profileStore = ProfileStore(layout: layout)
+        let applications = (try? profileStore.applicationManifest()) ?? ApplicationManifest()
         var obeyedBy: [String: [String: [(application: String, path: String)]]] = [:]
-        for file in (try? profileStore.applicationFiles()) ?? [] {
+        for file in applications.files {
             for e in file.entries where e.forced { obeyedBy[e.domain, default: [:]][e.key, default: []].append((file.application, file.path)) }
         }
         let store = DomainStore(layout: layout)
@@ -74,7 +75,7 @@ struct Status: ParsableCommand {
             }
             table[LiteralString(domain)] = .dictionary(keys)
         }
-        for note in (try? profileStore.applicationNotes()) ?? [] { text += "note: \(note)\n" }
+        for note in applications.notes { text += "note: \(note)\n" }
         switch output {
         case .json:
             var out: [UInt8] = []
