@@ -43,6 +43,16 @@ struct ApplicationTargetTests {
         }
     }
 
+    @Test("two profiles whose identifiers make one file name share the file: neither overwrites the other's policies")
+    func oneFileName() throws {
+        var tree = ManagedTree()
+        tree.forced[.system] = ["org.chromium.Chromium": ["HomepageLocation": "https://a/", "ShowHomeButton": true]]
+        tree.forcedBy[.system] = ["org.chromium.Chromium": ["HomepageLocation": "com.example a", "ShowHomeButton": "com.example_a"]]
+        let files = try ApplicationPolicies.files(tree: tree, root: "/nonexistent").files
+        #expect(files.map(\.path) == ["/etc/chromium/policies/managed/opendefaults-com.example_a.json"])
+        #expect(files.first.map { String(decoding: $0.contents, as: UTF8.self) } == "{\"HomepageLocation\": \"https://a/\", \"ShowHomeButton\": true}\n")
+    }
+
     @Test("installed GSettings schemas are read: paths, types, enums' nicks, ranges", .requires(.gnomeSettings))
     func schemas() throws {
         let schemas = GSettingsSchemas(root: "", ids: ["org.gnome.desktop.background", "org.gnome.desktop.screensaver"])

@@ -159,20 +159,22 @@ package enum ApplicationPolicies {
     ) throws(ProfileError) -> [ApplicationFile] {
         var files: [ApplicationFile] = []
         for (level, forcedLevel) in [("managed", true), ("recommended", false)] {
-            // One file per profile: the keys that profile wins.
+            // One file per profile: the keys that profile wins. (Grouped by file name: two identifiers
+            // that make one name share the file, never overwrite each other's.)
             var byFile: [String: (profile: String, values: [LiteralString: PropertyList])] = [:]
             let entries: [(LiteralString, PropertyList, String)] = forcedLevel
                 ? forced.map { ($0.key, $0.value, owners[$0.key] ?? "?") }
                 : setOnce.map { ($0.key, $0.value.value, $0.value.profile) }
             for (key, value, profile) in entries {
-                byFile[profile, default: (profile, [:])].values[key] = value
+                let name = "opendefaults-\(fileSafe(profile)).json"
+                byFile[name, default: (profile, [:])].values[key] = value
             }
             for name in byFile.keys.sorted() {
                 let (profile, values) = byFile[name]!
                 let contents: [UInt8]
                 do { contents = try PolicyJSON.text(values) } catch { throw refusal(error, app, profile: profile) }
                 files.append(ApplicationFile(
-                    path: "\(app.folder)/\(level)/opendefaults-\(fileSafe(byFile[name]!.profile)).json", contents: contents, application: app.name,
+                    path: "\(app.folder)/\(level)/\(name)", contents: contents, application: app.name,
                     entries: values.keys.map { ApplicationFile.Entry(domain: app.domain, key: $0.string, forced: forcedLevel) }.sorted { $0.key < $1.key }))
             }
         }
