@@ -62,13 +62,13 @@ struct Status: ParsableCommand {
                 var entry: [LiteralString: PropertyList] = ["value": value]
                 // Only the system's profiles reach applications (their folders are the machine's).
                 let apps = target == .system && path.hasPrefix(profilesFolder) ? obeyedBy[domain]?[key.string] ?? [] : []
+                var obeying: [PropertyList] = []
                 for app in apps {
-                    text += "        obeyed by \(app.application): \(app.path)" + (isInstalled(app.application, store: profileStore) ? "\n" : " (not installed yet)\n")
+                    let installed = isInstalled(app.application, store: profileStore)
+                    text += "        obeyed by \(app.application): \(app.path)" + (installed ? "\n" : " (not installed yet)\n")
+                    obeying.append(.dictionary(["application": .string(app.application), "file": .string(app.path), "installed": .boolean(installed)]))
                 }
-                if !apps.isEmpty {
-                    entry["applications"] = .array(apps.map { .dictionary(["application": .string($0.application), "file": .string($0.path),
-                                                                             "installed": .boolean(isInstalled($0.application, store: profileStore))]) })
-                }
+                if !obeying.isEmpty { entry["applications"] = .array(obeying) }
                 entry["profile"] = profile.map { .string($0.identifier) }
                 entry["file"] = .string(path)
                 keys[key] = .dictionary(entry)
