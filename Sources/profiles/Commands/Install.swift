@@ -71,7 +71,8 @@ struct Install: AsyncParsableCommand {
         out += "\(plural(forcedKeys, "forced key")) in \(plural(p.forced.count, "domain")), \(plural(onceKeys, "set-once key")); signature: \(signature)\n"
         if p.isEmpty { out += "It sets no preferences on this system.\n" }
         for type in p.ignoredPayloads { out += "not applicable here: \(type)\n" }
-        for line in applicationLines(for: p, store: ProfileStore()) { out += line + "\n" }
+        // Only the system's profiles reach applications (their folders are the machine's).
+        if target == .system { for line in applicationLines(for: p, store: ProfileStore()) { out += line + "\n" } }
         for c in result.conflicts {
             out += "conflict: \(c.domain) \(c.key) is forced differently by \(c.overridden.joined(separator: ", ")); \(c.winner) is in force (the latest installed wins)\n"
         }
