@@ -8,6 +8,13 @@ package enum Base64 {
         return t
     }()
 
+    /// The base64 text of `bytes`, one unbroken run with `=` padding (the sync protocol's value encoding).
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var out: [UInt8] = []
+        Array(bytes).withUnsafeBytes { encode($0, lineLength: 0, indent: 0, into: &out) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Appends the base64 form of `bytes`, broken into lines of `lineLength`
     /// characters, each line preceded by `indent` tabs and followed by a newline.
     /// A `lineLength` of 0 writes one unbroken run without indentation or newline.
