@@ -1,5 +1,3 @@
-import NIOCore
-
 /// How much an account may hold across its stores (`ubiquity serve --quota-stores/--quota-bytes`).
 package struct AccountQuota: Sendable, Hashable {
     package var maximumStores: Int

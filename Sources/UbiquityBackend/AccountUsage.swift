@@ -1,5 +1,3 @@
-import NIOCore
-
 /// What an account's stores hold (those with at least one commit).
 package struct AccountUsage: Sendable, Hashable {
     package var stores: Int

@@ -1,5 +1,3 @@
-import NIOCore
-
 /// A store's row as a backend reads it under the store's lock.
 package struct StoreHead: Sendable, Hashable {
     package var revision: Int64
