@@ -24,6 +24,27 @@ func managedLayout(named name: String) -> PreferencesLayout {
     return layout
 }
 
+/// `count` boolean keys of GSettings schemas with a fixed path (the machine's GNOME desktop
+/// schemas), or nil when there are not that many.
+func booleanGSettingsKeys(count: Int) -> [(schema: String, key: String)]? {
+    let folder = "/usr/share/glib-2.0/schemas"
+    let schemaPattern = try! NSRegularExpression(pattern: #"<schema [^>]*id="([^"]+)"[^>]*path="[^"]+"[^>]*>(.*?)</schema>"#, options: .dotMatchesLineSeparators)
+    let keyPattern = try! NSRegularExpression(pattern: #"<key name="([^"]+)" type="b""#)
+    var out: [(schema: String, key: String)] = []
+    for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasPrefix("org.gnome.desktop.") && name.hasSuffix(".gschema.xml") {
+        guard let text = try? String(contentsOfFile: folder + "/" + name, encoding: .utf8) else { continue }
+        let ns = text as NSString
+        for schema in schemaPattern.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
+            let id = ns.substring(with: schema.range(at: 1))
+            for key in keyPattern.matches(in: text, range: schema.range(at: 2)) {
+                out.append((id, ns.substring(with: key.range(at: 1))))
+                if out.count == count { return out }
+            }
+        }
+    }
+    return nil
+}
+
 /// A domain with `count` keys, written by OpenDefaults (binary plist, the same file Foundation reads).
 func populate(_ name: String, count: Int) {
     let d = store.domain(name)
@@ -337,6 +358,85 @@ let benchmarks: @Sendable () -> Void = {
         }
         Benchmark("objectIsForced(forKey:) · Foundation", configuration: fastRead) { b in
             for _ in b.scaledIterations { blackHole(foundationForced.objectIsForced(forKey: "key3")) }
+        }
+    }
+
+    // MARK: Profiles for Linux applications (issue 40)
+
+    // Install of a profile forcing 200 Chromium policies, 50 Firefox policies and 50 GSettings
+    // keys, through the library, until every application file is in place and `dconf update` has
+    // run (`install` returns then). Promised: p50 ≤ 100 ms. The floor, in the same run: the same
+    // files written directly (beside themselves, fsync, rename) and `dconf update` run. Needs
+    // root, dconf and the GNOME schemas.
+    if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/dconf"),
+       let gnomeKeys = booleanGSettingsKeys(count: 50) {
+        let root = Sandbox.folder(named: "opendefaults-bench-apps")
+        chmod(root, 0o755)
+        for folder in ["/usr", "/usr/share", "/usr/share/glib-2.0"] {
+            try? FileManager.default.createDirectory(atPath: root + folder, withIntermediateDirectories: true)
+            chmod(root + folder, 0o755)
+        }
+        try? FileManager.default.createSymbolicLink(atPath: root + "/usr/share/glib-2.0/schemas", withDestinationPath: "/usr/share/glib-2.0/schemas")
+        let appStore = ProfileStore(managedDirectory: root + "/etc/managed-preferences")
+        func profile(_ version: Int) -> (ConfigurationProfile, [UInt8]) {
+            var chromium: [LiteralString: PropertyList] = ["PayloadType": "org.chromium.Chromium", "PayloadIdentifier": "c", "PayloadUUID": "c"]
+            for k in 0..<200 { chromium[LiteralString("Policy\(k)")] = .string("https://example.com/\(version)/\(k)") }
+            var firefox: [LiteralString: PropertyList] = ["PayloadType": "org.mozilla.firefox", "PayloadIdentifier": "f", "PayloadUUID": "f"]
+            for k in 0..<50 { firefox[LiteralString("Policy\(k)")] = PropertyList(version * 100 + k) }
+            var payloads: [PropertyList] = [.dictionary(chromium), .dictionary(firefox)]
+            for (schema, keys) in Dictionary(grouping: gnomeKeys, by: \.schema) {
+                var gnome: [LiteralString: PropertyList] = ["PayloadType": .string(schema), "PayloadIdentifier": .string(schema), "PayloadUUID": "g"]
+                for k in keys { gnome[LiteralString(k.key)] = .boolean(version % 2 == 0) }
+                payloads.append(.dictionary(gnome))
+            }
+            let bytes = try! PropertyList.dictionary([
+                "PayloadType": "Configuration", "PayloadIdentifier": "com.bench.apps", "PayloadUUID": "U", "PayloadContent": .array(payloads),
+            ]).encoded(as: .xml)
+            return (try! ConfigurationProfile(bytes: bytes), bytes)
+        }
+        let appConfiguration = Benchmark.Configuration(metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 2, maxDuration: .seconds(20), maxIterations: 100)
+        Benchmark("profile install for applications, 200 Chromium + 50 Firefox + 50 GSettings keys, until every file is in place and dconf update ran · OpenDefaults",
+                  configuration: appConfiguration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let (p, bytes) = profile(Int(Counter.next() % 1000) + 1)
+                benchmark.startMeasurement()
+                let result = try appStore.install(p, bytes: bytes, signature: .unsigned, target: .system)
+                benchmark.stopMeasurement()
+                precondition(result.applicationProblems.isEmpty, "\(result.applicationProblems)")
+            }
+        }
+        // The floor: what the install leaves in the applications' folders, written again directly.
+        let (p, bytes) = profile(1)
+        _ = try? appStore.install(p, bytes: bytes, signature: .unsigned, target: .system)
+        let written = ["/etc/chromium/policies/managed/opendefaults-com.bench.apps.json", "/etc/firefox/policies/policies.json",
+                       "/etc/firefox-esr/policies/policies.json", "/etc/dconf/db/opendefaults.d/opendefaults-profiles",
+                       "/etc/dconf/db/opendefaults.d/locks/opendefaults-profiles"].map { ($0, FileManager.default.contents(atPath: root + $0)!) }
+        let floorRoot = Sandbox.folder(named: "opendefaults-bench-apps-floor")
+        for (path, _) in written {
+            try? FileManager.default.createDirectory(atPath: floorRoot + (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        }
+        Benchmark("profile install for applications, the floor: the same 5 files written (fsync, rename) and dconf update run · direct",
+                  configuration: appConfiguration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let version = Counter.next()
+                benchmark.startMeasurement()
+                for (path, data) in written {
+                    let temporary = floorRoot + path + ".tmp"
+                    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                    var contents = data
+                    contents.append(contentsOf: "\n# \(version)".utf8)
+                    _ = contents.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    fsync(fd)
+                    close(fd)
+                    rename(temporary, floorRoot + path)
+                }
+                let update = Process()
+                update.executableURL = URL(fileURLWithPath: "/usr/bin/dconf")
+                update.arguments = ["update", floorRoot + "/etc/dconf/db"]
+                try update.run()
+                update.waitUntilExit()
+                benchmark.stopMeasurement()
+            }
         }
     }
 
