@@ -3,7 +3,7 @@ public import Testing
 /// Suites that must not run beside suites of another group: the sync
 /// server's (real servers and databases, streams with deadlines), the
 /// crash suites (hundreds of processes killed mid-write, a writer that never
-/// pauses), and the suites that count this process's own descriptors
+/// pauses; and the real browsers, as heavy), and the suites that count this process's own descriptors
 /// (which the server suites' in-process stores and clients would change). Suites of one group run together; a suite of the other group
 /// waits until none of the first is running. Other suites are not held.
 ///
