@@ -26,7 +26,9 @@ struct SyncTests {
         for (key, value) in values {
             let r = try a.run(["set", "--store", Self.store, key] + value)
             #expect(r.status == 0, "set \(key): \(r.stderr)")
-            #expect(r.stderr.isEmpty, "set \(key): \(r.stderr)")
+            // Nothing said but, on a slow machine, the notice that the server takes more than 0.3 s.
+            let said = r.stderr.split(separator: "\n").filter { !($0.hasPrefix("ubiquity: waiting for ") && $0.hasSuffix("the write is kept on this machine meanwhile")) }
+            #expect(said.isEmpty, "set \(key): \(r.stderr)")
         }
         for (key, _) in values {
             let mine = try a.run("get", "--store", Self.store, key)
