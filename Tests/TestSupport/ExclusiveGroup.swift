@@ -21,22 +21,20 @@ public struct ExclusiveGroup: SuiteTrait, TestScoping {
 
     let name: Name
 
-    /// Where the server suites' async work runs (the tasks they start inherit the preference).
-    static let serverExecutor = BlockingWorkExecutor(concurrent: true)
+    /// Where the grouped suites run (the tasks they start inherit the preference, and their
+    /// synchronous tests run on its threads).
+    static let executor = BlockingWorkExecutor(concurrent: true)
 
     public var isRecursive: Bool { false }
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         await Room.shared.enter(name)
         do {
-            // The server suites' async work (their clients' answers, their deadlines) runs on threads
-            // of its own: a synchronous test elsewhere holds a thread of the cooperative pool (two
-            // here) for as long as it runs, and two of them stopped every server test for minutes.
-            if name == .servers {
-                try await withTaskExecutorPreference(Self.serverExecutor) { try await function() }
-            } else {
-                try await function()
-            }
+            // Every grouped suite runs on threads of its own, outside the cooperative pool (two threads
+            // here): the crash suites' long synchronous tests (a hundred kills, minutes) would hold
+            // the pool for as long as they run, and the server suites' async work (their clients'
+            // answers, their deadlines) must not wait for a pool thread another test holds.
+            try await withTaskExecutorPreference(Self.executor) { try await function() }
         } catch {
             await Room.shared.leave()
             throw error
