@@ -21,20 +21,12 @@ public struct ExclusiveGroup: SuiteTrait, TestScoping {
 
     let name: Name
 
-    /// Where the grouped suites run (the tasks they start inherit the preference, and their
-    /// synchronous tests run on its threads).
-    static let executor = BlockingWorkExecutor(concurrent: true)
-
     public var isRecursive: Bool { false }
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         await Room.shared.enter(name)
         do {
-            // Every grouped suite runs on threads of its own, outside the cooperative pool (two threads
-            // here): the crash suites' long synchronous tests (a hundred kills, minutes) would hold
-            // the pool for as long as they run, and the server suites' async work (their clients'
-            // answers, their deadlines) must not wait for a pool thread another test holds.
-            try await withTaskExecutorPreference(Self.executor) { try await function() }
+            try await function()
         } catch {
             await Room.shared.leave()
             throw error

@@ -1,15 +1,12 @@
 import Dispatch
 
-/// Runs jobs on a dispatch queue of its own: threads outside Swift's
+/// Runs jobs on a serial dispatch queue of its own: threads outside Swift's
 /// cooperative pool (dispatch adds them as needed), so blocking work there
-/// holds none of the pool's threads. Serial by default; concurrent for the
-/// server suites' whole async work (``ExclusiveGroup``).
+/// holds none of the pool's threads.
 public final class BlockingWorkExecutor: TaskExecutor {
-    private let queue: DispatchQueue
+    private let queue = DispatchQueue(label: "opendefaults.tests.blocking-work")
 
-    public init(concurrent: Bool = false) {
-        queue = DispatchQueue(label: "opendefaults.tests.blocking-work", attributes: concurrent ? .concurrent : [])
-    }
+    public init() {}
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
