@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PropertyList
 
-@Suite("Base64 as the sync protocol writes values", .timeLimit(.minutes(1)))
+@Suite("Base64 as the sync protocol writes values", .timeLimit(.minutes(10)))
 struct Base64TextTests {
     @Test("one unbroken run, byte for byte Foundation's base64EncodedString, for every length mod 3 and every byte")
     func sameAsFoundation() {
