@@ -58,9 +58,10 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         Task { try? await client.shutdown() }
     }
 
-    /// Who the token belongs to (`GET /v1/account`).
-    public func accountInfo() async throws(UbiquityError) -> UbiquityAccountInfo {
-        try await send("GET", "/v1/account", body: nil, timeout: Self.requestTimeout, as: UbiquityAccountInfo.self)
+    /// Who the token belongs to (`GET /v1/account`), given up on after `timeout` (by default
+    /// ``requestTimeout``; `ubiquity login --timeout` waits longer or shorter).
+    public func accountInfo(timeout: Duration? = nil) async throws(UbiquityError) -> UbiquityAccountInfo {
+        try await send("GET", "/v1/account", body: nil, timeout: timeout.map(TimeAmount.init) ?? Self.requestTimeout, as: UbiquityAccountInfo.self)
     }
 
     public func commit(store: String, _ request: UbiquityCommitRequest) async throws(UbiquityError) -> UbiquityCommitResponse {

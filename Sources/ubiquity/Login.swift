@@ -81,7 +81,9 @@ struct Login: AsyncParsableCommand {
         let probe = UbiquityAccount(server: server, token: token, name: "", identifier: "x", certificateAuthorities: caPath)
         let info: UbiquityAccountInfo
         do {
-            guard let answer = try await within(.seconds(max(1, timeout)), { try await HTTPUbiquityTransport(account: probe).accountInfo() }) else {
+            // The request's own limit a second past --timeout, so that --timeout is what gives up (and says so).
+            let limit = Int64(max(1, timeout))
+            guard let answer = try await within(.seconds(limit), { try await HTTPUbiquityTransport(account: probe).accountInfo(timeout: .seconds(limit + 1)) }) else {
                 throw fail("cannot log in: \(TerminalText.safe(server)) did not answer within \(max(1, timeout)) seconds")
             }
             info = answer

@@ -210,10 +210,20 @@ struct Serve: AsyncParsableCommand {
             })
         }
         let database = db.postgres == nil ? "sqlite" : "postgresql"
+        let maxConnections = server.maxConnections
         try await server.run { bound in
             StandardStream.output.write("\(scheme)://\(shown):\(bound)\n")
-            log.info("serving", metadata: ["url": .string("\(scheme)://\(shown):\(bound)"), "database": .string(database),
-                                          "version": .string(OpenDefaultsVersion.string)])
+            // The limits it runs with, as the man page names them: what an operator (and the
+            // test that holds the man page's defaults to the code) reads back.
+            var facts: Logger.Metadata = [
+                "url": .string("\(scheme)://\(shown):\(bound)"), "database": .string(database),
+                "version": .string(OpenDefaultsVersion.string),
+                "max_connections": .stringConvertible(maxConnections), "body_timeout": .stringConvertible(o.bodyTimeout),
+                "body_rate": .stringConvertible(o.bodyRate), "stop_timeout": .stringConvertible(o.stopTimeout),
+                "quota_stores": .stringConvertible(o.quotaStores), "quota_bytes": .stringConvertible(o.quotaBytes),
+            ]
+            if db.postgres != nil { facts["pool_size"] = .stringConvertible(db.poolSize) }
+            log.info("serving", metadata: facts)
         }
         log.info("stopped")
         try? await backend.close()

@@ -8,7 +8,7 @@ import TestSupport
 /// Profiles that Linux applications obey (issue 40; proposal 0017): Chrome-family policy files,
 /// Firefox's `policies.json`, and a dconf database with locks, derived by `profiles install` and
 /// taken away by `profiles remove`.
-@Suite("Configuration profiles: Linux applications", .exclusive(.crashes), .timeLimit(.minutes(10)))
+@Suite("Configuration profiles: Linux applications", .offThePool, .exclusive(.crashes), .timeLimit(.minutes(10)))
 struct ApplicationTargetTests {
     // MARK: Conversions
 

@@ -9,7 +9,7 @@ import PropertyList
 /// "rejected". Each is read by the built `profiles show --path F --output json`
 /// and compared with the expectation by Python's `json`, which keeps `true`,
 /// `1` and `1.0` apart.
-@Suite("Configuration-profile corpus", .timeLimit(.minutes(10)), .requires(.shared, .python))
+@Suite("Configuration-profile corpus", .offThePool, .timeLimit(.minutes(10)), .requires(.shared, .python))
 struct ProfileCorpusTests {
     static var folder: URL { Requirement.sharedDirectory!.appendingPathComponent("corpora/profiles") }
 

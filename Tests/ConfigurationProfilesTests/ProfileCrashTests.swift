@@ -7,7 +7,7 @@ import TestSupport
 
 /// kill -9 of `profiles install` at random points: the managed preferences
 /// are always the previous install whole or the new one whole.
-@Suite("Configuration profiles: kill -9 during install", .reportsSeeds, .exclusive(.crashes), .timeLimit(.minutes(10)), .requires(.root))
+@Suite("Configuration profiles: kill -9 during install", .offThePool, .reportsSeeds, .exclusive(.crashes), .timeLimit(.minutes(10)), .requires(.root))
 struct ProfileCrashTests {
     /// A profile forcing 1,000 keys over 50 domains, every value naming `version`.
     static func big(_ version: String) -> [LiteralString: PropertyList] {

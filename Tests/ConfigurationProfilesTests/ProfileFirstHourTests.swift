@@ -6,7 +6,7 @@ import TestSupport
 
 /// What an administrator met in their first hour with `profiles` (issue 38):
 /// macOS's spellings, typos that set nothing, a root the library will not trust.
-@Suite("profiles: the first hour", .timeLimit(.minutes(10)))
+@Suite("profiles: the first hour", .offThePool, .timeLimit(.minutes(10)))
 struct ProfileFirstHourTests {
     @Test("macOS's one-dash spellings (-path, -identifier, -user, -output, -all) mean the options; other one-dash words are refused with a reason", .requires(.root))
     func macOSSpellings() throws {
@@ -142,7 +142,7 @@ struct ProfileFirstHourTests {
 }
 
 /// The limits a profile reader states, each at its boundary: a figure that moves fails here.
-@Suite("Configuration profiles: limits at their boundaries", .timeLimit(.minutes(10)))
+@Suite("Configuration profiles: limits at their boundaries", .offThePool, .timeLimit(.minutes(10)))
 struct ProfileLimitTests {
     /// A profile's XML, padded with a string so that it is exactly `size` bytes.
     static func profile(ofSize size: Int) throws -> [UInt8] {

@@ -7,7 +7,7 @@ import TestSupport
 
 /// `profiles install/remove/list/show/status` as root against real files, with
 /// a defaults object in this process watching them.
-@Suite("Configuration profiles: installing", .timeLimit(.minutes(10)), .requires(.root))
+@Suite("Configuration profiles: installing", .offThePool, .timeLimit(.minutes(10)), .requires(.root))
 struct ProfileInstallTests {
     @Test("install forces a key in a running process; the user's own value stays on disk and is back in force after remove")
     func installAndRemove() throws {
@@ -201,7 +201,7 @@ struct ProfileInstallTests {
 }
 
 /// Signed profiles made here with a throw-away CA: verified against a trust file, refused when tampered with, and the policy option.
-@Suite("Configuration profiles: signatures", .timeLimit(.minutes(10)), .requires(.root, .openssl))
+@Suite("Configuration profiles: signatures", .offThePool, .timeLimit(.minutes(10)), .requires(.root, .openssl))
 struct ProfileSignatureTests {
     /// A CA, a signer it issued, and a profile signed by the signer (DER), in the sandbox.
     static func signedProfile(_ box: ProfileSandbox, signerUsage: String = "keyUsage=digitalSignature") throws -> (signed: String, ca: String, unsigned: String) {
@@ -295,7 +295,7 @@ struct ProfileSignatureTests {
 }
 
 /// Set-Once and Often: written into the user's own domain, again only for a newer timestamp, left in place on removal.
-@Suite("Configuration profiles: set-once values", .timeLimit(.minutes(10)), .requires(.root))
+@Suite("Configuration profiles: set-once values", .offThePool, .timeLimit(.minutes(10)), .requires(.root))
 struct SetOnceTests {
     static let t1 = Date(timeIntervalSince1970: 1_700_000_000)
     static let t2 = Date(timeIntervalSince1970: 1_800_000_000)

@@ -87,7 +87,7 @@ final class ToolSandbox: @unchecked Sendable {
     }
 }
 
-@Suite("defaults: verbs, values and messages", .timeLimit(.minutes(10)))
+@Suite("defaults: verbs, values and messages", .offThePool, .timeLimit(.minutes(10)))
 struct DefaultsToolTests {
     @Test("write with every value flag, then read the domain as macOS prints it")
     func writeAndRead() throws {
@@ -366,7 +366,7 @@ struct DefaultsToolTests {
     }
 }
 
-@Suite("defaults: what macOS users ask for", .timeLimit(.minutes(10)))
+@Suite("defaults: what macOS users ask for", .offThePool, .timeLimit(.minutes(10)))
 struct DefaultsExtensionTests {
     @Test("lossless machine-readable output: XML and JSON")
     func formats() throws {

@@ -28,7 +28,7 @@ func mode(_ path: String) -> Int {
 
 /// The file-layer attacks of issue 12, each reproduced with the built tools
 /// and real files (as root, with `nobody` as the other user).
-@Suite("defaults and plutil: files that are not theirs to replace", .timeLimit(.minutes(10)))
+@Suite("defaults and plutil: files that are not theirs to replace", .offThePool, .timeLimit(.minutes(10)))
 struct FileAttackTests {
     @Test("a rewrite keeps the file's mode; a new domain file is 0600")
     func modesAreKept() throws {

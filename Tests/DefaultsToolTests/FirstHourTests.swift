@@ -6,7 +6,7 @@ import TestSupport
 /// What a newcomer met in their first hour with `defaults` (issue 38): bytes
 /// that are not UTF-8, one line per failure, lock files that stay behind,
 /// folders listed as domains.
-@Suite("defaults: the first hour", .timeLimit(.minutes(10)))
+@Suite("defaults: the first hour", .offThePool, .timeLimit(.minutes(10)))
 struct FirstHourTests {
     /// Runs `defaults` through `/bin/sh`, whose `printf` makes bytes no Swift string can hold.
     func shell(_ t: ToolSandbox, _ script: String) throws -> ProcessOutput {

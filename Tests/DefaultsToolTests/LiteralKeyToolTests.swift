@@ -2,10 +2,11 @@ import Foundation
 import LookalikeStrings
 import PropertyList
 import Testing
+import TestSupport
 
 /// `defaults` keeps keys and values that look alike but differ in their
 /// scalars, as macOS's does (CFPreferences compares code units).
-@Suite("defaults: lookalike keys and values, printed values", .timeLimit(.minutes(10)))
+@Suite("defaults: lookalike keys and values, printed values", .offThePool, .timeLimit(.minutes(10)))
 struct LiteralKeyToolTests {
     @Test("import, export, read and read of one key keep every lookalike key's scalars")
     func importExport() throws {

@@ -8,7 +8,7 @@ import TestSupport
 /// Foundation's `UserDefaults` to OpenDefaults, suites included. The guide's
 /// program (`Examples/OneLineAdoption/main.swift`, compiled by `swift build`)
 /// is run in a throw-away home and what it wrote is read back from the disk.
-@Suite("Adopting OpenDefaults in one line: the migration guide's program", .timeLimit(.minutes(10)))
+@Suite("Adopting OpenDefaults in one line: the migration guide's program", .offThePool, .timeLimit(.minutes(10)))
 struct AdoptionTests {
     @Test("UserDefaults.standard and UserDefaults(suiteName:) both reach the disk, and didChangeNotification is posted once per set")
     func oneLine() throws {

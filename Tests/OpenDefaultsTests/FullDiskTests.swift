@@ -41,7 +41,7 @@ final class SmallFileSystem {
                                          installed: { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount") }) { available }
 }
 
-@Suite("A full or read-only disk: the value stays in memory, the error is reported, the old file is intact", .timeLimit(.minutes(10)),
+@Suite("A full or read-only disk: the value stays in memory, the error is reported, the old file is intact", .offThePool, .timeLimit(.minutes(10)),
        .requires(SmallFileSystem.requirement))
 struct FullDiskTests {
     func store(in fs: SmallFileSystem) -> (DomainStore, ErrorRecorder) {

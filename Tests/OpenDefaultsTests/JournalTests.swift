@@ -9,7 +9,7 @@ import Synchronization
 /// A write that returned survives the death of its process (issue 13):
 /// real children killed by real signals, and journals cut, corrupted or
 /// still owned.
-@Suite("Journal: writes that outlive their process", .reportsSeeds, .exclusive(.crashes), .timeLimit(.minutes(10)))
+@Suite("Journal: writes that outlive their process", .offThePool, .reportsSeeds, .exclusive(.crashes), .timeLimit(.minutes(10)))
 struct JournalTests {
     static let children = ProcessInfo.processInfo.environment["CI"] == "true" ? 1_000 : 100
 

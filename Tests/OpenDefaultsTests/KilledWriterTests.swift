@@ -6,7 +6,7 @@ import PropertyList
 
 /// A writer killed with `kill -9` at random moments, many times over. Its own suite for its own
 /// time limit: 1,000 kills (`.ci/run`'s stage) take about ten minutes on an idle two-core machine.
-@Suite("Killed writers", .reportsSeeds, .exclusive(.crashes), .serialized, .timeLimit(.minutes(40)))
+@Suite("Killed writers", .offThePool, .reportsSeeds, .exclusive(.crashes), .serialized, .timeLimit(.minutes(40)))
 struct KilledWriterTests {
     /// Kills a writer of a 40,000-key domain at random moments, half of them
     /// right after it announces a flush; the file must always parse and hold

@@ -6,7 +6,7 @@ import PropertyList
 
 /// Real processes (the `defaults-test-helper` executable) writing the same
 /// domains at once, being killed mid-write, and watching each other.
-@Suite("Several processes, one domain", .reportsSeeds, .exclusive(.crashes), .serialized, .timeLimit(.minutes(10)))
+@Suite("Several processes, one domain", .offThePool, .reportsSeeds, .exclusive(.crashes), .serialized, .timeLimit(.minutes(10)))
 struct MultiProcessTests {
     @Test("8 processes × 200 distinct keys, 20 rounds: 1,600 of 1,600 every time")
     func concurrentWriters() throws {

@@ -8,7 +8,7 @@ import TestSupport
 /// The core's side of issue 12: one gate for domain names, read errors that
 /// are read errors, managed files trusted only on a root-owned path and
 /// delivered when they change.
-@Suite("Trust: names, read errors, managed files", .timeLimit(.minutes(10)))
+@Suite("Trust: names, read errors, managed files", .offThePool, .timeLimit(.minutes(10)))
 struct TrustTests {
     @Test("every domain name from data passes one gate", arguments: [
         "", "/", "a/b", "..", ".", "../../tmp/ESCAPED", "com..example", "a\u{0}b", "tab\there", "del\u{7F}",

@@ -8,7 +8,7 @@ import TestSupport
 /// The file watcher keeps seeing other processes' writes after what used
 /// to blind it: a folder that did not exist yet, a folder deleted and made
 /// again, an overflowing event queue; and it does not wake an idle process.
-@Suite("File watcher", .timeLimit(.minutes(10)))
+@Suite("File watcher", .offThePool, .timeLimit(.minutes(10)))
 struct WatcherTests {
     @Test("a domain whose folder does not exist yet is seen once another process creates it")
     func folderCreatedLater() throws {

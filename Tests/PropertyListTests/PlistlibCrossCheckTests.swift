@@ -6,7 +6,7 @@ import TestSupport
 /// Python's plistlib is an independent implementation of the XML and binary
 /// formats: what it writes we read, what we write it reads, and both sides
 /// agree on the value (compared through a JSON rendering of the value).
-@Suite("Cross-check with Python's plistlib", .timeLimit(.minutes(10)), .requires(.python))
+@Suite("Cross-check with Python's plistlib", .offThePool, .timeLimit(.minutes(10)), .requires(.python))
 struct PlistlibCrossCheckTests {
     static var python: String? { pythonPath }
 

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PropertyList
 
 /// The built `plutil`, run as a user would.
-@Suite("plutil", .timeLimit(.minutes(10)))
+@Suite("plutil", .offThePool, .timeLimit(.minutes(10)))
 struct PlutilTests {
     let plutil = productsDirectory.appendingPathComponent("plutil").path
 

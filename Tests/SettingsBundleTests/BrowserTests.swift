@@ -8,7 +8,7 @@ import TestSupport
 /// disabled; a tampered form refused; a hostile value shown escaped; Reset
 /// to Defaults; German strings for a German browser. Screenshots of each
 /// pane are kept in `.build/artifacts/browser-screenshots/`.
-@Suite("Settings app in a real browser", .exclusive(.crashes), .timeLimit(.minutes(10)))
+@Suite("Settings app in a real browser", .offThePool, .exclusive(.crashes), .timeLimit(.minutes(10)))
 struct BrowserTests {
     @Test(.requires(.chromium))
     func appSettingsInChromium() throws {

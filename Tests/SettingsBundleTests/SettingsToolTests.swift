@@ -1,9 +1,10 @@
 import Foundation
 import PropertyList
 import Testing
+import TestSupport
 
 /// The `settings` executable, black box.
-@Suite("settings tool", .timeLimit(.minutes(10)))
+@Suite("settings tool", .offThePool, .timeLimit(.minutes(10)))
 struct SettingsToolTests {
     static let example = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path
 

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Issue 30: the `ubiquity` client says what is wrong in words, at once.
-@Suite("ubiquity: the client explains itself", .exclusive(.servers), .serialized, .timeLimit(.minutes(3)))
+@Suite("ubiquity: the client explains itself", .offThePool, .exclusive(.servers), .serialized, .timeLimit(.minutes(3)))
 struct ClientMessageTests {
     static let store = "com.example.messages"
 

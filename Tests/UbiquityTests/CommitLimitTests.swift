@@ -2,6 +2,7 @@ import Foundation
 import HTTPMessages
 import PropertyList
 import Testing
+import TestSupport
 import UbiquityProtocol
 import UbiquityBackend
 @testable import UbiquityServer
@@ -9,7 +10,7 @@ import UbiquityBackend
 /// A commit's total at its boundary (issue 39): values totalling exactly a store's size plus one
 /// value (2 MiB) pass the body's checks; more is refused with 413 before the rest of the body
 /// is decoded (a malformed value after it is never reached).
-@Suite("ubiquity serve: a commit's 2 MiB total, at its boundary", .timeLimit(.minutes(10)))
+@Suite("ubiquity serve: a commit's 2 MiB total, at its boundary", .offThePool, .timeLimit(.minutes(10)))
 struct CommitLimitTests {
     /// A data value whose binary property list is exactly `size` bytes.
     static func value(encodedSize size: Int) -> PropertyList {
@@ -55,7 +56,7 @@ struct CommitLimitTests {
     }
 }
 
-@Suite("ubiquity serve: when to come back", .timeLimit(.minutes(10)))
+@Suite("ubiquity serve: when to come back", .offThePool, .timeLimit(.minutes(10)))
 struct RetryAfterTests {
     @Test("a 503 (the database is away) says Retry-After: 1; no other answer says it")
     func retryAfter() {

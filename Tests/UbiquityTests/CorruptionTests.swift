@@ -18,7 +18,7 @@ final class LogLines: @unchecked Sendable {
 }
 
 /// Issue 25 item 6: damage found while serving is a 503 and a log line, never a partial answer.
-@Suite("ubiquity serve on SQLite: a database damaged while served", .exclusive(.servers), .timeLimit(.minutes(10)))
+@Suite("ubiquity serve on SQLite: a database damaged while served", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)))
 struct CorruptionTests {
     @Test("pages damaged after start: a read answers 503 (the whole store or nothing), never some of the keys")
     func damagedWhileServed() async throws {

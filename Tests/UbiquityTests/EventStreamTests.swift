@@ -65,7 +65,7 @@ func commit(_ t: HTTPUbiquityTransport, _ store: String, _ key: String, base: In
         UbiquityWireChange(key: key, base: base, value: UbiquityWireValue.encode(value))]))
 }
 
-@Suite("ubiquity serve: event streams (GET /v1/stores/{store}/events)", .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
+@Suite("ubiquity serve: event streams (GET /v1/stores/{store}/events)", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
 struct EventStreamTests {
     @Test("a stream answers at once, then sends each commit as one event, in order", arguments: Backend.available)
     func commitsAsEvents(backend: Backend) async throws {
@@ -237,7 +237,7 @@ struct EventStreamTests {
     }
 }
 
-@Suite("ubiquity serve: removals are kept for 1,024 keys, then a client that old gets the whole store", .exclusive(.servers), .timeLimit(.minutes(10)))
+@Suite("ubiquity serve: removals are kept for 1,024 keys, then a client that old gets the whole store", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)))
 struct RemovalHorizonTests {
     @Test("after more than 1,024 removals a client behind the horizon gets complete: true and every live key; a recent one gets the delta",
           arguments: Backend.available)
@@ -274,7 +274,7 @@ struct RemovalHorizonTests {
     }
 }
 
-@Suite("ubiquity serve: SIGTERM ends the watchers at once and releases the data", .exclusive(.servers), .timeLimit(.minutes(10)))
+@Suite("ubiquity serve: SIGTERM ends the watchers at once and releases the data", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)))
 struct ShutdownTests {
     @Test("SIGTERM with 50 event streams and 20 long polls open: all answered, the server exits at once, and a new one starts on the same data",
           arguments: Backend.available)
@@ -385,7 +385,7 @@ extension ShutdownTests {
 }
 
 /// The systemd notification protocol, as a service manager sees it: a datagram socket named by NOTIFY_SOCKET.
-@Suite("ubiquity serve: Type=notify (READY, WATCHDOG, STOPPING)", .exclusive(.servers), .timeLimit(.minutes(5)))
+@Suite("ubiquity serve: Type=notify (READY, WATCHDOG, STOPPING)", .offThePool, .exclusive(.servers), .timeLimit(.minutes(5)))
 struct ServiceNotifyTests {
     @Test("READY=1 once serving (with MAINPID), WATCHDOG=1 at half WATCHDOG_USEC, STOPPING=1 on SIGTERM")
     func notify() async throws {

@@ -48,7 +48,7 @@ func bytesUnder(_ folder: String) -> Int {
 }
 
 /// Issue 25: the client trusts no server; the server takes no value it cannot bound.
-@Suite("ubiquity under attack: hostile values, hostile servers, logins", .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
+@Suite("ubiquity under attack: hostile values, hostile servers, logins", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
 struct HostileInputTests {
     static let store = "com.example.hostile"
 
@@ -247,7 +247,7 @@ struct HostileInputTests {
 }
 
 /// Issue 25 item 8: each local store's files have names no other store's can take.
-@Suite("ubiquity: local stores never share a file", .exclusive(.servers), .timeLimit(.minutes(10)))
+@Suite("ubiquity: local stores never share a file", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)))
 struct LocalStoreFileTests {
     @Test("stores X and X.sync keep their own values and state, in this process and the next")
     func lookalikeStoreNames() throws {

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The limits, exact to the byte, in the store and on the server.
-@Suite("ubiquity: limits of 1,024 keys, 1 MB and 64-byte keys", .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
+@Suite("ubiquity: limits of 1,024 keys, 1 MB and 64-byte keys", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
 struct LimitTests {
     /// Data whose binary property list is exactly `bytes` long.
     static func data(ofEncodedSize bytes: Int) -> PropertyList {

@@ -7,7 +7,7 @@ import TestSupport
 
 /// The key-value store keeps keys and values that look alike but differ in
 /// their scalars, on both machines and on the server, as Apple's does.
-@Suite("ubiquity: lookalike keys between machines", .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
+@Suite("ubiquity: lookalike keys between machines", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
 struct LiteralKeySyncTests {
     static let store = "com.example.lookalike"
 

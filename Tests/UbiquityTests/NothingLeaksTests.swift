@@ -68,7 +68,7 @@ final class RawConnection {
 
 /// Issue 37: what surrounds the sync server — backups, restores, revocation, quotas, metrics,
 /// settings files, profiles — under attack. Each test failed before its fix.
-@Suite("nothing leaks and nothing lingers", .exclusive(.servers), .serialized, .timeLimit(.minutes(10)))
+@Suite("nothing leaks and nothing lingers", .offThePool, .exclusive(.servers), .serialized, .timeLimit(.minutes(10)))
 struct NothingLeaksTests {
     @Test("a backup never follows a link planted for its temporary file, and leaves nothing but the backup (0600)",
           .requires(.root))
@@ -378,7 +378,7 @@ func sqlite(_ path: String, _ sql: String) throws -> String {
 }
 
 /// Issue 43: a refusal sent on a request's head reaches the client, whatever the body it was sending.
-@Suite("a refusal reaches the client", .exclusive(.servers), .serialized, .timeLimit(.minutes(10)))
+@Suite("a refusal reaches the client", .offThePool, .exclusive(.servers), .serialized, .timeLimit(.minutes(10)))
 struct LingeringCloseTests {
     /// Sends `head` and `body` while reading the answer, as an HTTP client does; the status line, or nil.
     static func exchange(port: Int, head: String, body: [UInt8]) throws -> String? {

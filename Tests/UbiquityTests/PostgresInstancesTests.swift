@@ -8,7 +8,7 @@ import TestSupport
 /// Several `ubiquity serve --postgres` over one database, and the faults
 /// such a deployment meets: an instance killed, the database crashed, the
 /// listener's connection cut, instances starting together.
-@Suite("ubiquity on PostgreSQL: several instances, one database, faults", .exclusive(.servers), .timeLimit(.minutes(10)), .serialized,
+@Suite("ubiquity on PostgreSQL: several instances, one database, faults", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)), .serialized,
        .requires(.postgres))
 struct PostgresInstancesTests {
     static let store = "com.example.shared"

@@ -27,7 +27,7 @@ func rawRequest(_ server: SyncServer, method: String = "GET", path: String, head
     return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
 }
 
-@Suite("ubiquity serve: accounts, isolation and hostile requests", .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
+@Suite("ubiquity serve: accounts, isolation and hostile requests", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
 struct ServerSecurityTests {
     @Test("an account can never read or write another account's stores", .requires(.curl), arguments: Backend.available)
     func isolation(backend: Backend) async throws {

@@ -7,7 +7,7 @@ import UbiquityProtocol
 
 /// `ubiquity serve --config FILE`: the settings file, `UBIQUITY_*` variables
 /// and the command line, in that increasing order of precedence, through swift-configuration.
-@Suite("ubiquity serve: settings from a file, the environment and the command line", .exclusive(.servers), .timeLimit(.minutes(5)))
+@Suite("ubiquity serve: settings from a file, the environment and the command line", .offThePool, .exclusive(.servers), .timeLimit(.minutes(5)))
 struct ServerSettingsTests {
     /// The number of stores the server lets an account make (its stores quota, as it behaves).
     func storesAllowed(_ server: SyncServer) async throws -> Int {

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// Machines (separate homes) against a real `ubiquity serve`.
-@Suite("ubiquity: machines syncing through a real server", .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
+@Suite("ubiquity: machines syncing through a real server", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)), .serialized)
 struct SyncTests {
     static let store = "com.example.notes"
 

@@ -6,6 +6,7 @@ import Foundation
 import UbiquityProtocol
 import HTTPMessages
 import Synchronization
+import PlatformIO
 import UbiquityBackend
 import PropertyList
 

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Every default that `ubiquity(1)` states is the one `ubiquity serve --help` states and the one a
+/// server started without options runs with (its start line says what it runs with). A default
+/// that moves in the code, the help or the man page alone fails here.
+@Suite("ubiquity(1)'s defaults are the help's and the server's", .offThePool, .exclusive(.servers), .timeLimit(.minutes(5)))
+struct ServerDefaultsTests {
+    /// The serve options whose defaults the man page states, as the start line names them.
+    static let serveOptions = ["max-connections", "body-timeout", "body-rate", "stop-timeout", "quota-stores", "quota-bytes"]
+
+    /// `(default N` or `(N by default` on the line after `.Fl -NAME`, for every option the page gives one.
+    static func manPageDefaults() throws -> [String: Int] {
+        let page = try String(contentsOf: Requirement.repositoryRoot.appendingPathComponent("Packaging/man/ubiquity.1"), encoding: .utf8)
+        let lines = page.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var found: [String: Int] = [:]
+        for (i, line) in lines.enumerated() where line.hasPrefix(".Fl -") && i + 1 < lines.count {
+            let name = String(line.dropFirst(".Fl -".count).prefix { $0 != " " })
+            let next = lines[i + 1]
+            guard !next.hasPrefix(".") else { continue }
+            if let n = number(in: next, after: "(default ") ?? number(in: next, after: "(", before: " by default") {
+                #expect(found[name] == nil || found[name] == n, "ubiquity(1) states two defaults for --\(name)")
+                found[name] = n
+            }
+        }
+        return found
+    }
+
+    /// `default N` in each option's entry of `--help` (whitespace folded: the help wraps).
+    static func helpDefaults(_ words: [String]) throws -> [String: Int] {
+        let help = try ubiquity(words + ["--help"], environment: ProcessInfo.processInfo.environment).stdout
+        var found: [String: Int] = [:]
+        var name: String?, text = ""
+        func finish() {
+            let folded = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            if let name, let n = number(in: folded, after: "default ") ?? number(in: folded, after: "default: ") ?? number(in: folded, after: "(", before: " by default") { found[name] = n }
+        }
+        for line in help.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("--"), line.hasPrefix("  --") {
+                finish()
+                name = String(trimmed.dropFirst(2).prefix { $0 != " " })
+                text = String(trimmed)
+            } else {
+                text += " " + trimmed
+            }
+        }
+        finish()
+        return found
+    }
+
+    /// The integer right after `prefix` (and before `suffix`, when given) in `text`.
+    static func number(in text: String, after prefix: String, before suffix: String? = nil) -> Int? {
+        var rest = Substring(text)
+        while let range = rest.range(of: prefix) {
+            rest = rest[range.upperBound...]
+            let digits = rest.prefix { $0.isNumber }
+            if let n = Int(digits), suffix.map({ rest.dropFirst(digits.count).hasPrefix($0) }) ?? true { return n }
+        }
+        return nil
+    }
+
+    /// The hard limit of open files that a child of this process gets (`/proc/self/limits`).
+    static func hardOpenFileLimit() throws -> Int {
+        let limits = try String(contentsOfFile: "/proc/self/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let fields = line.dropFirst("Max open files".count).split(whereSeparator: \.isWhitespace)
+        return fields.count > 1 ? Int(fields[1]) ?? Int.max : Int.max    // "unlimited": no cap
+    }
+
+    /// The `key=value` pairs of the server's `serving` log line (logfmt).
+    static func startLine(_ server: SyncServer) throws -> [String: String] {
+        let line = try #require(server.logText.split(separator: "\n").first { $0.contains("msg=serving") || $0.contains("serving") })
+        var pairs: [String: String] = [:]
+        for field in line.split(separator: " ") {
+            let kv = field.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { pairs[String(kv[0])] = kv[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        }
+        return pairs
+    }
+
+    @Test("each serve default stated in ubiquity(1) is the help's, and a server without options runs with it")
+    func serveDefaults() throws {
+        let page = try Self.manPageDefaults()
+        let help = try Self.helpDefaults(["serve"])
+        let server = try SyncServer(.sqlite)
+        let running = try Self.startLine(server)
+        // The connection cap sits below the open-file limit; with a low hard limit the server says so and runs with less.
+        let hardLimit = try Self.hardOpenFileLimit()
+        for name in Self.serveOptions {
+            let stated = try #require(page[name], "ubiquity(1) states no default for --\(name)")
+            #expect(help[name] == stated, "--\(name): ubiquity(1) says \(stated), the help \(help[name].map(String.init) ?? "nothing")")
+            var expected = stated
+            if name == "max-connections" { expected = min(stated, hardLimit - 64) }
+            let key = name.replacingOccurrences(of: "-", with: "_")
+            #expect(running[key] == String(expected), "--\(name): ubiquity(1) says \(stated), the server runs with \(running[key] ?? "nothing")")
+        }
+    }
+
+    @Test("--pool-size: ubiquity(1), the help and a server on PostgreSQL without the option agree", .requires(.postgres))
+    func poolSize() throws {
+        let stated = try #require(try Self.manPageDefaults()["pool-size"], "ubiquity(1) states no default for --pool-size")
+        #expect(try Self.helpDefaults(["serve"])["pool-size"] == stated)
+        let server = try SyncServer(.postgres)
+        #expect(try Self.startLine(server)["pool_size"] == String(stated))
+    }
+
+    @Test("login's --timeout: ubiquity(1) and the help agree, and a server that never answers is given up on after that long")
+    func loginTimeout() throws {
+        let stated = try #require(try Self.manPageDefaults()["timeout"], "ubiquity(1) states no default for login's --timeout")
+        #expect(try Self.helpDefaults(["login"])["timeout"] == stated)
+        // A listener that accepts and never answers.
+        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(silent) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(silent, $0, size) == 0 && listen(silent, 8) == 0 && getsockname(silent, $0, &size) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let home = try TemporaryFolder("login-timeout")
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home.path
+        env["XDG_CONFIG_HOME"] = nil
+        let start = ContinuousClock.now
+        let r = try ubiquity(["login", "http://127.0.0.1:\(port)", "-"], environment: env, input: "t\n")
+        let took = ContinuousClock.now - start
+        #expect(r.status != 0 && r.stderr.contains("did not answer within \(stated) seconds"), "\(r.stdout)\(r.stderr)")
+        #expect(took >= .seconds(stated) && took < .seconds(stated * 3), "login gave up after \(took), not about \(stated) s: \(r.stderr)")
+    }
+}
