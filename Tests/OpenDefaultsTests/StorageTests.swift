@@ -116,11 +116,11 @@ struct StorageTests {
             try await racingOffThePool([
                 { for i in 0..<300 { d.set(PropertyList(round * 1000 + i), forKey: "k\(i % 17)") } },
                 { for i in 0..<20 { d.replaceAll(with: ["replaced": PropertyList(round * 100 + i)]) } },
-                { for _ in 0..<10 { try? d.synchronize() } },
+                { for _ in 0..<10 { try d.synchronize() } },
                 {
                     for i in 0..<5 {
                         other.set(PropertyList(i), forKey: "other\(i)")
-                        try? other.synchronize()
+                        try other.synchronize()
                     }
                 },
             ])

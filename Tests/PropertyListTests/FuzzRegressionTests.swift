@@ -32,6 +32,12 @@ struct FuzzRegressionTests {
         #expect(written >= 1, "\(file): no format could write the value")
     }
 
+    @Test("the kept inputs are read from their folder (an unread folder would run no case above)")
+    func folderIsRead() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path)
+        #expect(!names.isEmpty && names.sorted() == Self.files, "\(names)")
+    }
+
     @Test("a date in year -31686769 is written in old-style form that reads back")
     func negativeYearDate() throws {
         let d = PropertyList.date(Date(timeIntervalSinceReferenceDate: -1e15))

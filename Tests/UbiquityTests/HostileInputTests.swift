@@ -74,7 +74,9 @@ struct HostileInputTests {
         let r = try m.run("sync", "--store", Self.store)
         #expect(r.status != 0)
         #expect(r.stderr.contains("50000 keys") || r.stderr.contains("keys; a store holds at most 1024"), "\(r.stderr)")
-        let list = try m.run("list", "--store", Self.store).stdout
+        let listed = try m.run("list", "--store", Self.store)
+        let list = listed.stdout
+        #expect(listed.status == 0, "\(listed.stderr)")
         #expect(!list.contains("k0") && !list.contains("k49999"), "\(list.prefix(200))")
     }
 
@@ -146,18 +148,32 @@ struct HostileInputTests {
         #expect(serve.stderr.contains("beyond loopback"), "\(serve.stderr)")
     }
 
-    @Test("the server's database and its WAL are 0600 in an existing 0755 folder, whatever the umask")
-    func databaseMode() throws {
+    @Test("the server's database and its WAL are 0600 in an existing 0755 folder, whatever the umask", arguments: ["000", "022", "077"])
+    func databaseMode(umask: String) throws {
         let folder = try TemporaryFolder("data")
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         let m = try Machine("m")
-        let r = try m.run("account", "add", "alice", "--create", "--data", folder.path)
+        // The tool started under the umask (the shell sets it, then becomes the tool).
+        let tool = products.appendingPathComponent("ubiquity").path
+        let r = try runProcess("/bin/sh", ["-c", "umask \(umask); exec \"$0\" \"$@\"", tool, "account", "add", "alice", "--create", "--data", folder.path],
+                               environment: m.environment)
         #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/ubiquity.sqlite"))
+        // (SQLite removes the WAL and its index at a clean close: checked when they are left.)
         for name in ["ubiquity.sqlite", "ubiquity.sqlite-wal", "ubiquity.sqlite-shm"] where FileManager.default.fileExists(atPath: folder.path + "/" + name) {
             let mode = try FileManager.default.attributesOfItem(atPath: folder.path + "/" + name)[.posixPermissions] as? Int
-            #expect(mode == 0o600, "\(name): \(String(mode ?? 0, radix: 8))")
+            #expect(mode == 0o600, "umask \(umask), \(name): \(String(mode ?? 0, radix: 8))")
         }
-        #expect(FileManager.default.fileExists(atPath: folder.path + "/ubiquity.sqlite"))
+        let folderMode = try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int
+        #expect(folderMode == 0o755, "umask \(umask): the existing folder's mode became \(String(folderMode ?? 0, radix: 8))")
+        // A running server under the umask, after a commit: its WAL and index exist, and are 0600 too.
+        let server = try SyncServer(.sqlite, launcher: ["/bin/sh", "-c", "umask \(umask); exec \"$0\" \"$@\""])
+        try m.login(server, token: try server.addAccount("bob"))
+        #expect(try m.run("set", "--store", "com.example.modes", "k", "-int", "1").status == 0)
+        for name in ["ubiquity.sqlite", "ubiquity.sqlite-wal", "ubiquity.sqlite-shm"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: server.data + "/" + name)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "umask \(umask), a running server's \(name): \(String(mode ?? 0, radix: 8))")
+        }
     }
 
     @Test("a database whose pages are damaged is refused at start with a clear message, and left as it was")
