@@ -172,9 +172,10 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
 
     /// The error for a refused request: the account's (401, 403) or the server's (any other status).
     func failure(status: Int, body: Data) -> UbiquityError {
-        status == 401 || status == 403
-            ? .unauthorized("\(base) answered \(status): \(Self.message(body))")
-            : .unreachable("\(base) answered \(status): \(Self.message(body))")
+        let said = "\(base) answered \(status): \(Self.message(body))"
+        if status == 401 || status == 403 { return .unauthorized(said) }
+        if status == 503, Self.code(body) == .notApplied { return .notApplied(said) }
+        return .unreachable(said)
     }
 
     /// Whether the connection failed after it was made (closed, reset, written
@@ -230,6 +231,12 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         } catch {
             return "\(path) cannot be read as PEM certificates (\(error))"
         }
+    }
+
+    /// The machine-readable reason of an error answer, when it gives a known one.
+    static func code(_ data: Data) -> UbiquityWireErrorCode? {
+        guard let e = try? JSONDecoder().decode([String: String].self, from: data), let c = e["code"] else { return nil }
+        return UbiquityWireErrorCode(rawValue: c)
     }
 
     static func message(_ data: Data) -> String {

@@ -531,7 +531,8 @@ package final class PostgresBackend: UbiquityBackend {
                     if now - run.started >= Self.deadline, run.abandon() { run.task.withLock { $0 }?.cancel() }
                 }
                 for ticket in overdue {
-                    ticket.abandon(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(ticket.limit); the commit was not applied")))
+                    ticket.abandon(.failure(BackendError(status: 503, "the database is unavailable: no answer within \(ticket.limit); the commit was not applied",
+                                                         code: .notApplied)))
                 }
                 // A writer slow for ``slowGroup`` lets a second one take the other stores' commits.
                 dispatch()

@@ -20,6 +20,10 @@ public enum UbiquityError: Error, Sendable, Hashable, CustomStringConvertible {
     case refusedByServer(keys: [String], reason: String)
     /// The server could not be reached or answered with an error; the writes stay pending.
     case unreachable(String)
+    /// The server answered that the write was not applied and never will be (its database did
+    /// not take it in time: `503` with the code ``UbiquityWireErrorCode/notApplied``); the writes
+    /// stay pending, to be sent again.
+    case notApplied(String)
     /// The server did not accept the account's token.
     case unauthorized(String)
     /// A local file could not be read or written.
@@ -41,6 +45,7 @@ public enum UbiquityError: Error, Sendable, Hashable, CustomStringConvertible {
         case .refusedByServer(let keys, let reason):
             "the server refused the write of \(keys.map { "\"\($0)\"" }.joined(separator: ", ")): \(reason)"
         case .unreachable(let why): "the sync server could not be reached: \(why)"
+        case .notApplied(let why): "the sync server did not apply the write (it is sent again later): \(why)"
         case .unauthorized(let why): "the sync server refused the account: \(why)"
         case .storage(let why): why
         case .badServerAnswer(let why): "the sync server's answer was refused, nothing of it applied: \(why)"

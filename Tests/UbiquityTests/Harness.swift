@@ -360,8 +360,8 @@ func writeOwnKey(_ w: Int, of store: String, through servers: [SyncServer], toke
             }
             unanswered = []
         } catch {
-            if "\(error)".contains("the commit was not applied") {
-                // A 503 that promises the commit was not applied: it must never appear (proposal 0012).
+            if let e = error as? UbiquityError, case .notApplied = e {
+                // A 503 whose code promises the commit was not applied: it must never appear (proposal 0012).
                 acknowledged.refused(writer: w, value: n)
             } else {
                 unanswered.insert(n)

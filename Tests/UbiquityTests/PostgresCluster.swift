@@ -173,6 +173,31 @@ final class PostgresCluster: @unchecked Sendable {
         _ = try? run(bin + "/pg_ctl", ["-D", folder + "/data", "-m", immediate ? "immediate" : "fast", "-w", "stop"])
     }
 
+    /// Stops every process of the cluster (SIGSTOP: the postmaster and its children), as a
+    /// database that stops answering without closing a connection; the processes stopped, for
+    /// ``thaw(_:)``.
+    func freeze() throws -> [pid_t] {
+        let text = try String(contentsOfFile: folder + "/data/postmaster.pid", encoding: .utf8)
+        guard let postmaster = text.split(separator: "\n").first.flatMap({ pid_t($0) }) else {
+            throw Failure(description: "no postmaster pid in \(folder)/data/postmaster.pid")
+        }
+        var pids = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // "pid (name) state ppid …": the name may hold spaces and parentheses, so fields count after the last ')'.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { pids.append(pid) }
+        }
+        for pid in pids { kill(pid, SIGSTOP) }
+        return pids
+    }
+
+    /// Lets the processes ``freeze()`` stopped go on.
+    func thaw(_ pids: [pid_t]) {
+        for pid in pids { kill(pid, SIGCONT) }
+    }
+
     /// Runs SQL with psql on `database`; its output (unaligned, tuples only).
     @discardableResult
     func psql(_ sql: String, database: String = "postgres") throws -> Outcome {

@@ -223,6 +223,43 @@ struct PostgresInstancesTests {
         withExtendedLifetime(cluster) {}
     }
 
+    @Test("""
+        a database that stops answering (SIGSTOP): commits it never took are answered 503 with the code not-applied, \
+        and none of them is ever applied, then or after it answers again
+        """)
+    func notAppliedNeverLands() async throws {
+        // A cluster of its own: suites running meanwhile use the shared one.
+        let cluster = try PostgresCluster.privateCluster()
+        let one = try SyncServer(.postgres, cluster: cluster)
+        let token = try one.addAccount("alice")
+        let writers = 4
+        let acknowledged = Acknowledged(), stop = Flag(), refusals = Refusals()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<writers {
+                group.addTask { await writeOwnKey(w, of: Self.store, through: [one], token: token, until: stop, acknowledged: acknowledged, refusals: refusals) }
+            }
+            #expect(await settle(60) { acknowledged.count >= 20 }, "only \(acknowledged.count) commits acknowledged in 60 s")
+            let frozen = try cluster.freeze()
+            // The server's writers wait on the database; the commits no writer took pass their
+            // 5 s deadline and are answered "not applied".
+            let answered = await settle(30) { acknowledged.refusedCount > 0 }
+            cluster.thaw(frozen)
+            #expect(answered, "no commit was answered 503 not-applied within 30 s of the database stopping; failures: \(refusals.recent(Date()))")
+            let during = acknowledged.count
+            #expect(await settle(30) { acknowledged.count >= during + 20 }, "the commits did not go on after the database answered again")
+            stop.set()
+            try await group.waitForAll()
+        }
+        print("database stopped: \(acknowledged.count) acknowledged, \(acknowledged.refusedCount) answered 503 not-applied")
+        let changes = try #require(await Self.everything(one, token: token))
+        // A refused value found later (as a key's value, or met as a conflict) is a promise broken.
+        Self.expectNothingLost(acknowledged, writers: writers, in: changes)
+        #expect(acknowledged.anomalies.isEmpty, "\(acknowledged.anomalies)")
+        let check = try one.check()
+        #expect(check.status == 0, "\(check.stderr)")
+        withExtendedLifetime(cluster) {}
+    }
+
     @Test("the listener's connection is terminated (pg_terminate_backend): it comes back and no change is missed")
     func listenerTerminated() async throws {
         let cluster = try #require(PostgresCluster.shared)

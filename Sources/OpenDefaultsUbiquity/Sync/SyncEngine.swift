@@ -114,7 +114,10 @@ package final class SyncEngine: Sendable {
             }
         } catch let error as UbiquityError {
             state.withLock { s in
-                if case .unreachable = error { s.failedUploads += 1; s.lastUploadError = error }
+                switch error {
+                case .unreachable, .notApplied: s.failedUploads += 1; s.lastUploadError = error
+                default: break
+                }
             }
             throw error
         } catch {

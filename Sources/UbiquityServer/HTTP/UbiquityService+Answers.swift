@@ -35,8 +35,10 @@ extension UbiquityService {
         ServerResponse(status: status, contentType: "application/json", body: WireJSON.encode(value))
     }
 
-    static func error(_ status: Int, _ message: String) -> ServerResponse {
-        var r = json(status, ["error": message])
+    static func error(_ status: Int, _ message: String, code: UbiquityWireErrorCode? = nil) -> ServerResponse {
+        var body = ["error": message]
+        if let code { body["code"] = code.rawValue }
+        var r = json(status, body)
         // The database is away: come back in a second (clients back off as well).
         if status == 503 { r.headers.append("Retry-After", "1") }
         return r
@@ -48,15 +50,16 @@ extension UbiquityService {
     /// is the whole of what was asked or nothing.
     func unavailable(_ error: any Error) -> ServerResponse {
         let status: Int, message: String
+        var code: UbiquityWireErrorCode? = nil
         if let e = error as? BackendError {
-            (status, message) = (e.status, e.message)
+            (status, message, code) = (e.status, e.message, e.code)
         } else if "\(error)".contains("corrupt") || "\(error)".contains("malformed") {
             (status, message) = (503, "the database is damaged (\(error)); restore it from a backup")
         } else {
             (status, message) = (503, "the database is unavailable: \(error)")
         }
         if status >= 500 { logFailure(message) }
-        return Self.error(status, message)
+        return Self.error(status, message, code: code)
     }
 
     /// Logs `message` unless a failure was logged less than a second ago (counted, and said with the next).
