@@ -360,7 +360,7 @@ func writeOwnKey(_ w: Int, of store: String, through servers: [SyncServer], toke
             }
             unanswered = []
         } catch {
-            if let e = error as? UbiquityError, case .notApplied = e {
+            if case .notApplied = error {
                 // A 503 whose code promises the commit was not applied: it must never appear (proposal 0012).
                 acknowledged.refused(writer: w, value: n)
             } else {

@@ -106,6 +106,35 @@ struct ServerDefaultsTests {
         #expect(try Self.startLine(server)["pool_size"] == String(stated))
     }
 
+    @Test("beyond --max-connections the longest idle connection that never authenticated is closed first, not an older authenticated one")
+    func untrustedIdleClosedFirst() throws {
+        let cap = 8
+        let server = try SyncServer(.sqlite, extraArguments: ["--max-connections", String(cap)])
+        let token = try server.addAccount("alice")
+        let request = "GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        // The oldest connection: it authenticated, then sits idle.
+        let trusted = try RawConnection(port: server.port)
+        trusted.send(request)
+        let first = try #require(trusted.head())
+        #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
+        // Connections that never send a request, four more than the cap allows.
+        var untrusted: [RawConnection] = []
+        for _ in 0..<(cap + 4) { untrusted.append(try RawConnection(port: server.port)) }
+        // Room is made by closing idle ones that never authenticated: some of these are closed…
+        let closed = eventually(20) { untrusted.filter { Self.isClosed($0) }.count >= 4 }
+        #expect(closed, "\(untrusted.filter { Self.isClosed($0) }.count) of the unauthenticated connections were closed")
+        // …and the authenticated one, the longest idle of all, still answers.
+        trusted.send(request)
+        let again = trusted.head()
+        #expect(again?.contains("HTTP/1.1 200") == true, "the authenticated connection was closed: \(again ?? "no answer")")
+    }
+
+    /// Whether the server closed `connection` (a read sees the end at once).
+    static func isClosed(_ connection: RawConnection) -> Bool {
+        var byte: UInt8 = 0
+        return recv(connection.fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+    }
+
     @Test("login's --timeout: ubiquity(1) and the help agree, and a server that never answers is given up on after that long")
     func loginTimeout() throws {
         let stated = try #require(try Self.manPageDefaults()["timeout"], "ubiquity(1) states no default for login's --timeout")
