@@ -11,14 +11,14 @@ import Synchronization
 /// if book.moveGeneration(to: try await backend.tokenGeneration()) { … }
 /// ```
 final class TokenBook: Sendable {
-    private struct State {
+    struct State {
         var accounts: [[UInt8]: UbiquityAccountInfo] = [:]
         /// The backend's token generation the accounts were checked against (nil: not read yet).
         var generation: Int64? = nil
         var streams: [[UInt8]: [ObjectIdentifier: any Revocable]] = [:]
         var usesWritten: [[UInt8]: ContinuousClock.Instant] = [:]
     }
-    private let state = Lock(State())
+    let state = Lock(State())
 
     /// The most tokens remembered (valid ones, last uses): a flood of distinct tokens costs bounded memory.
     static let capacity = 100_000
@@ -34,6 +34,7 @@ final class TokenBook: Sendable {
     func remember(_ account: UbiquityAccountInfo, for hash: [UInt8], checkedAt generation: Int64?) {
         state.withLock { s in
             if generation != nil, s.generation == generation, s.accounts.count < Self.capacity { s.accounts[hash] = account }
+            s._checkInvariantsAfterChange()
         }
     }
 
@@ -49,6 +50,7 @@ final class TokenBook: Sendable {
             defer { s.generation = now }
             guard let known = s.generation, known != now else { return false }
             s.accounts.removeAll()
+            s._checkInvariantsAfterChange()
             return true
         }
     }
@@ -63,6 +65,7 @@ final class TokenBook: Sendable {
         state.withLock { s in
             s.streams[hash]?[ObjectIdentifier(stream)] = nil
             if s.streams[hash]?.isEmpty == true { s.streams[hash] = nil }
+            s._checkInvariantsAfterChange()
         }
     }
 
@@ -80,6 +83,7 @@ final class TokenBook: Sendable {
             if let last = s.usesWritten[hash], now - last < interval { return false }
             if s.usesWritten.count >= Self.capacity { s.usesWritten.removeAll() }
             s.usesWritten[hash] = now
+            s._checkInvariantsAfterChange()
             return true
         }
     }
