@@ -160,6 +160,7 @@ package final class PostgresBackend: UbiquityBackend {
         let mine = work.withLock { w -> Bool in
             guard w.runs.removeValue(forKey: ObjectIdentifier(run)) != nil else { return false }
             for job in run.jobs { w.busyStores.remove(job.storeKey) }
+            w._checkInvariantsAfterChange()
             return true
         }
         if mine { dispatch() }
@@ -196,6 +197,7 @@ package final class PostgresBackend: UbiquityBackend {
                 w.jobs = waiting
                 let run = Run(taken, started: now)
                 w.runs[ObjectIdentifier(run)] = run
+                w._checkInvariantsAfterChange()
                 return run
             }
             guard let run else { return }
@@ -486,7 +488,7 @@ package final class PostgresBackend: UbiquityBackend {
             let ticket = Ticket(c, limit: limit)
             let startSweeping = self.work.withLock { w -> Bool in
                 w.jobs.append(Job(account: account, store: store, changes: changes, tokenHash: tokenHash, ticket: ticket))
-                defer { w.sweeping = true }
+                defer { w.sweeping = true; w._checkInvariantsAfterChange() }
                 return !w.sweeping
             }
             if startSweeping { self.sweep() }
