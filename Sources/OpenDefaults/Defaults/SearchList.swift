@@ -137,17 +137,19 @@ final class SearchList: DomainDependent {
     // MARK: Resolving
 
     /// The union of the search list, earlier sources winning.
-    private func resolveAll(_ s: State, registration: [LiteralString: PropertyList]) -> [LiteralString: PropertyList] {
+    func resolveAll(_ s: State, registration: [LiteralString: PropertyList]) -> [LiteralString: PropertyList] {
         var merged = registration
         for source in s.sources.reversed() {
             switch source {
             case .registration: continue
             case .languages:
+                // The languages and the locale, unless a language's domain sets them itself (as
+                // `resolve(_:_:)` answers one key: a seeded test found the two disagreeing).
+                merged["AppleLanguages"] = .array(languages.map { .string($0) })
+                merged["AppleLocale"] = .string(Languages.localeFromEnvironment())
                 for lang in languages.reversed() {
                     if let d = s.volatileDomains[lang] { merged.merge(d) { _, new in new } }
                 }
-                merged["AppleLanguages"] = .array(languages.map { .string($0) })
-                merged["AppleLocale"] = .string(Languages.localeFromEnvironment())
             case .arguments: merged.merge(arguments) { _, new in new }
             case .persistent(let d): merged.merge(d.withObject(\.entries)) { _, new in new }
             case .forced(let m): merged.merge(m.withObject(\.entries)) { _, new in new }
@@ -157,7 +159,7 @@ final class SearchList: DomainDependent {
     }
 
     /// The union of the managed sources, earlier ones winning.
-    private func forcedUnion(_ s: State) -> [LiteralString: PropertyList] {
+    func forcedUnion(_ s: State) -> [LiteralString: PropertyList] {
         var merged: [LiteralString: PropertyList] = [:]
         for case .forced(let m) in s.sources.reversed() { merged.merge(m.withObject(\.entries)) { _, new in new } }
         return merged
