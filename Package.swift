@@ -62,18 +62,21 @@ let package = Package(
         // The typed value, every format's reader and writer, Codable. Toolchain only.
         .target(name: "PropertyList", dependencies: ["PlatformIO"]),
         // Persistent domains (storage, coherence, managed preferences) and the defaults API.
-        .target(name: "OpenDefaults", dependencies: ["PropertyList", "PlatformIO"]),
+        .target(name: "OpenDefaults", dependencies: ["PropertyList", "PlatformIO", "SharedTables"]),
         // Foundation's edge: `Defaults.didChangeNotification` through NotificationCenter,
         // OpenUserDefaults, Foundation's objects as property-list values.
-        .target(name: "OpenDefaultsFoundation", dependencies: ["OpenDefaults", "PropertyList", "OpenDefaultsUbiquity", "PlatformIO"]),
+        .target(name: "OpenDefaultsFoundation", dependencies: ["OpenDefaults", "PropertyList", "OpenDefaultsUbiquity", "PlatformIO", "SharedTables"]),
         // A swift-configuration provider over a defaults search list.
         .target(
             name: "OpenDefaultsConfiguration",
-            dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"]))]
+            dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "SharedTables", .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"]))]
         ),
         // Every system call of the libraries and tools (no Foundation): files, locks, mappings, folder
         // events, the process's environment. A port to another system touches this module alone.
         .target(name: "PlatformIO"),
+        // The tables shared between threads (locks, observer lists and registries, weak tables, the
+        // attachment slot): no system call, as swift-nio keeps NIOConcurrencyHelpers apart.
+        .target(name: "SharedTables"),
         // macOS `plutil` on Linux.
         .executableTarget(name: "plutil", dependencies: ["PropertyList", "PlatformIO"]),
         // What the argument-parser tools share: "did you mean …?" for a mistyped command, macOS's
@@ -84,11 +87,11 @@ let package = Package(
         // The `defaults write` value grammar (-string, -int, -array …), shared by `defaults` and `ubiquity`.
         .target(name: "ValueGrammar", dependencies: ["OpenDefaults", "PropertyList", "Spelling"]),
         // macOS `defaults` on Linux, over OpenDefaults.
-        .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "ValueGrammar", "ConfigurationProfiles", "Spelling"]),
+        .executableTarget(name: "defaults", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "SharedTables", "ValueGrammar", "ConfigurationProfiles", "Spelling"]),
         // The sync protocol both sides agree on: wire messages, limits, key and store-name rules.
         .target(name: "UbiquityProtocol", dependencies: ["PropertyList"]),
         // NSUbiquitousKeyValueStore: the local-first store and its sync engine (transport is a seam). Toolchain only.
-        .target(name: "OpenDefaultsUbiquity", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "UbiquityProtocol"]),
+        .target(name: "OpenDefaultsUbiquity", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "SharedTables", "UbiquityProtocol"]),
         // The sync protocol's client over HTTP (AsyncHTTPClient).
         .target(
             name: "OpenDefaultsUbiquityHTTP",
@@ -105,7 +108,7 @@ let package = Package(
         .target(
             name: "UbiquityBackend",
             dependencies: [
-                "UbiquityProtocol", "PropertyList", "PlatformIO",
+                "UbiquityProtocol", "PropertyList", "PlatformIO", "SharedTables",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
             ]
         ),
@@ -113,7 +116,7 @@ let package = Package(
         .target(
             name: "UbiquitySQLite",
             dependencies: [
-                "UbiquityBackend", "UbiquityProtocol", "PropertyList", "PlatformIO",
+                "UbiquityBackend", "UbiquityProtocol", "PropertyList", "PlatformIO", "SharedTables",
                 .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
@@ -123,7 +126,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityBackend", "UbiquityProtocol", "PropertyList", "PlatformIO", "HTTPGuards", "HTTPMessages",
+                "UbiquityBackend", "UbiquityProtocol", "PropertyList", "PlatformIO", "SharedTables", "HTTPGuards", "HTTPMessages",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
@@ -138,14 +141,14 @@ let package = Package(
         ),
         // The one request and response both servers' applications speak (no server framework):
         // the Settings app and the sync service are tested in-process with them.
-        .target(name: "HTTPMessages", dependencies: ["PropertyList", "PlatformIO"]),
+        .target(name: "HTTPMessages", dependencies: ["PropertyList", "SharedTables"]),
         // What every HTTP server here needs against hostile clients: a connection cap that sheds
         // idle unauthenticated connections first, bodies with a deadline of their own; and the one
         // Hummingbird adapter of HTTPMessages' request and response.
         .target(
             name: "HTTPGuards",
             dependencies: [
-                "HTTPMessages", "PlatformIO",
+                "HTTPMessages", "PlatformIO", "SharedTables",
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
@@ -156,7 +159,7 @@ let package = Package(
         .target(
             name: "UbiquityPostgres",
             dependencies: [
-                "UbiquityBackend", "UbiquityProtocol", "PropertyList", "PlatformIO",
+                "UbiquityBackend", "UbiquityProtocol", "PropertyList", "PlatformIO", "SharedTables",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
@@ -180,14 +183,14 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "HTTPMessages", "HTTPGuards", "LookalikeStrings",
+            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "HTTPMessages", "HTTPGuards", "LookalikeStrings", "PlatformIO", "SharedTables", "UbiquityProtocol",
                            .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
                            .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Tools"])),
                            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"]))],
             exclude: ["Scripts"]
         ),
         // Configuration profiles (.mobileconfig): their managed preferences (Forced, Set-Once, custom payloads).
-        .target(name: "ConfigurationProfiles", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "Spelling"]),
+        .target(name: "ConfigurationProfiles", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO", "SharedTables", "Spelling"]),
         // A profile's CMS signature checked against trusted roots (swift-certificates); for the `profiles` tool.
         .target(
             name: "ProfileSignatures",
@@ -213,7 +216,7 @@ let package = Package(
         // Settings bundles: panes, specifiers, string tables, validation, registration.
         .target(name: "SettingsBundle", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
         // The Settings app as HTML pages and form handling (no server code; testable alone).
-        .target(name: "SettingsWeb", dependencies: ["SettingsBundle", "OpenDefaults", "PropertyList", "PlatformIO", "ConfigurationProfiles", "HTTPMessages"]),
+        .target(name: "SettingsWeb", dependencies: ["SettingsBundle", "OpenDefaults", "PropertyList", "PlatformIO", "SharedTables", "ConfigurationProfiles", "HTTPMessages"]),
         // `settings validate|defaults|install|serve`: the Settings app in the browser.
         .executableTarget(
             name: "settings",
@@ -243,7 +246,7 @@ let package = Package(
             exclude: ["FuzzRegressions"]
         ),
         // Test helper: a separate process that reads and writes domains, for multi-process tests.
-        .executableTarget(name: "defaults-test-helper", dependencies: ["OpenDefaults", "PropertyList"]),
+        .executableTarget(name: "defaults-test-helper", dependencies: ["OpenDefaults", "PropertyList", "PlatformIO"]),
         .testTarget(
             name: "DefaultsToolTests",
             dependencies: ["TestSupport", "PropertyList", "LookalikeStrings"]
@@ -260,7 +263,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenDefaultsTests",
-            dependencies: ["TestSupport", "OpenDefaults", "OpenDefaultsFoundation", "PropertyList", "PlatformIO", "LookalikeStrings"]
+            dependencies: ["TestSupport", "OpenDefaults", "OpenDefaultsFoundation", "PropertyList", "PlatformIO", "SharedTables", "LookalikeStrings"]
         ),
         .testTarget(
             name: "OpenDefaultsConfigurationTests",

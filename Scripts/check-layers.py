@@ -56,13 +56,30 @@ for name, forbidden_targets, forbidden_products in rules:
     if linked:
         problems.append("%s links %s" % (name, ", ".join(sorted(linked))))
 
-for library in ("PropertyList", "PlatformIO", "OpenDefaults", "UbiquityProtocol", "OpenDefaultsUbiquity", "ConfigurationProfiles"):
+for library in ("PropertyList", "PlatformIO", "SharedTables", "OpenDefaults", "UbiquityProtocol", "OpenDefaultsUbiquity", "ConfigurationProfiles"):
     for name in {library} | closure(library):
         products = targets[name].get("product_dependencies", [])
         if products:
             problems.append("%s (under %s) needs packages: %s" % (name, library, ", ".join(products)))
+# A target declares exactly the package's modules it imports: a declared one that no file imports
+# is a stale arrow, an imported one left undeclared works only through another's dependencies.
+import glob, os, re
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for name, t in targets.items():
+    if t.get("type") == "snippet":
+        continue
+    text = ""
+    for f in glob.glob(os.path.join(t["path"] if os.path.isabs(t["path"]) else os.path.join(root, t["path"]), "**", "*.swift"), recursive=True):
+        text += open(f, encoding="utf-8").read()
+    imported = set(re.findall(r"^\s*(?:@[\w()]+\s+)*(?:public |package |internal |private |fileprivate )?import (\w+)", text, re.M)) & set(targets)
+    declared = set(t.get("target_dependencies", []))
+    for dep in sorted(declared - imported):
+        problems.append("%s declares %s and imports it nowhere" % (name, dep))
+    for dep in sorted(imported - declared - {name}):
+        problems.append("%s imports %s without declaring it" % (name, dep))
+
 for p in problems:
     print("check-layers:", p)
 if problems:
     sys.exit(1)
-print("check-layers: the server reaches no defaults engine and no database, the backends no server; the libraries need the toolchain alone")
+print("check-layers: the server reaches no defaults engine and no database, the backends no server; the libraries need the toolchain alone; every target declares exactly the modules it imports")

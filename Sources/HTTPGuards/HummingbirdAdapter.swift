@@ -3,6 +3,7 @@ package import HummingbirdCore
 package import HTTPTypes
 package import NIOCore
 import PlatformIO
+import SharedTables
 
 
 /// Between Hummingbird and the framework-free ``ServerRequest`` and

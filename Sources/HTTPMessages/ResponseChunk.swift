@@ -1,4 +1,4 @@
-package import PlatformIO
+package import SharedTables
 
 /// One piece of a ``ResponseStream``: its bytes, and room for the server's
 /// own form of them, made once and shared by every connection that sends

@@ -1,6 +1,7 @@
 public import Configuration
 public import OpenDefaults
 import PlatformIO
+import SharedTables
 public import PropertyList
 import Synchronization
 

@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 import Foundation
 import OpenDefaults
 import Synchronization

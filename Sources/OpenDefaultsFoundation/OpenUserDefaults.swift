@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 public import Foundation
 @_exported public import OpenDefaults
 import PropertyList

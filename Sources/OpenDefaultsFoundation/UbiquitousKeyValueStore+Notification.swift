@@ -2,6 +2,7 @@ public import Foundation
 import OpenDefaults
 public import OpenDefaultsUbiquity
 import PlatformIO
+import SharedTables
 
 extension UbiquitousKeyValueStore {
     /// `NSUbiquitousKeyValueStore.didChangeExternallyNotification`: posted on

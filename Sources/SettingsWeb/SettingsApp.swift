@@ -6,6 +6,7 @@ import Foundation
 #endif
 @_spi(Engine) package import OpenDefaults
 import PlatformIO
+import SharedTables
 import PropertyList
 package import SettingsBundle
 package import HTTPMessages

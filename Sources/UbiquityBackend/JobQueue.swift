@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// Work waiting for a backend's writer: appended by requests, taken all at once by the writer.

@@ -4,6 +4,7 @@ import NIOPosix
 package import UbiquityProtocol
 import PropertyList
 import PlatformIO
+import SharedTables
 import PostgresNIO
 package import UbiquityBackend
 import CoreMetrics

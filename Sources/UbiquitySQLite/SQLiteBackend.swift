@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import NIOCore
 import PlatformIO
+import SharedTables
 package import UbiquityBackend
 package import UbiquityProtocol
 import PropertyList

@@ -1,5 +1,6 @@
 @_spi(Engine) import OpenDefaults
 import PlatformIO
+import SharedTables
 import Synchronization
 import Spelling
 

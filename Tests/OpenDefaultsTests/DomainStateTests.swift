@@ -6,6 +6,7 @@ import TestSupport
 import PropertyList
 import Synchronization
 import PlatformIO
+import SharedTables
 
 /// The persistent domain's pieces against models: the hash table of pending
 /// changes, the merge a flush makes, and the whole domain through random

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Engine) @testable import OpenDefaults
 import PlatformIO
+import SharedTables
 import PropertyList
 import Testing
 import TestSupport

@@ -7,6 +7,7 @@ import Testing
 import TestSupport
 import Synchronization
 import PlatformIO
+import SharedTables
 @testable import UbiquityServer
 import UbiquityBackend
 import UbiquitySQLite

@@ -5,6 +5,7 @@ public import Foundation
 #endif
 public import OpenDefaults
 import PlatformIO
+import SharedTables
 import PropertyList
 
 /// The installed configuration profiles of this system, kept where the

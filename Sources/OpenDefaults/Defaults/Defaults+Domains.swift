@@ -1,6 +1,7 @@
 public import PropertyList
 import Synchronization
 import PlatformIO
+import SharedTables
 
 extension Defaults {
     /// Inserts the suite `suiteName` into the search list after this

@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 public import PropertyList
 import Synchronization
 

@@ -4,6 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 import PlatformIO
+import SharedTables
 public import PropertyList
 import Synchronization
 

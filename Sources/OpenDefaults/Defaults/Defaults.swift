@@ -1,5 +1,6 @@
 import Dispatch
 package import PlatformIO
+package import SharedTables
 import PropertyList
 import Synchronization
 

@@ -1,4 +1,4 @@
-import PlatformIO
+import SharedTables
 
 /// What the defaults objects over one ``DomainStore`` share, kept by the
 /// Defaults layer (the store knows only domains): the registration domain

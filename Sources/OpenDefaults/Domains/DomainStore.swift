@@ -1,5 +1,6 @@
 import Dispatch
 import PlatformIO
+import SharedTables
 public import PropertyList
 import Synchronization
 

@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// Flushes the pending changes of every store still alive when the process

@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// Ends an observation when released (or when ``cancel()`` is called).

@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// What the watcher watches for a journaled domain besides its file: the

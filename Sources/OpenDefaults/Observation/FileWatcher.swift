@@ -1,5 +1,6 @@
 import Dispatch
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// Notices other processes' writes to loaded domains and reloads them.

@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// Where persistent domains live on disk, on the paths Foundation on Linux

@@ -1,5 +1,6 @@
 @_spi(Engine) package import OpenDefaults
 import PlatformIO
+import SharedTables
 package import PropertyList
 import Synchronization
 

@@ -4,6 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 package import PlatformIO
+package import SharedTables
 @_spi(Engine) public import OpenDefaults
 public import PropertyList
 import Synchronization

@@ -1,5 +1,6 @@
 package import HTTPMessages
 import PlatformIO
+import SharedTables
 package import UbiquityBackend
 import Synchronization
 

@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 package import UbiquityProtocol
 import Synchronization
 

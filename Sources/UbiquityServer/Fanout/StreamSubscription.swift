@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// An event stream's standing subscription to the commits of one store.

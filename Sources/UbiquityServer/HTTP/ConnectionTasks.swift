@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// The server's connection tasks, kept outside Hummingbird's task group.

@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// What the log line of the request being answered needs from deep inside

@@ -1,5 +1,6 @@
 import CoreMetrics
 import PlatformIO
+import SharedTables
 import UbiquityBackend
 import Synchronization
 

@@ -1,5 +1,6 @@
 import UbiquityProtocol
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// What a server knows of bearer tokens, under one lock: the valid ones it

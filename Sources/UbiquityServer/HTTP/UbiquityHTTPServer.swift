@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import PlatformIO
+import SharedTables
 import UbiquityBackend
 package import ServiceLifecycle
 import Tracing

@@ -7,6 +7,7 @@ import UbiquityProtocol
 import HTTPMessages
 import Synchronization
 import PlatformIO
+import SharedTables
 import UbiquityBackend
 import PropertyList
 

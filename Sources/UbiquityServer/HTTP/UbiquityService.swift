@@ -9,6 +9,7 @@ import Tracing
 package import UbiquityProtocol
 package import HTTPMessages
 import PlatformIO
+import SharedTables
 package import UbiquityBackend
 import PropertyList
 import CoreMetrics

@@ -1,4 +1,5 @@
 import PlatformIO
+import SharedTables
 import Synchronization
 
 /// Wakes one waiter early; a signal that comes while nobody waits is kept for
