@@ -17,7 +17,7 @@ public import Synchronization
 /// `public` only so that ``value(as:make:)`` is inlined and specialized in
 /// the module that reads it (Swift 6.3 does not specialize an `@inlinable`
 /// `package` member across modules, and `AtomicLazyReference.load()` is not
-/// inlinable: each read looked up generic metadata); PlatformIO is no
+/// inlinable: each read looked up generic metadata); SharedTables is no
 /// product, so nothing outside this package sees it.
 public final class AttachmentSlot: Sendable {
     /// The object's address, retained once by the slot (`Unmanaged`), or 0.

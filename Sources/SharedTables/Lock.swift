@@ -40,8 +40,8 @@ public final class Lock<Value>: @unchecked Sendable {
     }
 }
 #else
-/// (`public`, as PlatformIO's other inlined pieces, only so that inlined code
-/// can use it; PlatformIO is no product.)
+/// (`public`, as SharedTables' other inlined pieces, only so that inlined code
+/// can use it; SharedTables is no product.)
 ///
 /// The lock every piece of shared state in OpenDefaults sits behind. Swift's
 /// `Mutex` (a pthread mutex in builds for ThreadSanitizer, which cannot see

@@ -14,7 +14,7 @@
 ///
 /// `public` only so that ``ObserverRegistry``'s delivery can be inlined and
 /// specialized in the modules that notify (Swift 6.3 does not specialize an
-/// `@inlinable` `package` member across modules); PlatformIO is no product,
+/// `@inlinable` `package` member across modules); SharedTables is no product,
 /// so nothing outside this package sees it.
 public struct ObserverList<Handler: Sendable>: Sendable {
     /// Increasing, one per handler (parallel to ``handlers``).

@@ -16,7 +16,7 @@ public import Synchronization
 /// ```
 ///
 /// `public` with `@inlinable` members (as ``ObserverRegistry``) although
-/// PlatformIO is no product: specialized where it is used, it needs no
+/// SharedTables is no product: specialized where it is used, it needs no
 /// generic metadata or protocol-conformance lookups at run time (unspecialized,
 /// the first of those scanned every conformance record of the binary: ~25
 /// page faults and ~0.15 ms of a cold `defaults read`).
