@@ -1,5 +1,5 @@
 import Dispatch
-package import PlatformIO
+import PlatformIO
 package import SharedTables
 import PropertyList
 import Synchronization
