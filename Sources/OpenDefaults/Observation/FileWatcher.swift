@@ -46,6 +46,9 @@ final class FileWatcher: Sendable {
     private let started = Atomic<Bool>(false)
     /// Set when the owner is gone: the thread ends and closes the descriptors.
     private let stopped = Atomic<Bool>(false)
+    /// How many times the kernel's queue overflowed (events lost, everything re-read): for tests
+    /// that must prove an overflow happened before they check what follows it.
+    let overflows = Atomic<Int>(0)
 
     private struct WeakOwner: @unchecked Sendable {
         weak var object: AnyObject?
@@ -163,6 +166,7 @@ final class FileWatcher: Sendable {
     /// One event. Returns the targets to re-read.
     private func handle(_ event: FolderEvents.Event, _ w: inout Watches) -> [any WatchTarget] {
         if event.flags.contains(.overflow) {
+            overflows.add(1, ordering: .relaxed)
             // Events were lost: re-read everything, and retry waiting folders.
             var all = w.files.values.flatMap { $0.values.flatMap { $0.compactMap(\.target) } }
             all += retryPending(&w)

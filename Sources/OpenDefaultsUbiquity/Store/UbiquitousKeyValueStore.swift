@@ -3,7 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-package import PlatformIO
+import PlatformIO
 package import SharedTables
 @_spi(Engine) public import OpenDefaults
 public import PropertyList
