@@ -50,6 +50,42 @@ struct DomainStateTests {
         #expect(mismatches.isEmpty, "seed \(random.seed): \(mismatches.prefix(5))")
     }
 
+    @Test("sets, batches and replacements as transitions of the value: reads, count and outcome as a dictionary says, through 5,000 seeded steps")
+    func setAndReplaceTransitions() {
+        var random = SeededRandom()
+        var state = DomainState()
+        var model: [LiteralString: PropertyList] = [:]
+        let keys = (0..<12).map { "k\($0)" }
+        for step in 0..<5_000 {
+            let key = keys[Int(random.next() % UInt64(keys.count))]
+            let value: PropertyList? = random.next() % 3 == 0 ? nil : .integer(.init(Int64(random.next() % 4)))
+            let sequence = state.sequence
+            switch random.next() % 8 {
+            case 0..<5:
+                let before = model[LiteralString(key)]
+                let outcome = state.set(value, forKey: key, hash: KeyHash.hash(key))
+                #expect(outcome == (before == value ? .unchanged(pendingKept: state.pending.value(forKey: key) != nil) : .changed(old: before)),
+                        "step \(step), seed \(random.seed)")
+                model[LiteralString(key)] = value
+            case 5, 6:
+                let before = model[LiteralString(key)]
+                #expect(state.setInBatch(value, forKey: key) == before, "step \(step), seed \(random.seed)")
+                model[LiteralString(key)] = value
+            default:
+                var new: [LiteralString: PropertyList] = [:]
+                for k in keys where random.next() % 2 == 0 { new[LiteralString(k)] = .integer(.init(Int64(random.next() % 4))) }
+                let changes = state.beginReplace(with: new)
+                #expect(Set(changes.keys) == Set(Set(model.keys).union(new.keys).filter { model[$0] != new[$0] }), "step \(step), seed \(random.seed)")
+                state.finishReplace(with: new)
+                #expect(state.replaced == state.sequence && state.pending.isEmpty)
+                model = new
+            }
+            #expect(state.sequence == sequence + 1, "every transition takes one sequence number")
+            #expect(state.values == model && state.count == model.count, "step \(step), seed \(random.seed)")
+            state._checkInvariants()
+        }
+    }
+
     @Test("a flush's merge: the file with this process's changes on top; observers hear of the other writer's changes to keys not pending")
     func mergeModel() {
         var random = SeededRandom()

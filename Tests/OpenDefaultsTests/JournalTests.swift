@@ -183,10 +183,13 @@ struct JournalTests {
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         try #require(firstSeen.contains("done\n"), "the child never finished its batch: \(firstSeen)")
-        let span = max(Int(took.components.attoseconds / 1_000_000_000_000) + Int(took.components.seconds) * 1_000_000, 1000)
-        var inside = 0, wholesInside = 0
-        let attempts = 20
-        for attempt in 0..<attempts {
+        var span = max(Int(took.components.attoseconds / 1_000_000_000_000) + Int(took.components.seconds) * 1_000_000, 1000)
+        var inside = 0, wholesInside = 0, attempts = 0
+        // Kills until 8 landed inside a batch (at most 60): the first batch, timed above, can be
+        // slower than the rest, so a kill that came after "done" narrows the window it is aimed at.
+        while inside < 8 && attempts < 60 {
+            let attempt = attempts
+            attempts += 1
             let domain = "com.example.batchkill\(attempt)"
             let (child, out, _, _) = try start(domain, until: "ready")
             usleep(UInt32.random(in: 0...UInt32(span * 3 / 2), using: &random))
@@ -197,6 +200,7 @@ struct JournalTests {
             let entries = sandbox.makeStore().domain(domain).entries
             if finished {
                 #expect(entries.count == 20_000, "attempt \(attempt) (seed \(random.seed)): the set had returned, yet \(entries.count) of 20,000 keys")
+                span = max(span * 3 / 4, 1000)
             } else {
                 inside += 1
                 #expect(entries.isEmpty || entries.count == 20_000, "attempt \(attempt) (seed \(random.seed)): \(entries.count) of 20,000 keys")
@@ -204,8 +208,8 @@ struct JournalTests {
             }
         }
         print("killed in a batch of \(took): \(inside) of \(attempts) kills inside it, \(wholesInside) of those left the whole batch, the others none (seed \(random.seed))")
-        // The kills are spread over 1.5 times the batch: most land inside it. If none did, nothing was tested.
-        #expect(inside * 4 >= attempts, "only \(inside) of \(attempts) kills landed inside the batch (seed \(random.seed))")
+        // If no kill landed inside a batch, nothing was tested.
+        #expect(inside >= 8, "only \(inside) of \(attempts) kills landed inside the batch (seed \(random.seed))")
     }
 
     @Test("a torn or corrupted record ends the journal there; garbage is set aside")

@@ -69,6 +69,62 @@ struct DomainState {
         return (written, diskChanges)
     }
 
+    // MARK: Setting and replacing (the transitions; PersistentDomain journals and notifies around them)
+
+    /// What one set did to the values reads see.
+    enum SetOutcome: Equatable {
+        /// The key now has another value (or none): `old` is what reads saw before.
+        case changed(old: PropertyList?)
+        /// The key already had the value. `pendingKept`: a change of it was pending and is
+        /// recorded again (the next flush writes it, so it is journaled as any change);
+        /// otherwise nothing is pending for it.
+        case unchanged(pendingKept: Bool)
+    }
+
+    /// Sets (nil removes) one key: a new sequence number, the change recorded as pending, the
+    /// count kept. O(1); the file's value is looked up only when the key had no pending change.
+    mutating func set(_ value: PropertyList?, forKey key: String, hash: UInt64) -> SetOutcome {
+        sequence += 1
+        let previous = pending.record(key, hash: hash, value, sequence: sequence)
+        let old = previous ?? base[key]
+        guard old != value else {
+            if previous == nil { pending.discard(key) }
+            return .unchanged(pendingKept: previous != nil)
+        }
+        if old == nil { count += 1 } else if value == nil { count -= 1 }
+        return .changed(old: old)
+    }
+
+    /// One key of a several-key set: as ``set(_:forKey:hash:)``, except that a change to the
+    /// value the key already has stays recorded (the batch is journaled whole). The value reads
+    /// saw before.
+    mutating func setInBatch(_ value: PropertyList?, forKey key: String) -> PropertyList? {
+        sequence += 1
+        let old = pending.record(key, value, sequence: sequence) ?? base[LiteralString(key)]
+        if old != value {
+            if old == nil { count += 1 } else if value == nil { count -= 1 }
+        }
+        return old
+    }
+
+    /// The whole domain replaced (empty: removed): what reads see changes from the current
+    /// values to `new`. Takes a sequence number first (the journal records the replacement under
+    /// it before ``finishReplace(with:)``); the changes, key by key.
+    mutating func beginReplace(with new: [LiteralString: PropertyList]) -> [LiteralString: DomainChange.Values] {
+        let changes = DomainChange.diff(values, new)
+        sequence += 1
+        return changes
+    }
+
+    /// The replacement applied: `new` is the base, nothing is pending, and the next flush writes
+    /// it whole (``replaced``).
+    mutating func finishReplace(with new: [LiteralString: PropertyList]) {
+        base = new
+        pending.removeAll()
+        count = new.count
+        replaced = sequence
+    }
+
     // MARK: Flushing and reloading (the transitions; PersistentDomain orders the I/O around them)
 
     /// A flush starts: what it will write, taken together. A recovery is not

@@ -100,19 +100,19 @@ import Synchronization
         let hash = KeyHash.hash(key)
         let dependents: [any DomainDependent]? = state.withLock { s in
             defer { s._checkInvariantsAfterChange() }
-            // One hash to record the change; the file's value is looked up
-            // only when the key had no pending change.
-            s.sequence += 1
-            let previous = s.pending.record(key, hash: hash, value, sequence: s.sequence)
-            old = previous ?? s.base[key]
-            if old == value {
+            switch s.set(value, forKey: key, hash: hash) {
+            case .unchanged(let pendingKept):
                 // Setting the value a key already has changes nothing: with
                 // no pending change there is nothing to write; a pending one
                 // (just recorded again) is written by the next flush.
-                if previous == nil { s.pending.discard(key) } else { if journal(&s, key, value) { journalFailed = true }; scheduleFlush(&s) }
+                if pendingKept {
+                    if journal(&s, key, value) { journalFailed = true }
+                    scheduleFlush(&s)
+                }
                 return nil
+            case .changed(let before):
+                old = before
             }
-            if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
             if journal(&s, key, value) { journalFailed = true }
             scheduleFlush(&s)
             version = published(s)
@@ -137,14 +137,10 @@ import Synchronization
             var left = values.count
             for (literal, value) in values {
                 let key = literal.string
-                s.sequence += 1
                 left -= 1
-                let old = s.pending.record(key, value, sequence: s.sequence) ?? s.base[literal]
+                let old = s.setInBatch(value, forKey: key)
                 if journal(&s, key, value, continues: left > 0) { journalFailed = true }
-                if old != value {
-                    changes[literal] = .init(old: old, new: value)
-                    if old == nil { s.count += 1 } else if value == nil { s.count -= 1 }
-                }
+                if old != value { changes[literal] = .init(old: old, new: value) }
             }
             _ = published(s)
             scheduleFlush(&s)
@@ -162,14 +158,10 @@ import Synchronization
         let changes: [LiteralString: DomainChange.Values] = state.withLock { s in
             defer { s._checkInvariantsAfterChange() }
             let new = entries ?? [:]
-            let changes = DomainChange.diff(s.values, new)
-            s.sequence += 1
+            let changes = s.beginReplace(with: new)
             if journal(&s, "", .dictionary(new), operation: .replaceAll) { journalFailed = true }
-            s.base = new
-            s.pending.removeAll()
-            s.count = new.count
+            s.finishReplace(with: new)
             _ = published(s)
-            s.replaced = s.sequence
             scheduleFlush(&s)
             return changes
         }
