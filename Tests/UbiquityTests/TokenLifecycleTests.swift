@@ -38,7 +38,7 @@ struct TokenLifecycleTests {
         try ubiquity(["account"] + args + server.databaseArguments, environment: server.environment)
     }
 
-    @Test("a revoked token is refused by every running server within a second and its event streams end; the account's other token works on",
+    @Test("a revoked token is refused by every running server without a restart (the time printed: a second when idle) and its event streams end; the account's other token works on",
           arguments: Backend.available)
     func revoke(backend: Backend) async throws {
         let servers = try Self.servers(backend)
