@@ -8,6 +8,10 @@ public import Testing
 /// two here) it holds that thread until it returns. Two such tests at once stop everything else
 /// of the run that needs the pool: the in-process clients' event streams, every timer and
 /// deadline, and the other tests — a loaded full run had every small test waiting 200 s.
+/// An asynchronous test that calls such helpers (start a server and poll until it listens, run
+/// `curl` and wait) blocks the same way, and starves what the test's own unstructured tasks and
+/// the libraries' tasks need from the pool (a full loaded run had an event stream deliver nothing
+/// for 30 s while the server answered commits in milliseconds): the server suites carry it too.
 /// With this trait the test's body runs on its thread instead; at most
 /// ``OffThePoolTrait/width`` such tests run at once (the others wait without holding a
 /// thread), so a suite of hundreds of child processes does not start them all together.

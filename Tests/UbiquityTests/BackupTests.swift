@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// `ubiquity backup` while the server serves and writes, `ubiquity restore`, and their refusals.
-@Suite("ubiquity backup and restore (SQLite)", .exclusive(.servers), .timeLimit(.minutes(5)))
+@Suite("ubiquity backup and restore (SQLite)", .offThePool, .exclusive(.servers), .timeLimit(.minutes(5)))
 struct BackupTests {
     @Test("a backup during a write burst holds every write acknowledged before it began; restored, it checks clean and serves")
     func duringBurst() async throws {

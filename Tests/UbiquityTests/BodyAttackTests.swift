@@ -24,7 +24,7 @@ func bodyAttackBlocking(_ server: SyncServer, token: String, _ args: [String]) t
 /// Issue 25 items 2 and 5: a request is judged on its head before its body is
 /// read, a body has a deadline of its own, and a flood of connections meets a
 /// cap below the file limit that sheds idle unauthenticated connections first.
-@Suite("ubiquity serve: bodies and connections under attack", .exclusive(.servers), .serialized, .timeLimit(.minutes(5)))
+@Suite("ubiquity serve: bodies and connections under attack", .offThePool, .exclusive(.servers), .serialized, .timeLimit(.minutes(5)))
 struct BodyAttackTests {
     @Test("300 unauthenticated commits declaring 4 MB and sending 1 MB are answered 401 at once and closed; memory stays small; a client is served meanwhile",
           arguments: Backend.available)

@@ -7,7 +7,7 @@ import TestSupport
 
 /// A primary and a synchronous streaming standby (two throw-away clusters, `pg_basebackup`),
 /// the sync server given both; the primary dies and the standby is promoted while a client writes.
-@Suite("ubiquity serve on PostgreSQL: failover to a promoted standby", .exclusive(.servers), .timeLimit(.minutes(5)), .requires(.postgres, .curl, .prometheusParser))
+@Suite("ubiquity serve on PostgreSQL: failover to a promoted standby", .offThePool, .exclusive(.servers), .timeLimit(.minutes(5)), .requires(.postgres, .curl, .prometheusParser))
 struct FailoverTests {
     @Test("writes resume within 5 s of the promotion, no acknowledged write is lost, a watcher catches up from its cursor")
     func promotion() async throws {

@@ -8,7 +8,7 @@ import TestSupport
 import UbiquityBackend
 @testable import UbiquitySQLite
 
-@Suite("ubiquity serve on SQLite: a database made by an earlier server", .exclusive(.servers), .timeLimit(.minutes(10)))
+@Suite("ubiquity serve on SQLite: a database made by an earlier server", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)))
 struct MigrationTests {
     /// `integer 10` as a binary property list, as the server stores values.
     static let ten: [UInt8] = PropertyList.integer(10).encodedBinary

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// What an operator sees: log lines (logfmt, JSON), request ids, Prometheus metrics on their own listener.
-@Suite("ubiquity serve: logs and metrics", .exclusive(.servers), .timeLimit(.minutes(5)))
+@Suite("ubiquity serve: logs and metrics", .offThePool, .exclusive(.servers), .timeLimit(.minutes(5)))
 struct ObservabilityTests {
     /// A free loopback port (bound, then released).
     static func freePort() -> Int {

@@ -240,7 +240,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-@Suite("PostgreSQL for the sync server's tests", .exclusive(.servers), .timeLimit(.minutes(10)))
+@Suite("PostgreSQL for the sync server's tests", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)))
 struct PostgresAvailability {
     @Test("PostgreSQL starts when the run requires it (OPENDEFAULTS_REQUIRE_POSTGRES=1)")
     func availableWhenRequired() throws {
@@ -254,7 +254,7 @@ struct PostgresAvailability {
     }
 }
 
-@Suite("ubiquity on PostgreSQL: databases it must not use", .exclusive(.servers), .timeLimit(.minutes(10)), .requires(.postgres))
+@Suite("ubiquity on PostgreSQL: databases it must not use", .offThePool, .exclusive(.servers), .timeLimit(.minutes(10)), .requires(.postgres))
 struct PostgresRefusalTests {
     @Test("a database whose schema is newer than the server's is refused, and left as it was")
     func newerSchema() throws {

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Issue 25 item 10: an account's stores and bytes together are bounded by a
 /// configurable quota; a commit past it is refused whole (422, the quota named).
-@Suite("ubiquity serve: per-account quotas of stores and bytes", .exclusive(.servers), .serialized, .timeLimit(.minutes(5)))
+@Suite("ubiquity serve: per-account quotas of stores and bytes", .offThePool, .exclusive(.servers), .serialized, .timeLimit(.minutes(5)))
 struct QuotaTests {
     static let quotaArguments = ["--quota-stores", "3", "--quota-bytes", "200000"]
 

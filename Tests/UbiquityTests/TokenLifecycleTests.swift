@@ -8,7 +8,7 @@ import TestSupport
 /// Issue 25 item 4: named tokens, one per machine, that can be listed,
 /// rotated and revoked, and accounts that can be deleted, seen by every
 /// running server within a second.
-@Suite("ubiquity account: tokens that can be revoked and rotated, accounts that can be deleted", .exclusive(.servers), .serialized, .timeLimit(.minutes(5)))
+@Suite("ubiquity account: tokens that can be revoked and rotated, accounts that can be deleted", .offThePool, .exclusive(.servers), .serialized, .timeLimit(.minutes(5)))
 struct TokenLifecycleTests {
     /// `GET /v1/account` with `token` on `server`: the status.
     static func status(_ server: SyncServer, _ token: String) throws -> String {
