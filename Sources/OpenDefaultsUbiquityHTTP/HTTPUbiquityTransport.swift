@@ -113,7 +113,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
                 for event in try parser.feed(chunk.readableBytesView) {
                     let data = Data(event.data.utf8)
                     guard event.name == "message" else {
-                        throw UbiquityError.unreachable("\(base) ended the event stream: \(Self.message(data))")
+                        throw UbiquityError.unreachable("\(base) ended the event stream: \(Self.errorBody(data).message)")
                     }
                     guard let answer = try? JSONDecoder().decode(UbiquityChangesResponse.self, from: data) else {
                         throw UbiquityError.unreachable("\(base) sent an event that is not a changes answer")
@@ -172,9 +172,10 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
 
     /// The error for a refused request: the account's (401, 403) or the server's (any other status).
     func failure(status: Int, body: Data) -> UbiquityError {
-        let said = "\(base) answered \(status): \(Self.message(body))"
+        let answer = Self.errorBody(body)
+        let said = "\(base) answered \(status): \(answer.message)"
         if status == 401 || status == 403 { return .unauthorized(said) }
-        if status == 503, Self.code(body) == .notApplied { return .notApplied(said) }
+        if status == 503, answer.code == .notApplied { return .notApplied(said) }
         return .unreachable(said)
     }
 
@@ -233,14 +234,10 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         }
     }
 
-    /// The machine-readable reason of an error answer, when it gives a known one.
-    static func code(_ data: Data) -> UbiquityWireErrorCode? {
-        guard let e = try? JSONDecoder().decode([String: String].self, from: data), let c = e["code"] else { return nil }
-        return UbiquityWireErrorCode(rawValue: c)
-    }
-
-    static func message(_ data: Data) -> String {
-        if let e = try? JSONDecoder().decode([String: String].self, from: data), let m = e["error"] { return m }
-        return String(decoding: data.prefix(200), as: UTF8.self)
+    /// An error answer's words (its `error`, else the start of the body) and its machine-readable
+    /// reason when it gives a known one: the body decoded once.
+    static func errorBody(_ data: Data) -> (message: String, code: UbiquityWireErrorCode?) {
+        let e = try? JSONDecoder().decode([String: String].self, from: data)
+        return (e?["error"] ?? String(decoding: data.prefix(200), as: UTF8.self), e?["code"].flatMap(UbiquityWireErrorCode.init(rawValue:)))
     }
 }

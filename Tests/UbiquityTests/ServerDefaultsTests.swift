@@ -71,7 +71,7 @@ struct ServerDefaultsTests {
 
     /// The `key=value` pairs of the server's `serving` log line (logfmt).
     static func startLine(_ server: SyncServer) throws -> [String: String] {
-        let line = try #require(server.logText.split(separator: "\n").first { $0.contains("msg=serving") || $0.contains("serving") })
+        let line = try #require(server.logText.split(separator: "\n").first { $0.split(separator: " ").contains("msg=serving") })
         var pairs: [String: String] = [:]
         for field in line.split(separator: " ") {
             let kv = field.split(separator: "=", maxSplits: 1)
