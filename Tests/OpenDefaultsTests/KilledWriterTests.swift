@@ -5,13 +5,13 @@ import TestSupport
 import PropertyList
 
 /// A writer killed with `kill -9` at random moments, many times over. Its own suite for its own
-/// time limit: 1,000 kills (`.ci/run`'s stage) take about ten minutes on an idle two-core machine.
+/// time limit: 1,000 kills take about 13 minutes on an idle two-core machine (`.ci/run`'s stage runs 300).
 @Suite("Killed writers", .offThePool, .reportsSeeds, .exclusive(.crashes), .serialized, .timeLimit(.minutes(40)))
 struct KilledWriterTests {
     /// Kills a writer of a 40,000-key domain at random moments, half of them
     /// right after it announces a flush; the file must always parse and hold
     /// one whole version: the last one the writer finished, or the one it was
-    /// writing. 100 kills, or `OPENDEFAULTS_KILLS` (`.ci/run` runs 1,000 on an idle machine).
+    /// writing. 100 kills, or `OPENDEFAULTS_KILLS` (`.ci/run` runs 300 on an idle machine).
     /// Replay with `OPENDEFAULTS_SEED`.
     @Test("kill -9 during writes never leaves a partial or empty file")
     func killedWriters() throws {
