@@ -17,6 +17,9 @@ struct Watch: AsyncParsableCommand {
         let store = try openStore(options.store)
         let changes = store.externalChanges()
         store.startWatching()
+        // Watching now (the login is followed, the server's stream asked for): a service manager,
+        // or a script, learns it from NOTIFY_SOCKET instead of sleeping for it.
+        ServiceManager.notify("READY=1")
         // Losing and regaining the server is said on standard error (the changes stay on standard output).
         let server = TerminalText.safe(account.server)
         let reachability = Task {

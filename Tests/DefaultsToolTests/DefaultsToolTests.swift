@@ -23,16 +23,8 @@ func readUntil(_ url: URL, seconds: Double, _ done: (String) -> Bool) -> String 
 
 /// Starts a long-running program with its output going to a file.
 func startInBackground(_ tool: String, _ args: [String], environment: [String: String], output: URL) throws -> Process {
-    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-    let p = Process()
-    p.executableURL = ToolSandbox.products.appendingPathComponent(tool)
-    p.arguments = args
-    p.environment = environment
-    p.standardOutput = try FileHandle(forWritingTo: output)
-    p.standardInput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    try p.run()
-    return p
+    try startProcess(ToolSandbox.products.appendingPathComponent(tool).path, args, environment: environment,
+                     output: .file(output)).process
 }
 
 final class ToolSandbox: @unchecked Sendable {
@@ -453,18 +445,11 @@ struct DefaultsExtensionTests {
         try Data(try t.defaults("completion", "bash").stdout.utf8).write(to: script)
         func offered(_ words: [String]) throws -> [String] {
             let line = words.map { "'\($0)'" }.joined(separator: " ")
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/bash")
-            p.arguments = ["-c", "source '\(script.path)'; COMP_WORDS=(\(line)); COMP_CWORD=\(words.count - 1); _defaults; printf '%s\\n' \"${COMPREPLY[@]}\""]
             var env = t.environment
             env["PATH"] = ToolSandbox.products.path + ":/usr/bin:/bin"
-            p.environment = env
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            let r = try runProcess("/bin/bash", ["-c", "source '\(script.path)'; COMP_WORDS=(\(line)); COMP_CWORD=\(words.count - 1); _defaults; printf '%s\\n' \"${COMPREPLY[@]}\""],
+                                   environment: env)
+            return r.stdout.split(separator: "\n").map(String.init)
         }
         #expect(try offered(["defaults", "write", "com.c", "k", "-"]) == ["-string", "-data", "-int", "-integer", "-float", "-bool", "-boolean",
                                                                     "-date", "-array", "-array-add", "-array-add-unique", "-array-remove", "-dict", "-dict-add"])

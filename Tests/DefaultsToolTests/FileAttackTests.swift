@@ -5,18 +5,10 @@ import TestSupport
 
 /// Runs `tool` as user `nobody` (through util-linux `setpriv`): "another user" of issue 12.
 func runAsNobody(_ sandbox: ToolSandbox, _ args: [String], tool: String = "defaults") throws -> ToolSandbox.Result {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-    p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", ToolSandbox.products.appendingPathComponent(tool).path] + args
-    p.environment = sandbox.environment
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return .init(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    let r = try runProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                ToolSandbox.products.appendingPathComponent(tool).path] + args,
+                           environment: sandbox.environment)
+    return .init(status: r.status, stdout: r.stdout, stderr: r.stderr)
 }
 
 let canSwitchUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")

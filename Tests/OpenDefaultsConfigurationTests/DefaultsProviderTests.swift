@@ -149,13 +149,8 @@ struct DefaultsProviderTests {
             #expect(try await iterator.next()?.get().value?.content == .int(1))
             for n in 2...11 {
                 let start = ContinuousClock.now
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: tool)
-                p.arguments = ["write", "com.example.server", "level", "-int", String(n)]
-                p.environment = sandbox.environment
-                try p.run()
-                p.waitUntilExit()
-                #expect(p.terminationStatus == 0)
+                let written = try runProcess(tool, ["write", "com.example.server", "level", "-int", String(n)], environment: sandbox.environment)
+                #expect(written.status == 0, "\(written.stderr)")
                 let next = try await iterator.next()?.get().value?.content
                 latencies.withLock { $0.append(ContinuousClock.now - start) }
                 #expect(next == .int(n))
@@ -166,12 +161,8 @@ struct DefaultsProviderTests {
         try await provider.watchSnapshot { updates in
             var iterator = updates.makeAsyncIterator()
             #expect(try await iterator.next()?.value(forKey: AbsoluteConfigKey(["level"]), type: .int).value?.content == .int(11))
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: tool)
-            p.arguments = ["write", "com.example.server", "level", "-int", "12"]
-            p.environment = sandbox.environment
-            try p.run()
-            p.waitUntilExit()
+            let written = try runProcess(tool, ["write", "com.example.server", "level", "-int", "12"], environment: sandbox.environment)
+            #expect(written.status == 0, "\(written.stderr)")
             var latest: ConfigContent? = nil
             while latest != .int(12), let snapshot = try await iterator.next() {
                 latest = try snapshot.value(forKey: AbsoluteConfigKey(["level"]), type: .int).value?.content

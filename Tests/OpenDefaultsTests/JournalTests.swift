@@ -15,7 +15,7 @@ struct JournalTests {
     static let children = ProcessInfo.processInfo.environment["CI"] == "true" ? 1_000 : 100
 
     func helper(_ sandbox: Sandbox, _ args: [String]) throws -> Process {
-        try startProcess(helperPath, args, environment: sandbox.environment)
+        try startProcess(helperPath, args, environment: sandbox.environment).process
     }
 
     @Test("children that set a key and die at once by SIGKILL or SIGTERM lose nothing")

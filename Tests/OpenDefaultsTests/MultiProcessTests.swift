@@ -13,13 +13,8 @@ struct MultiProcessTests {
         let sandbox = try Sandbox()
         for round in 0..<20 {
             let domain = "com.example.race\(round)"
-            let processes = try (0..<8).map { p -> Process in
-                let proc = Process()
-                proc.executableURL = URL(fileURLWithPath: helperPath)
-                proc.arguments = ["write", domain, "p\(p)_", "200"]
-                proc.environment = sandbox.environment
-                try proc.run()
-                return proc
+            let processes = try (0..<8).map { p in
+                try startProcess(helperPath, ["write", domain, "p\(p)_", "200"], environment: sandbox.environment)
             }
             for p in processes { p.waitUntilExit(); #expect(p.terminationStatus == 0) }
             let keys = try sandbox.fileValue(domain).dictionaryValue?.count

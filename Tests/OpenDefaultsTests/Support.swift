@@ -65,14 +65,8 @@ struct ProcessResult {
 /// Starts `defaults-test-helper` with `arguments` in `sandbox`'s environment,
 /// its standard output piped back: read the child's lines from `output`.
 func startHelper(_ arguments: [String], in sandbox: Sandbox) throws -> (process: Process, output: FileHandle) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: helperPath)
-    p.arguments = arguments
-    p.environment = sandbox.environment
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    return (p, out.fileHandleForReading)
+    let p = try startProcess(helperPath, arguments, environment: sandbox.environment, output: .pipe, errors: .inherited)
+    return (p.process, p.output!)
 }
 
 func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {

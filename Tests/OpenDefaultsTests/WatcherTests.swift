@@ -114,12 +114,7 @@ struct WatcherTests {
     @Test("an idle process that watches domains is not woken", .enabled(if: measuresWakeUps, "ThreadSanitizer's own thread wakes the helper"))
     func idleProcessSleeps() throws {
         let sandbox = try Sandbox()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: helperPath)
-        p.arguments = ["observe", "com.example.idle", "k"]
-        p.environment = sandbox.environment
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
+        let p = try startProcess(helperPath, ["observe", "com.example.idle", "k"], environment: sandbox.environment)
         defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
         Thread.sleep(forTimeInterval: 0.5)
         func switches() -> Int {

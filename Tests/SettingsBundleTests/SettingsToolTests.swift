@@ -9,19 +9,10 @@ struct SettingsToolTests {
     static let example = repositoryRoot.appendingPathComponent("Examples/AppSettings/Settings.bundle").path
 
     func settings(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = productsDirectory.appendingPathComponent("settings")
-        p.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        let r = try runProcess(productsDirectory.appendingPathComponent("settings").path, arguments, environment: env)
+        return (r.status, r.stdout, r.stderr)
     }
 
     @Test func validateACleanBundle() throws {

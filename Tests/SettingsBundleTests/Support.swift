@@ -62,16 +62,8 @@ extension PreferencesLayout {
 }
 
 /// Runs a Python script of the repository with `arguments`; its status and
-/// its standard output and error together.
+/// its standard output, then its standard error.
 func runPythonScript(_ relativePath: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", repositoryRoot.appendingPathComponent(relativePath).path] + arguments
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = out
-    try p.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
-    return (p.terminationStatus, text)
+    let r = try runProcess("/usr/bin/env", ["python3", repositoryRoot.appendingPathComponent(relativePath).path] + arguments)
+    return (r.status, r.stdout + r.stderr)
 }

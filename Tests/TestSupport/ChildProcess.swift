@@ -45,20 +45,79 @@ public func runProcess(_ executable: String, _ arguments: [String], environment:
                          stderr: String(decoding: stderrData.value, as: UTF8.self), stdoutData: o)
 }
 
-/// Starts `executable` with `arguments`, its output and errors thrown away, and returns
-/// it running: for tests that kill their children, or wait for many at once.
+/// Where a started child's standard output or error goes.
+public enum ChildOutput: Sendable {
+    /// Thrown away (`/dev/null`).
+    case discarded
+    /// The test process's own (a child's complaints show in the test's output).
+    case inherited
+    /// A pipe back to the test: read it from ``RunningProcess/output`` or ``RunningProcess/errors``.
+    case pipe
+    /// Appended to a file, made empty first.
+    case file(URL)
+}
+
+/// A child started by ``startProcess(_:_:environment:output:errors:in:)``: the process, and the
+/// read ends of the streams asked for as ``ChildOutput/pipe``.
+public struct RunningProcess: @unchecked Sendable {
+    public let process: Process
+    /// Standard output, when it was asked for as a pipe.
+    public let output: FileHandle?
+    /// Standard error, when it was asked for as a pipe.
+    public let errors: FileHandle?
+    public var processIdentifier: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+    /// The exit status, or the number of the signal that ended it (see ``terminationReason``).
+    public var terminationStatus: Int32 { process.terminationStatus }
+    public var terminationReason: Process.TerminationReason { process.terminationReason }
+}
+
+/// Starts `executable` with `arguments` (standard input `/dev/null`; output and errors as asked,
+/// thrown away by default) and returns it running: for tests that kill their children, wait for
+/// many at once, or read their lines as they come.
 ///
 /// ```swift
 /// let p = try startProcess(helper, ["set-and-die", "D", "k", "v", "9"])
 /// p.waitUntilExit()
+/// let watch = try startProcess(tool, ["watch"], output: .pipe)   // lines from watch.output
 /// ```
-public func startProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Process {
+@discardableResult
+public func startProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                         output: ChildOutput = .discarded, errors: ChildOutput = .discarded,
+                         in directory: URL? = nil) throws -> RunningProcess {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = arguments
     if let environment { p.environment = environment }
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
+    if let directory { p.currentDirectoryURL = directory }
+    p.standardInput = FileHandle.nullDevice
+    var opened: [FileHandle] = []
+    func destination(_ kind: ChildOutput, inherited: FileHandle) throws -> (Any, FileHandle?) {
+        switch kind {
+        case .discarded: return (FileHandle.nullDevice, nil)
+        case .inherited: return (inherited, nil)
+        case .pipe: let pipe = Pipe(); return (pipe, pipe.fileHandleForReading)
+        case .file(let url):
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: url)
+            opened.append(handle)
+            return (handle, nil)
+        }
+    }
+    let (out, outRead) = try destination(output, inherited: .standardOutput)
+    let (err, errRead) = try destination(errors, inherited: .standardError)
+    p.standardOutput = out
+    p.standardError = err
+    defer { for handle in opened { try? handle.close() } }   // the child has its own copies
     try p.run()
-    return p
+    return RunningProcess(process: p, output: outRead, errors: errRead)
+}
+
+extension RunningProcess {
+    /// Waits for the child to end; its exit status (or the signal that ended it).
+    @discardableResult
+    public func waitUntilExit() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
 }

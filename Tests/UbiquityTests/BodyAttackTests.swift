@@ -9,14 +9,8 @@ func bodyAttack(_ server: SyncServer, token: String, _ args: [String]) async thr
 
 func bodyAttackBlocking(_ server: SyncServer, token: String, _ args: [String]) throws -> [String: Double] {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/body_attacks.py").path
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", script, String(server.port), String(server.process!.processIdentifier), token] + args
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
+    let data = try runProcess("/usr/bin/env", ["python3", script, String(server.port), String(server.process!.processIdentifier), token] + args)
+        .stdoutData
     let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     return object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
 }

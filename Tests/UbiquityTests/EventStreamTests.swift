@@ -106,17 +106,11 @@ struct EventStreamTests {
         let t = HTTPUbiquityTransport(account: server.account(token: token))
         _ = try await commit(t, "com.example.wire", "k", base: 0, .string("v"))
         let started = Date()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = ["-s", "-N", "-D", "-", "-m", "10", "-H", "Authorization: Bearer \(token)",
-                       server.url + "/v1/stores/com.example.wire/events?after=0&wait=1"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let r = try runProcess("/usr/bin/curl", ["-s", "-N", "-D", "-", "-m", "10", "-H", "Authorization: Bearer \(token)",
+                                                 server.url + "/v1/stores/com.example.wire/events?after=0&wait=1"])
+        let text = r.stdout
         let elapsed = Date().timeIntervalSince(started)
-        #expect(p.terminationStatus == 0, "curl ended with \(p.terminationStatus) (28: the server did not end the stream)")
+        #expect(r.status == 0, "curl ended with \(r.status) (28: the server did not end the stream)")
         #expect(elapsed >= 0.9 && elapsed < 5, "the stream lasted \(elapsed) s; asked for 1 s")
         #expect(text.lowercased().contains("content-type: text/event-stream"))
         let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
@@ -391,37 +385,15 @@ struct ServiceNotifyTests {
     @Test("READY=1 once serving (with MAINPID), WATCHDOG=1 at half WATCHDOG_USEC, STOPPING=1 on SIGTERM")
     func notify() async throws {
         let folder = try TemporaryFolder("notify")
-        let path = folder.path + "/notify.sock"
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0)
-        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let messages = Locked<[String]>([])
-        let reading = Flag()
-        let reader = Thread {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while !reading.isSet {
-                let n = recv(fd, &buffer, buffer.count, 0)
-                if n > 0 { messages.mutate { $0.append(String(decoding: buffer[0..<n], as: UTF8.self)) } }
-            }
-        }
-        reader.start()
-        defer { reading.set() }
-        let server = try SyncServer(.sqlite, environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000"])
+        let notify = try NotifySocket(in: folder.path)
+        let server = try SyncServer(.sqlite, environment: notify.environment.merging(["WATCHDOG_USEC": "400000"]) { $1 })
         let pid = try #require(server.process?.processIdentifier)
-        #expect(await settle(10) { messages.value.contains { $0.hasPrefix("READY=1\nMAINPID=\(pid)\n") } }, "\(messages.value)")
-        #expect(await settle(10) { messages.value.filter { $0 == "WATCHDOG=1" }.count >= 3 }, "\(messages.value)")
+        #expect(await settle(10) { notify.messages.contains { $0.hasPrefix("READY=1\nMAINPID=\(pid)\n") } }, "\(notify.messages)")
+        #expect(await settle(10) { notify.messages.filter { $0 == "WATCHDOG=1" }.count >= 3 }, "\(notify.messages)")
         server.stop()
-        #expect(await settle(5) { messages.value.contains { $0.hasPrefix("STOPPING=1") } }, "\(messages.value)")
+        #expect(await settle(5) { notify.messages.contains { $0.hasPrefix("STOPPING=1") } }, "\(notify.messages)")
         // Nothing but READY, WATCHDOG and STOPPING, READY first.
-        let all = messages.value
+        let all = notify.messages
         #expect(all.first?.hasPrefix("READY=1") == true && all.allSatisfy { $0.hasPrefix("READY=1") || $0 == "WATCHDOG=1" || $0.hasPrefix("STOPPING=1") }, "\(all)")
     }
 }

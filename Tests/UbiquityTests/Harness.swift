@@ -137,25 +137,12 @@ final class SyncServer: @unchecked Sendable {
     /// Starts the server (again, on the same port when `port` is not 0).
     func start(port: Int) throws {
         let log = folder.url.appendingPathComponent("serve-\(UUID().uuidString.prefix(6)).out")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let p = Process()
-        let tool = products.appendingPathComponent("ubiquity")
-        let arguments = ["serve", "--port", String(port)] + databaseArguments + extraArguments
-        if let first = launcher.first {
-            p.executableURL = URL(fileURLWithPath: first)
-            p.arguments = launcher.dropFirst() + [tool.path] + arguments
-        } else {
-            p.executableURL = tool
-            p.arguments = arguments
-        }
-        p.environment = environment
-        p.standardOutput = try FileHandle(forWritingTo: log)
         let errors = folder.url.appendingPathComponent("serve-\(UUID().uuidString.prefix(6)).err")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        p.standardError = try FileHandle(forWritingTo: errors)
+        let command = launcher + [products.appendingPathComponent("ubiquity").path, "serve", "--port", String(port)]
+            + databaseArguments + extraArguments
+        let p = try startProcess(command[0], Array(command.dropFirst()), environment: environment,
+                                 output: .file(log), errors: .file(errors)).process
         errorLog = errors.path
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
         process = p
         var line = ""
         let ok = eventually(20) {
@@ -245,22 +232,23 @@ final class Machine: @unchecked Sendable {
 
 /// A running `ubiquity watch`, its lines collected.
 final class Watcher: @unchecked Sendable {
-    let process = Process()
+    let process: Process
+    /// Where the watch says `READY=1`: once it is watching (the store open, the login followed).
+    let notify: NotifySocket
     let output: URL
     let errors: URL
 
     init(machine: Machine, store: String) throws {
         output = machine.home.url.appendingPathComponent("watch-\(UUID().uuidString.prefix(6)).out")
         errors = output.deletingPathExtension().appendingPathExtension("err")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.executableURL = products.appendingPathComponent("ubiquity")
-        process.arguments = ["watch", "--store", store]
-        process.environment = machine.environment
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        notify = try NotifySocket(in: machine.home.path)
+        process = try startProcess(products.appendingPathComponent("ubiquity").path, ["watch", "--store", store],
+                                   environment: machine.environment.merging(notify.environment) { $1 },
+                                   output: .file(output), errors: .file(errors)).process
+        guard notify.wait(timeout: .seconds(30), { $0.hasPrefix("READY=1") }) else {
+            process.terminate()
+            throw SyncServer.ServerFailed(message: "ubiquity watch did not say READY=1 within 30 s: \(errorLines)")
+        }
     }
 
     /// What it printed on standard error, by line.

@@ -8,18 +8,14 @@ import TestSupport
 
 /// A server that lies, written in Python beside this file (`Scripts/hostile_server.py`).
 final class HostileServer: @unchecked Sendable {
-    let process = Process()
+    let process: Process
     let port: Int
     var url: String { "http://127.0.0.1:\(port)" }
 
     init(_ mode: String) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/hostile_server.py").path
         let portFile = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString)").path
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, mode, portFile]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try startProcess("/usr/bin/env", ["python3", script, mode, portFile]).process
         var port: Int? = nil
         _ = eventually(10) {
             port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) }
@@ -183,9 +179,7 @@ struct HostileInputTests {
         #expect(try m.run("account", "add", "alice", "--create", "--data", folder.path).status == 0)
         let db = folder.path + "/ubiquity.sqlite"
         // Pages of data, all in the main file, then bytes flipped inside one of them.
-        let fill = Process()
-        fill.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        fill.arguments = ["python3", "-c", """
+        let fill = try runProcess("/usr/bin/env", ["python3", "-c", """
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
             c.execute("CREATE TABLE filler (n INTEGER PRIMARY KEY, b BLOB)")
@@ -198,10 +192,8 @@ struct HostileInputTests {
             with open(sys.argv[1], "r+b") as f:
                 f.seek(size * (pages - 5))
                 f.write(b"\\xff" * 64)
-            """, db]
-        try fill.run()
-        fill.waitUntilExit()
-        #expect(fill.terminationStatus == 0)
+            """, db])
+        #expect(fill.status == 0, "\(fill.stderr)")
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
         let serve = try m.run("serve", "--port", "0", "--data", folder.path)
         #expect(serve.status != 0)
@@ -289,15 +281,7 @@ struct LocalStoreFileTests {
 
 /// `curl -s -o - -w '%{http_code}'`: the status and the body.
 func curl(_ args: [String]) throws -> (status: String, body: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["curl", "-s", "--max-time", "20", "-w", "\n%{http_code}"] + args
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
+    let text = try runProcess("/usr/bin/env", ["curl", "-s", "--max-time", "20", "-w", "\n%{http_code}"] + args).stdout
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
     return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
 }

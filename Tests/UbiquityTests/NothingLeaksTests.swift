@@ -293,19 +293,11 @@ struct NothingLeaksTests {
         let saved = server.folder.path + "/saved"
         try FileManager.default.moveItem(atPath: server.data, toPath: saved)
         try FileManager.default.createDirectory(atPath: server.data, withIntermediateDirectories: false)
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=4096k", "tmpfs", server.data]
-        try mount.run()
-        mount.waitUntilExit()
-        try #require(mount.terminationStatus == 0, "cannot mount a tmpfs")
+        let mount = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=4096k", "tmpfs", server.data])
+        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
         defer {
             server.stop()
-            let umount = Process()
-            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            umount.arguments = ["-l", server.data]
-            try? umount.run()
-            umount.waitUntilExit()
+            _ = try? runProcess("/bin/umount", ["-l", server.data])
         }
         for name in try FileManager.default.contentsOfDirectory(atPath: saved) {
             try FileManager.default.copyItem(atPath: saved + "/" + name, toPath: server.data + "/" + name)
@@ -351,9 +343,7 @@ struct NothingLeaksTests {
 
 /// Runs `sql` on the SQLite database `path` through Python's sqlite3; its output.
 func sqlite(_ path: String, _ sql: String) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: Requirement.pythonPath ?? "/usr/bin/python3")
-    p.arguments = ["-c", """
+    let r = try runProcess(Requirement.pythonPath ?? "/usr/bin/python3", ["-c", """
         import sqlite3, sys
         db = sqlite3.connect(sys.argv[1])
         out = []
@@ -365,16 +355,9 @@ func sqlite(_ path: String, _ sql: String) throws -> String {
                     out.append("|".join(str(c) for c in row))
         db.commit()
         print("\\n".join(out), end="")
-        """, path, sql]
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    guard p.terminationStatus == 0 else { throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: String(decoding: e, as: UTF8.self)]) }
-    return String(decoding: o, as: UTF8.self)
+        """, path, sql])
+    guard r.status == 0 else { throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: r.stderr]) }
+    return r.stdout
 }
 
 /// Issue 43: a refusal sent on a request's head reaches the client, whatever the body it was sending.

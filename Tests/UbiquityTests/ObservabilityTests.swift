@@ -44,15 +44,9 @@ struct ObservabilityTests {
         let t = HTTPUbiquityTransport(account: server.account(token: token))
         _ = try await commit(t, "com.example.logs", "k", base: 0, .string("v"))
         // A request id of the client's is kept and sent back; an unusable one is replaced.
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = ["-s", "-D", "-", "-o", "/dev/null", "-H", "Authorization: Bearer \(token)", "-H", "X-Request-Id: trace-42",
-                       server.url + "/v1/stores/com.example.logs/changes?after=0"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let headers = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let headers = try runProcess("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "-H", "Authorization: Bearer \(token)",
+                                                       "-H", "X-Request-Id: trace-42",
+                                                       server.url + "/v1/stores/com.example.logs/changes?after=0"]).stdout
         #expect(headers.lowercased().contains("x-request-id: trace-42"), "\(headers)")
         #expect(try rawRequest(server, path: "/v1/account", headers: ["Authorization": "Bearer nope"]).status == 401)
         server.stop()

@@ -13,16 +13,7 @@ func rawRequest(_ server: SyncServer, method: String = "GET", path: String, head
     for (k, v) in headers { args += ["-H", "\(k): \(v)"] }
     if let body { args += ["--data-binary", body] }
     args.append(server.url + path)
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    p.arguments = args
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
+    let text = try runProcess("/usr/bin/curl", args).stdout
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
     return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
 }
@@ -141,16 +132,10 @@ struct ServerSecurityTests {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("--tls-cert"), "\(refused.stderr)")
         let certs = try TemporaryFolder("tls")
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                             "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-                             "-keyout", certs.path + "/key.pem", "-out", certs.path + "/cert.pem"]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        #expect(openssl.terminationStatus == 0)
+        let openssl = try runProcess("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                                                          "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                                                          "-keyout", certs.path + "/key.pem", "-out", certs.path + "/cert.pem"])
+        #expect(openssl.status == 0, "\(openssl.stderr)")
         let server = try SyncServer(extraArguments: ["--tls-cert", certs.path + "/cert.pem", "--tls-key", certs.path + "/key.pem"])
         #expect(server.url.hasPrefix("https://"))
         let token = try server.addAccount("alice")
