@@ -172,7 +172,8 @@ let package = Package(
             name: "ubiquity",
             dependencies: [
                 "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "UbiquityPostgres", "ValueGrammar", "CommandLineSupport",
-                "OpenDefaults", "PropertyList", "PlatformIO",
+                "OpenDefaults", "PropertyList", "PlatformIO", "UbiquityFleet", "UbiquityProtocol", "ConfigurationProfiles",
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
@@ -197,6 +198,16 @@ let package = Package(
             dependencies: [
                 "ConfigurationProfiles", "OpenDefaults", "PlatformIO",
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])), .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["Tools"])),
+            ]
+        ),
+        // A fleet's declarations (proposal 0018): signed by the organisation, checked against the pinned
+        // certificate, applied through ProfileStore; the agent's files. For `ubiquity agent` and `policy`.
+        .target(
+            name: "UbiquityFleet",
+            dependencies: [
+                "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO",
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])), .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["Tools"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Tools"])),
             ]
         ),
         // `profiles`: install, remove, list, show, validate, status, apply.

@@ -70,6 +70,14 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         return try await send("POST", "/v1/stores/\(store)/commit", body: body, timeout: Self.requestTimeout, as: UbiquityCommitResponse.self)
     }
 
+    /// Enrols this machine in the organisation whose enrolment secret is this transport's token
+    /// (`POST /v1/fleet/enroll`): the machine's own credential and the certificate to pin.
+    package func enroll(_ request: UbiquityEnrollRequest) async throws(UbiquityError) -> UbiquityEnrollResponse {
+        let body: Data
+        do { body = try JSONEncoder().encode(request) } catch { throw .storage("cannot encode the enrolment: \(error)") }
+        return try await send("POST", "/v1/fleet/enroll", body: body, timeout: Self.requestTimeout, as: UbiquityEnrollResponse.self)
+    }
+
     public func changes(store: String, after: Int64, wait: Duration?) async throws(UbiquityError) -> UbiquityChangesResponse {
         let seconds = wait.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 0
         let timeout = Self.requestTimeout + .milliseconds(Int64(seconds * 1000))

@@ -282,8 +282,8 @@ package final class PostgresBackend: UbiquityBackend {
         let hash = ByteBuffer(bytes: tokenHash)
         do {
             return try await withDeadline { [client, logger] in
-                let rows = try await client.query("SELECT a.id, a.name FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = \(hash)", logger: logger)
-                for try await (id, name) in rows.decode((String, String).self) { return UbiquityAccountInfo(name: name, id: id) }
+                let rows = try await client.query("SELECT a.id, a.name, t.name FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = \(hash)", logger: logger)
+                for try await (id, name, token) in rows.decode((String, String, String).self) { return UbiquityAccountInfo(name: name, id: id, token: token) }
                 return nil
             }
         } catch {

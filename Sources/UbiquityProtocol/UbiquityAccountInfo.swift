@@ -10,10 +10,13 @@ public struct UbiquityAccountInfo: Codable, Sendable, Hashable {
     public var name: String
     /// The account's stable identifier (names its local folder).
     public var id: String
+    /// The name of the token that asked (a machine's token is `machine.<id>`), when the server says it.
+    public var token: String?
 
     /// An account description.
-    public init(name: String, id: String) {
+    public init(name: String, id: String, token: String? = nil) {
         self.name = name
         self.id = id
+        self.token = token
     }
 }

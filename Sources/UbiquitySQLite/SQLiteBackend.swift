@@ -297,11 +297,11 @@ package final class SQLiteBackend: UbiquityBackend {
 
     package func account(tokenHash: [UInt8]) async throws -> UbiquityAccountInfo? {
         let rows = try await read { db in
-            try await db.query("SELECT a.id, a.name FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = ?",
+            try await db.query("SELECT a.id, a.name, t.name AS token FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = ?",
                                [.blob(ByteBuffer(bytes: tokenHash))])
         }
         guard let row = rows.first, let id = row.column("id")?.string, let name = row.column("name")?.string else { return nil }
-        return UbiquityAccountInfo(name: name, id: id)
+        return UbiquityAccountInfo(name: name, id: id, token: row.column("token")?.string)
     }
 
     // MARK: Tokens (run by `ubiquity account`, a process of its own: the writer connection is idle there)

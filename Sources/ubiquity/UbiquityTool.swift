@@ -19,7 +19,8 @@ struct UbiquityTool: AsyncParsableCommand {
             """,
         version: "ubiquity (OpenDefaults) \(OpenDefaultsVersion.string)",
         subcommands: [Serve.self, Account.self, Check.self, Backup.self, Restore.self, Login.self, Logout.self,
-                      Get.self, SetCommand.self, Remove.self, ListCommand.self, Watch.self, Sync.self]
+                      Get.self, SetCommand.self, Remove.self, ListCommand.self, Watch.self, Sync.self,
+                      Org.self, Policy.self, Enroll.self, Agent.self]
     )
 
     /// A mistyped command is named with the one meant (``CommandWords``).

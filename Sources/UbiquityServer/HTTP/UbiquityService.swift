@@ -89,7 +89,7 @@ package final class UbiquityService: Sendable {
 
     /// What a request is, decided from its head alone.
     package struct Route: Sendable {
-        package enum Kind: Sendable { case health, ready, account, commit, changes, events }
+        package enum Kind: Sendable { case health, ready, account, commit, changes, events, enroll }
         package var kind: Kind
         /// The store named in the path ("" for health and account).
         package var store: String
@@ -99,7 +99,7 @@ package final class UbiquityService: Sendable {
         var tokenHash: [UInt8]
 
         /// Whether the request's body is read (commits only; any other body is discarded unread).
-        package var readsBody: Bool { kind == .commit }
+        package var readsBody: Bool { kind == .commit || kind == .enroll }
     }
 
     /// The decision on a request's head, taken before any of its body is read:
@@ -142,8 +142,9 @@ package final class UbiquityService: Sendable {
         case ("POST", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "commit": (kind, store) = (.commit, parts[3])
         case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes": (kind, store) = (.changes, parts[3])
         case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "events": (kind, store) = (.events, parts[3])
+        case ("POST", 4) where parts[1] == "v1" && parts[2] == "fleet" && parts[3] == "enroll": kind = .enroll
         default:
-            let known = ["/v1/health", "/v1/account", "/healthz", "/readyz"].contains(request.path)
+            let known = ["/v1/health", "/v1/account", "/healthz", "/readyz", "/v1/fleet/enroll"].contains(request.path)
                 || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes", "events"].contains(parts[4]))
             return .refused(known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)"))
         }
@@ -154,7 +155,8 @@ package final class UbiquityService: Sendable {
         case .failure(let refusal): return .refused(refusal.response)
         case .success(let a): (account, tokenHash) = (a.account, a.hash)
         }
-        if kind == .commit {
+        if let refusal = Self.fleetRefusal(kind, store: store, token: account.token) { return .refused(refusal) }
+        if kind == .commit || kind == .enroll {
             // JSON only: a form or text/plain body (what a page can send without asking) is refused.
             guard let type = request.contentType?.lowercased(), type == "application/json" || type.hasPrefix("application/json;") else {
                 return .refused(Self.error(415, "the body must be application/json, not \(request.contentType ?? "untyped")"))
@@ -187,6 +189,7 @@ package final class UbiquityService: Sendable {
         case .commit: return await commit(request, account: account, store: route.store, tokenHash: route.tokenHash)
         case .changes: return await changes(request, account: account, store: route.store, tokenHash: route.tokenHash)
         case .events: return await events(request, account: account, store: route.store, tokenHash: route.tokenHash)
+        case .enroll: return await enroll(request, account: account)
         }
     }
 

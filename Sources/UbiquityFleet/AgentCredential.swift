@@ -1,0 +1,69 @@
+package import PropertyList
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What enrolment gave a machine: its server, its own token, and the organisation's signing
+/// certificate, pinned (`credential.plist`, 0600, root's).
+package struct AgentCredential: Sendable, Hashable {
+    package var server: String
+    package var token: String
+    package var organization: String
+    package var machine: String
+    package var host: String
+    package var groups: [String]
+    /// The organisation's certificate (DER) that every declaration must be signed under.
+    package var certificate: [UInt8]
+    /// A PEM file of certificate authorities for the server's TLS certificate, if not the system's.
+    package var certificateAuthorities: String?
+
+    package init(server: String, token: String, organization: String, machine: String, host: String, groups: [String],
+                 certificate: [UInt8], certificateAuthorities: String?) {
+        self.server = server
+        self.token = token
+        self.organization = organization
+        self.machine = machine
+        self.host = host
+        self.groups = groups
+        self.certificate = certificate
+        self.certificateAuthorities = certificateAuthorities
+    }
+
+    package var propertyList: PropertyList {
+        var d: [LiteralString: PropertyList] = [
+            "Server": .string(server), "Token": .string(token), "Organization": .string(organization),
+            "Machine": .string(machine), "Host": .string(host), "Groups": .array(groups.map { .string($0) }),
+            "Certificate": .data(Data(certificate)),
+        ]
+        if let certificateAuthorities { d["CertificateAuthorities"] = .string(certificateAuthorities) }
+        return .dictionary(d)
+    }
+
+    package init(_ d: [LiteralString: PropertyList]) throws(FleetError) {
+        func string(_ key: LiteralString) throws(FleetError) -> String {
+            guard case .string(let s)? = d[key] else { throw FleetError(.malformed, "the credential's \(key.string) is missing") }
+            return s
+        }
+        server = try string("Server")
+        token = try string("Token")
+        organization = try string("Organization")
+        machine = try string("Machine")
+        host = try string("Host")
+        guard case .array(let list)? = d["Groups"] else { throw FleetError(.malformed, "the credential's Groups is missing") }
+        groups = list.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        guard case .data(let der)? = d["Certificate"] else { throw FleetError(.malformed, "the credential's Certificate is missing") }
+        certificate = Array(der)
+        if case .string(let ca)? = d["CertificateAuthorities"] { certificateAuthorities = ca } else { certificateAuthorities = nil }
+    }
+
+    /// The machine's credential, or nil when it is not enrolled.
+    package static func load() throws(FleetError) -> AgentCredential? {
+        try AgentFiles.read(AgentFiles.credentialPath).map { d throws(FleetError) in try AgentCredential(d) }
+    }
+
+    package func save() throws(FleetError) {
+        try AgentFiles.write(propertyList, to: AgentFiles.credentialPath)
+    }
+}

@@ -1,0 +1,54 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+import OpenDefaults
+import PlatformIO
+package import PropertyList
+
+/// Where a machine keeps its enrolment and what it applied: `<system root>/var/lib/opendefaults/agent`,
+/// a folder root alone may enter (0700), files root alone may read (0600).
+package enum AgentFiles {
+    package static var folder: String { PreferencesLayout.systemRoot + "/var/lib/opendefaults/agent" }
+    package static var credentialPath: String { folder + "/credential.plist" }
+    package static var statePath: String { folder + "/state.plist" }
+
+    /// The machine's id: `<system root>/etc/machine-id` (systemd's), the first line.
+    package static func machineID() throws(FleetError) -> String {
+        let path = PreferencesLayout.systemRoot + "/etc/machine-id"
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(path, limit: 4096) } catch {
+            throw FleetError(.malformed, "cannot read the machine id: \(error)")
+        }
+        let id = String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw FleetError(.malformed, "\(path) does not hold a machine id (hexadecimal)")
+        }
+        return id
+    }
+
+    /// Reads a property list written by ``write(_:to:)``; nil when there is none.
+    package static func read(_ path: String) throws(FleetError) -> [LiteralString: PropertyList]? {
+        guard FileStatus.exists(path) else { return nil }
+        if let problem = PathTrust.problem(with: path, owners: PathTrust.rootOrMe) {
+            throw FleetError(.untrusted, "\(path) is not trusted: \(problem)")
+        }
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(path, limit: 64 << 20) } catch { throw FleetError(.malformed, "\(error)") }
+        guard case .dictionary(let d)? = try? PropertyList(decoding: bytes, format: .binary) else {
+            throw FleetError(.malformed, "\(path) is not the agent's property list; it was left as it is")
+        }
+        return d
+    }
+
+    /// Writes `value` whole (a new file renamed over the old), readable by its owner alone.
+    package static func write(_ value: PropertyList, to path: String) throws(FleetError) {
+        do {
+            try FileIO.makeDirectories(folder, mode: 0o700)
+            try FileIO.write(value.encodedBinary, to: path, mode: 0o600)
+        } catch {
+            throw FleetError(.apply, "cannot write \(path): \(error)")
+        }
+    }
+}

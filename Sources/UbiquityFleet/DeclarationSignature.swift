@@ -1,0 +1,95 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+import ConfigurationProfiles
+import Crypto
+import PlatformIO
+import SwiftASN1
+@_spi(CMS) @_spi(FixedExpiryValidationTime) package import X509
+
+/// A declaration signed by the organisation (CMS `SignedData` with the declaration inside, DER),
+/// and checked by a machine against the certificate it pinned at enrolment.
+///
+/// The pinned certificate is the organisation's: its own key, or a certificate authority that
+/// issues the administrators' signing certificates. A machine accepts a declaration only when
+/// its signature matches its content and its signer is the pinned certificate or chains to it;
+/// the server that carries declarations holds no key, so it can withhold a declaration but
+/// never make one that a machine applies.
+///
+/// ```swift
+/// let signed = try DeclarationSignature.sign(declaration.encoded(), certificate: cert, key: key)
+/// let declaration = try await DeclarationSignature.verify(signed, pinned: cert)
+/// ```
+package enum DeclarationSignature {
+    /// Signs `content` with `key`, whose certificate is `certificate` (`chain`: intermediates to carry).
+    package static func sign(_ content: [UInt8], certificate: Certificate, key: Certificate.PrivateKey,
+                             chain: [Certificate] = []) throws -> [UInt8] {
+        try CMS.sign(content, additionalIntermediateCertificates: chain, certificate: certificate, privateKey: key,
+                     signingTime: Date(), detached: false)
+    }
+
+    /// The declaration inside `signed`, once its signature is proven to be the pinned
+    /// organisation's; refused as ``FleetError/Kind/tampered`` (the signature does not match)
+    /// or ``FleetError/Kind/untrusted`` (a signer that does not chain to `pinned`).
+    package static func verify(_ signed: [UInt8], pinned: Certificate, now: Date = Date()) async throws(FleetError) -> Declaration {
+        let roots = CertificateStore([pinned])
+        let result = await CMS.isValidAttachedSignature(signatureBytes: signed, trustRoots: roots) {
+            RFC5280Policy(fixedExpiryValidationTime: now)
+        }
+        switch result {
+        case .success:
+            break
+        case .failure(.unableToValidateSigner(let failure)):
+            throw FleetError(.untrusted, "the declaration is signed by \(failure.signer.subject), which is not the organisation's pinned certificate (\(pinned.subject)) nor issued by it")
+        case .failure(.invalidCMSBlock(let block)):
+            throw FleetError(.tampered, "the declaration's signature does not match its content: \(block.reason)")
+        case .failure(let other):
+            throw FleetError(.tampered, "the declaration's signature cannot be checked: \(other)")
+        }
+        let content: [UInt8]
+        do {
+            guard let inner = try SignedProfile.content(of: signed) else { throw FleetError(.tampered, "the declaration is not signed") }
+            content = inner
+        } catch let error as FleetError {
+            throw error
+        } catch {
+            throw FleetError(.tampered, "the declaration's signature wrapping is malformed: \(error)")
+        }
+        return try Declaration(bytes: content)
+    }
+
+    /// The certificate in a PEM or DER file's bytes (the first, for a PEM bundle).
+    package static func certificate(_ bytes: [UInt8]) throws -> Certificate {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text.contains("-----BEGIN CERTIFICATE-----") {
+            let documents = try PEMDocument.parseMultiple(pemString: text)
+            guard let first = documents.first(where: { $0.discriminator == "CERTIFICATE" }) else {
+                throw FleetError(.malformed, "no CERTIFICATE in the PEM file")
+            }
+            return try Certificate(derEncoded: first.derBytes)
+        }
+        return try Certificate(derEncoded: bytes)
+    }
+
+    /// Every certificate of a PEM text.
+    package static func certificates(inPEM text: String) throws -> [Certificate] {
+        try PEMDocument.parseMultiple(pemString: text).filter { $0.discriminator == "CERTIFICATE" }.map { try Certificate(derEncoded: $0.derBytes) }
+    }
+
+    /// The certificate's DER.
+    package static func der(of certificate: Certificate) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+
+    /// The SHA-256 of the certificate's DER, in lower-case hex: what an administrator compares.
+    package static func fingerprint(of der: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in SHA256.hash(data: der) { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

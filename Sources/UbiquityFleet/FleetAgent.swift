@@ -1,0 +1,154 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+package import ConfigurationProfiles
+import ProfileSignatures
+import SwiftASN1
+import X509
+
+/// The machine's side of a fleet, without the network: verifies a group's declaration against
+/// the pinned certificate, installs and removes its profiles through ``ProfileStore`` (the code
+/// behind `profiles install` and `remove`), and keeps ``AgentState``. The `ubiquity agent`
+/// command feeds it what the server's streams deliver and sends the reports it makes.
+///
+/// ```swift
+/// let agent = try FleetAgent(credential: credential)
+/// let changed = await agent.receive(group: "desktops", signed: bytes)   // applied or refused; state saved
+/// let report = agent.state.report(machine: credential.machine, host: credential.host)
+/// ```
+package final class FleetAgent: @unchecked Sendable {
+    package let credential: AgentCredential
+    package private(set) var state: AgentState
+    let pinned: Certificate
+    let store: ProfileStore
+
+    package init(credential: AgentCredential, store: ProfileStore = ProfileStore()) throws(FleetError) {
+        self.credential = credential
+        self.store = store
+        do { pinned = try Certificate(derEncoded: credential.certificate) } catch {
+            throw FleetError(.malformed, "the pinned certificate cannot be read: \(error)")
+        }
+        state = try AgentState.load()
+    }
+
+    /// Takes back the profiles of groups the machine no longer follows (enrolled again with other
+    /// groups); whether anything changed.
+    package func leaveOtherGroups() throws(FleetError) -> Bool {
+        let gone = state.groups.keys.filter { !credential.groups.contains($0) }
+        guard !gone.isEmpty else { return false }
+        let remove = gone.flatMap { state.groups[$0]?.profiles ?? [] }
+        try change(installing: [], removing: remove) { state in for g in gone { state.groups[g] = nil } }
+        return true
+    }
+
+    /// A group's declaration as the server delivered it (`nil`: the server holds none). Applied
+    /// when it is the organisation's, for this group, and newer than the one applied; otherwise
+    /// refused and noted for the report. Whether the report changed.
+    package func receive(group: String, signed: [UInt8]?) async -> Bool {
+        guard credential.groups.contains(group), let signed else { return false }
+        let declaration: Declaration
+        do throws(FleetError) {
+            declaration = try await DeclarationSignature.verify(signed, pinned: pinned)
+            guard declaration.organization == credential.organization else {
+                throw FleetError(.misdirected, "the declaration is for the organisation \(declaration.organization), not \(credential.organization)")
+            }
+            guard declaration.group == group else {
+                throw FleetError(.misdirected, "the declaration of group \(declaration.group) was delivered as group \(group)'s")
+            }
+            let applied = state.groups[group]?.revision ?? 0
+            if declaration.revision == applied { return false }   // the one in force, delivered again
+            guard declaration.revision > applied else {
+                throw FleetError(.replayed, "revision \(declaration.revision) of group \(group) is older than revision \(applied), which is applied")
+            }
+        } catch {
+            return noteRefusal(error, group: group)
+        }
+        return await apply(declaration, group: group)
+    }
+
+    func noteRefusal(_ error: FleetError, group: String) -> Bool {
+        var entry = state.groups[group] ?? AgentState.Group(revision: 0, applied: Date(timeIntervalSince1970: 0), profiles: [], outcomes: [:])
+        if entry.refusal == error.message { return false }
+        entry.refusal = error.message
+        entry.refusalKind = error.kind.rawValue
+        state.groups[group] = entry
+        try? state.save()
+        return true
+    }
+
+    /// Installs the declaration's profiles and removes the group's others, in one change.
+    func apply(_ declaration: Declaration, group: String) async -> Bool {
+        var outcomes: [String: String] = [:]
+        var installing: [ProfileStore.BatchProfile] = []
+        let installedByHand: Set<String>
+        do {
+            let owned = state.owned
+            installedByHand = Set(try store.index().profiles.filter { $0.target == .system && !owned.contains($0.identifier) }.map(\.identifier))
+        } catch {
+            installedByHand = []
+        }
+        let otherGroups = state.groups.filter { $0.key != group }
+        for (i, bytes) in declaration.profiles.enumerated() {
+            let profile: ConfigurationProfile
+            do { profile = try ConfigurationProfile(bytes: bytes) } catch {
+                outcomes["profile \(i + 1)"] = "failed: \(error)"
+                continue
+            }
+            let id = profile.identifier
+            if profile.scope != .system { outcomes[id] = "failed: a User profile; a fleet installs System profiles"; continue }
+            if installedByHand.contains(id) {
+                outcomes[id] = "failed: installed by hand (profiles install); the agent leaves it alone"
+                continue
+            }
+            if let other = otherGroups.first(where: { $0.value.profiles.contains(id) })?.key {
+                outcomes[id] = "failed: group \(other) declares it too; it stays as that group installed it"
+                continue
+            }
+            if installing.contains(where: { $0.profile.identifier == id }) { outcomes[id] = "failed: declared twice"; continue }
+            let signature = await ProfileSignatureCheck.check(bytes, trustFiles: ProfileSignatureCheck.defaultTrustFiles())
+            guard let status = signature.status else {
+                if case .invalid(let why) = signature { outcomes[id] = "failed: \(why)" }
+                continue
+            }
+            installing.append(.init(profile: profile, bytes: bytes, signature: status))
+        }
+        let previous = state.groups[group]?.profiles ?? []
+        let keep = Set(installing.map(\.profile.identifier))
+        let removing = previous.filter { !keep.contains($0) }
+        do {
+            try change(installing: installing, removing: removing) { state in
+                state.groups[group] = AgentState.Group(revision: declaration.revision, applied: Date(), profiles: installing.map(\.profile.identifier),
+                                                       outcomes: outcomes.merging(installing.map { ($0.profile.identifier, "installed") }) { a, _ in a },
+                                                       refusal: nil, refusalKind: nil)
+            }
+        } catch {
+            var failed = outcomes
+            for item in installing { failed[item.profile.identifier] = "failed: \(error)" }
+            var entry = state.groups[group] ?? AgentState.Group(revision: 0, applied: Date(timeIntervalSince1970: 0), profiles: [], outcomes: [:])
+            entry.outcomes = failed
+            entry.refusal = "revision \(declaration.revision) could not be applied: \(error)"
+            entry.refusalKind = FleetError.Kind.apply.rawValue
+            state.groups[group] = entry
+            try? state.save()
+        }
+        return true
+    }
+
+    /// Notes the intent, changes the profiles in one step, then records the result.
+    func change(installing: [ProfileStore.BatchProfile], removing: [String], _ record: (inout AgentState) -> Void) throws(FleetError) {
+        state.pending = installing.map(\.profile.identifier)
+        try state.save()
+        do {
+            _ = try store.apply(installing: installing, removing: removing)
+        } catch {
+            state.pending = []
+            try? state.save()
+            throw FleetError(.apply, "\(error)")
+        }
+        record(&state)
+        state.pending = []
+        try state.save()
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
+import PlatformIO
+import PropertyList
+import UbiquityFleet
+import Foundation
+
+/// `ubiquity agent`: follows the organisation's declarations for this machine's groups, applies
+/// them, and reports what it applied (proposal 0018). Runs as root, under systemd `Type=notify`.
+struct Agent: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply the organisation's declarations for this machine's groups as they are published, and report what was applied.",
+        discussion: """
+            Needs an enrolment (ubiquity enroll) and root. Each declaration's signature is checked \
+            against the certificate pinned at enrolment; a declaration altered by the server, an \
+            older revision, or one moved from another group is refused and reported, and nothing \
+            of it is applied. Profiles are installed and removed as `profiles install` and \
+            `profiles remove` do, a declaration's profiles in one step. Profiles installed by \
+            hand are never touched. While the server is away the last declaration stays applied.
+            """
+    )
+
+    @Flag(help: "Apply what the server holds now, report, and exit (instead of following).")
+    var once = false
+
+    func run() async throws {
+        guard Environment.effectiveUserID == 0 else {
+            throw fail("the agent needs root: it installs profiles, which the library trusts only in files root owns")
+        }
+        let credential: AgentCredential
+        let agent: FleetAgent
+        do {
+            guard let c = try AgentCredential.load() else {
+                throw fail("this machine is not enrolled (\(AgentFiles.credentialPath) does not exist): run `ubiquity enroll URL --group NAME` first")
+            }
+            credential = c
+            agent = try FleetAgent(credential: c)
+            _ = try agent.leaveOtherGroups()
+        } catch let error as FleetError {
+            throw fail("\(error)")
+        }
+        let account = UbiquityAccount(server: credential.server, token: credential.token, name: credential.organization,
+                                      identifier: credential.machine, certificateAuthorities: credential.certificateAuthorities)
+        let transport = HTTPUbiquityTransport(account: account, maximumConnections: credential.groups.count + 2)
+        let runner = AgentRunner(agent: agent, transport: transport)
+        if once {
+            for group in credential.groups {
+                let answer: UbiquityChangesResponse
+                do { answer = try await transport.changes(store: UbiquityFleetNames.policyStore(group: group), after: 0, wait: nil) } catch {
+                    throw fail("cannot read group \(group)'s declaration: \(error)")
+                }
+                await runner.receive(group: group, answer)
+            }
+            guard await runner.report() else { throw fail("the status report could not be sent") }
+            return
+        }
+        say("following \(credential.groups.count == 1 ? "group" : "groups") \(credential.groups.joined(separator: ", ")) of \(credential.organization) at \(TerminalText.safe(credential.server))")
+        _ = await runner.report()
+        ServiceManager.notify("READY=1\nSTATUS=following \(credential.groups.joined(separator: ", "))")
+        await withTaskGroup(of: Void.self) { tasks in
+            for group in credential.groups {
+                tasks.addTask { await runner.follow(group: group) }
+            }
+        }
+    }
+}
+
+/// Feeds the agent from the server's event streams, one change at a time, and sends reports.
+actor AgentRunner {
+    let agent: FleetAgent
+    let transport: HTTPUbiquityTransport
+    /// The revision of the last report the server holds (the base of the next one).
+    var reportBase: Int64 = 0
+    var reportDue = false
+
+    init(agent: FleetAgent, transport: HTTPUbiquityTransport) {
+        self.agent = agent
+        self.transport = transport
+    }
+
+    /// Follows one group's store until the process ends: the event stream, again from its cursor
+    /// after each end (the stream lasts 30 s) or failure (backing off to 1 s while the server is away).
+    nonisolated func follow(group: String) async {
+        var cursor: Int64 = 0
+        var backoff: Duration = .milliseconds(100)
+        var saidAway = false
+        while !Task.isCancelled {
+            do {
+                for try await answer in transport.events(store: UbiquityFleetNames.policyStore(group: group), after: cursor) {
+                    cursor = answer.revision
+                    if saidAway { say("the server is back"); saidAway = false }
+                    backoff = .milliseconds(100)
+                    await receive(group: group, answer)
+                }
+            } catch {
+                if case .unauthorized(let why) = error as? UbiquityError {
+                    complain("the server refuses this machine's credential (\(why)): was it removed from the organisation? Enrol it again.")
+                    try? await Task.sleep(for: .seconds(30))
+                    continue
+                }
+                if !saidAway { complain("lost the server (\(error)); the applied declarations stay; retrying"); saidAway = true }
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(1))
+            }
+            if await reportDue { _ = await report() }
+        }
+    }
+
+    /// A changes answer of group `group`'s store: its declaration, if it changed.
+    func receive(group: String, _ answer: UbiquityChangesResponse) async {
+        guard let entry = answer.entries.last(where: { $0.key == UbiquityFleetNames.declarationKey }) else { return }
+        var signed: [UInt8]? = nil
+        if let text = entry.value {
+            if case .data(let bytes)? = UbiquityWireValue.decode(text)?.value { signed = Array(bytes) } else { signed = [] }
+        }
+        if await agent.receive(group: group, signed: signed) {
+            for (name, g) in agent.state.groups where name == group {
+                if let refusal = g.refusal { complain("group \(group): refused: \(refusal)") }
+                else { say("group \(group): revision \(g.revision) applied (\(g.outcomes.values.filter { $0 == "installed" }.count) of \(g.outcomes.count) profiles installed)") }
+            }
+            reportDue = true
+            _ = await report()
+        }
+    }
+
+    /// Sends the status report; whether the server took it.
+    func report() async -> Bool {
+        let credential = agent.credential
+        let value = agent.state.report(machine: credential.machine, host: credential.host)
+        let store = UbiquityFleetNames.statusStore(machine: credential.machine)
+        for _ in 0..<4 {
+            do {
+                let answer = try await transport.commit(store: store, UbiquityCommitRequest(changes: [
+                    UbiquityWireChange(key: UbiquityFleetNames.reportKey, base: reportBase, value: UbiquityWireValue.encode(value)),
+                ]))
+                guard let result = answer.results.first else { return false }
+                reportBase = result.entry.revision
+                if result.status == .applied { reportDue = false; return true }
+                if result.status == .refused { complain("the server refused the status report: \(answer.refusal ?? "no reason")"); return false }
+            } catch {
+                reportDue = true
+                return false
+            }
+        }
+        return false
+    }
+}
+
+func say(_ line: String) { StandardStream.output.write("ubiquity agent: \(line)\n") }
+func complain(_ line: String) { StandardStream.error.write("ubiquity agent: \(line)\n") }
