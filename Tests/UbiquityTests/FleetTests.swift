@@ -1,0 +1,322 @@
+import Foundation
+import PropertyList
+import Testing
+import TestSupport
+
+/// An organisation's certificates, made by openssl as an administrator would: the organisation's
+/// CA (what machines pin), a signing certificate it issued, and a stranger's CA and signer.
+struct FleetKeys {
+    let folder: TemporaryFolder
+    var ca: String { folder.path + "/ca.pem" }
+    var signer: String { folder.path + "/signer.pem" }
+    var signerKey: String { folder.path + "/signer.key" }
+    var strangerSigner: String { folder.path + "/stranger-signer.pem" }
+    var strangerKey: String { folder.path + "/stranger-signer.key" }
+
+    init() throws {
+        folder = try TemporaryFolder("fleet-keys")
+        let dir = folder.path
+        func openssl(_ args: [String]) throws {
+            let r = try runProcess("/usr/bin/openssl", args)
+            try #require(r.status == 0, "openssl \(args.joined(separator: " ")): \(r.stderr)")
+        }
+        try Data("basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign\n".utf8).write(to: URL(fileURLWithPath: dir + "/ca.ext"))
+        try Data("basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=codeSigning\n".utf8)
+            .write(to: URL(fileURLWithPath: dir + "/signer.ext"))
+        for who in ["", "stranger-"] {
+            try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "30",
+                         "-subj", "/O=\(who.isEmpty ? "Acme" : "Stranger")/CN=\(who)fleet CA", "-addext", "basicConstraints=critical,CA:TRUE",
+                         "-addext", "keyUsage=critical,keyCertSign", "-keyout", "\(dir)/\(who)ca.key", "-out", "\(dir)/\(who)ca.pem"])
+            try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/O=Acme/CN=\(who)administrator",
+                         "-keyout", "\(dir)/\(who)signer.key", "-out", "\(dir)/\(who)signer.csr"])
+            try openssl(["x509", "-req", "-in", "\(dir)/\(who)signer.csr", "-CA", "\(dir)/\(who)ca.pem", "-CAkey", "\(dir)/\(who)ca.key",
+                         "-CAcreateserial", "-days", "30", "-extfile", "\(dir)/signer.ext", "-out", "\(dir)/\(who)signer.pem"])
+        }
+    }
+}
+
+/// A machine of a fleet: its own system root (`OPENDEFAULTS_SYSTEM_ROOT`, with its own
+/// `/etc/machine-id`), where `ubiquity enroll` keeps its credential and the agent installs profiles.
+final class FleetMachine: @unchecked Sendable {
+    let root: String
+    let id: String
+    let home: TemporaryFolder
+    var agent: RunningProcess?
+    var notify: NotifySocket?
+    var agentLog: String { home.path + "/agent.log" }
+
+    init(_ name: String) throws {
+        home = try TemporaryFolder("machine-\(name)")
+        root = try ScratchFolders.make("fleet-root-\(name)").path
+        // Root-owned and closed to others all the way down, as the library's trust checks require.
+        try FileManager.default.createDirectory(atPath: root + "/etc", withIntermediateDirectories: true)
+        for path in [root, root + "/etc"] { chmod(path, 0o755) }
+        id = (0..<32).map { _ in String("0123456789abcdef".randomElement()!) }.joined()
+        try Data((id + "\n").utf8).write(to: URL(fileURLWithPath: root + "/etc/machine-id"))
+    }
+
+    deinit {
+        stopAgent()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home.path
+        env["XDG_CONFIG_HOME"] = home.path + "/config"
+        env["OPENDEFAULTS_SYSTEM_ROOT"] = root
+        return env
+    }
+
+    func run(_ args: [String], input: String? = nil) throws -> Outcome { try ubiquity(args, environment: environment, input: input) }
+
+    /// `ubiquity agent`, running; returns once it said READY=1.
+    func startAgent() throws {
+        let notify = try NotifySocket(in: home.path)
+        agent = try startProcess(products.appendingPathComponent("ubiquity").path, ["agent"],
+                                 environment: environment.merging(notify.environment) { $1 },
+                                 output: .file(URL(fileURLWithPath: agentLog)), errors: .file(URL(fileURLWithPath: agentLog + ".err")))
+        self.notify = notify
+        guard notify.wait(timeout: .seconds(30), { $0.hasPrefix("READY=1") }) else {
+            throw SyncServer.ServerFailed(message: "ubiquity agent did not say READY=1: \(agentErrors)")
+        }
+    }
+
+    var agentErrors: String { (try? String(contentsOfFile: agentLog + ".err", encoding: .utf8)) ?? "" }
+
+    func stopAgent() {
+        guard let agent else { return }
+        kill(agent.processIdentifier, SIGKILL)
+        agent.waitUntilExit()
+        self.agent = nil
+    }
+
+    /// What `defaults read DOMAIN KEY` says on this machine (any user sees forced values).
+    func read(_ domain: String, _ key: String) throws -> String? {
+        let r = try runProcess(products.appendingPathComponent("defaults").path, ["read", domain, key], environment: environment)
+        return r.status == 0 ? r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+    }
+
+    /// The machine's credential token (as the agent holds it).
+    var token: String? {
+        guard let data = FileManager.default.contents(atPath: root + "/var/lib/opendefaults/agent/credential.plist"),
+              case .dictionary(let d)? = try? PropertyList(decoding: data), case .string(let t)? = d["Token"] else { return nil }
+        return t
+    }
+}
+
+/// Issue 41: a fleet managed from one place: an organisation, machines enrolled with their own
+/// credentials, declarations signed by the administrator and applied by every machine's agent,
+/// which reports what it applied; tampered, replayed and misdirected declarations refused.
+@Suite("A fleet: organisations, enrolment, signed declarations, agents and reports", .offThePool, .exclusive(.servers),
+       .serialized, .timeLimit(.minutes(10)), .requires(.root, .openssl, .curl))
+struct FleetTests {
+    static func profile(_ identifier: String, domain: String = "com.example.fleet", _ values: [LiteralString: PropertyList], folder: String) throws -> String {
+        let p: [LiteralString: PropertyList] = [
+            "PayloadType": "Configuration", "PayloadIdentifier": .string(identifier), "PayloadUUID": .string(UUID().uuidString),
+            "PayloadVersion": 1, "PayloadDisplayName": .string(identifier), "PayloadScope": "System",
+            "PayloadContent": [[
+                "PayloadType": "com.apple.ManagedClient.preferences", "PayloadIdentifier": .string(identifier + ".prefs"),
+                "PayloadUUID": .string(UUID().uuidString), "PayloadVersion": 1,
+                "PayloadContent": .dictionary([LiteralString(domain): ["Forced": [["mcx_preference_settings": .dictionary(values)]]]]),
+            ]],
+        ]
+        let path = folder + "/\(identifier)-\(UUID().uuidString.prefix(4)).mobileconfig"
+        try PropertyList.dictionary(p).data(as: .xml).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// The organisation on `server`: (administrator token, enrolment secret).
+    static func createOrganization(_ server: SyncServer, keys: FleetKeys, name: String = "acme") throws -> (admin: String, secret: String) {
+        let r = try ubiquity(["org", "create", name, "--signing-cert", keys.ca, "--create"] + server.databaseArguments, environment: server.environment)
+        try #require(r.status == 0, "org create: \(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let admin = try #require(lines.firstIndex { $0.hasPrefix("Administrator's token") }.map { lines[$0 + 1] })
+        let secret = try #require(lines.firstIndex { $0.hasPrefix("Enrolment secret") }.map { lines[$0 + 1] })
+        return (admin, secret)
+    }
+
+    static func machines(_ server: SyncServer, _ org: String = "acme") throws -> [[String: Any]] {
+        let r = try ubiquity(["org", "machines", org, "--output", "json"] + server.databaseArguments, environment: server.environment)
+        #expect(r.status == 0, "org machines: \(r.stderr)")
+        return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    /// The revision `machine` reports for `group`, or nil.
+    static func reported(_ server: SyncServer, _ machine: FleetMachine, group: String) throws -> (revision: Int?, refusedKind: String?, failures: [String: String]) {
+        guard let m = try machines(server).first(where: { $0["machine"] as? String == machine.id }),
+              let groups = m["groups"] as? [[String: Any]], let g = groups.first(where: { $0["name"] as? String == group }) else { return (nil, nil, [:]) }
+        return (g["revision"] as? Int, g["refusedKind"] as? String, g["failures"] as? [String: String] ?? [:])
+    }
+
+    /// `curl` a request with a bearer token; the status.
+    static func status(_ server: SyncServer, token: String, _ method: String, _ path: String, body: String? = nil) throws -> Int {
+        var args = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)"]
+        if let body { args += ["-H", "Content-Type: application/json", "--data-binary", body] }
+        return Int(try runProcess("/usr/bin/curl", args + [server.url + path]).stdout) ?? 0
+    }
+
+    @Test("a forced key reaches two enrolled machines, each reports it; the credentials are each machine's own, limited to its part",
+          arguments: Backend.available)
+    func fleet(backend: Backend) throws {
+        let keys = try FleetKeys()
+        let server = try SyncServer(backend)
+        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let a = try FleetMachine("a"), b = try FleetMachine("b")
+        // A wrong secret enrols nothing.
+        let wrong = try a.run(["enroll", server.url, "--group", "desktops"], input: "not-the-secret\n")
+        #expect(wrong.status != 0 && wrong.stderr.contains("not valid"), "\(wrong.stderr)")
+        #expect(a.token == nil)
+        for m in [a, b] {
+            let r = try m.run(["enroll", server.url, "--group", "desktops"], input: secret + "\n")
+            try #require(r.status == 0, "enroll: \(r.stderr)")
+            #expect(r.stdout.contains("Enrolled \(m.id)"), "\(r.stdout)")
+            let mode = try FileManager.default.attributesOfItem(atPath: m.root + "/var/lib/opendefaults/agent/credential.plist")[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+        }
+        // The administrator logs in with the organisation's token and publishes a profile.
+        let office = try Machine("admin")
+        try office.login(server, token: admin)
+        let p1 = try Self.profile("com.example.fleet.mode", ["Mode": "one"], folder: keys.folder.path)
+        for m in [a, b] { try m.startAgent() }
+        let published = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, p1])
+        try #require(published.status == 0, "publish: \(published.stderr)")
+        #expect(published.stdout == "Published revision 1 of group desktops: com.example.fleet.mode\n")
+        for m in [a, b] {
+            #expect(eventually(20) { (try? m.read("com.example.fleet", "Mode")) == "one" }, "\(m.agentErrors)")
+            #expect(eventually(20) { (try? Self.reported(server, m, group: "desktops").revision) == 1 })
+        }
+        // Each credential does its own part only.
+        let tokenA = try #require(a.token), tokenB = try #require(b.token)
+        #expect(tokenA != tokenB)
+        let report = #"{"changes":[{"key":"report","base":0,"value":null}]}"#
+        #expect(try Self.status(server, token: tokenA, "POST", "/v1/stores/fleet.status.\(b.id)/commit", body: report) == 403, "a report for another machine")
+        #expect(try Self.status(server, token: tokenA, "GET", "/v1/stores/fleet.machines/changes?after=0") == 403)
+        #expect(try Self.status(server, token: tokenA, "POST", "/v1/stores/fleet.policy.desktops/commit", body: report) == 403)
+        #expect(try Self.status(server, token: tokenA, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0") == 200)
+        #expect(try Self.status(server, token: secret, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0") == 403, "the enrolment secret only enrols")
+        #expect(try Self.status(server, token: admin, "POST", "/v1/fleet/enroll", body: #"{"machine":"x","host":"h","groups":[]}"#) == 403)
+        // A second revision replaces the first on both.
+        let p2 = try Self.profile("com.example.fleet.mode", ["Mode": "two"], folder: keys.folder.path)
+        #expect(try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, p2]).status == 0)
+        for m in [a, b] { #expect(eventually(20) { (try? m.read("com.example.fleet", "Mode")) == "two" }, "\(m.agentErrors)") }
+        // A removed machine's credential is refused at once; the others go on.
+        let removed = try ubiquity(["org", "remove-machine", "acme", b.id] + server.databaseArguments, environment: server.environment)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(eventually(5) { (try? Self.status(server, token: tokenB, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0")) == 401 })
+        #expect(try Self.status(server, token: tokenA, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0") == 200)
+        // Withdrawn: the machines take back what the group installed.
+        #expect(try office.run(["policy", "remove", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey]).status == 0)
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == nil }, "\(a.agentErrors)")
+    }
+
+    @Test("declarations altered, replayed, moved between groups or signed by a stranger are refused by every machine, reported, and nothing of them applied")
+    func attacks() throws {
+        let keys = try FleetKeys()
+        let server = try SyncServer(.sqlite)
+        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let a = try FleetMachine("a")
+        #expect(try a.run(["enroll", server.url, "--group", "desktops"], input: secret + "\n").status == 0)
+        let office = try Machine("admin")
+        try office.login(server, token: admin)
+        func publish(_ group: String, _ mode: String, cert: String? = nil, key: String? = nil) throws {
+            let p = try Self.profile("com.example.fleet.mode", ["Mode": .string(mode)], folder: keys.folder.path)
+            let r = try office.run(["policy", "publish", "--group", group, "--signing-cert", cert ?? keys.signer, "--signing-key", key ?? keys.signerKey, p])
+            try #require(r.status == 0, "publish: \(r.stderr)")
+        }
+        /// The signed declaration the server holds for `group` now (its wire value, base64).
+        func held(_ group: String) throws -> (revision: Int, value: String) {
+            let r = try runProcess("/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(admin)", server.url + "/v1/stores/fleet.policy.\(group)/changes?after=0"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let entry = try #require((object["entries"] as? [[String: Any]])?.first)
+            return (entry["revision"] as! Int, entry["value"] as! String)
+        }
+        /// Commits `value` as group `group`'s declaration with the administrator's token: what a
+        /// server (or anyone holding the token but not the key) can do.
+        func plant(_ group: String, _ value: String) throws {
+            let base = (try? held(group).revision) ?? 0
+            let body = #"{"changes":[{"key":"declaration","base":\#(base),"value":"\#(value)"}]}"#
+            #expect(try Self.status(server, token: admin, "POST", "/v1/stores/fleet.policy.\(group)/commit", body: body) == 200)
+        }
+        try publish("desktops", "one")
+        let first = try held("desktops").value
+        try a.startAgent()
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "one" }, "\(a.agentErrors)")
+        try publish("desktops", "two")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "two" }, "\(a.agentErrors)")
+
+        // Replayed: revision 1 again.
+        try plant("desktops", first)
+        #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").refusedKind) == "replayed" })
+        #expect(try a.read("com.example.fleet", "Mode") == "two")
+
+        // Altered: the value inside the profile changed ("one" → "eno", the server holds the
+        // replayed revision 1 now), the signature kept.
+        let current = try held("desktops").value
+        var bytes = try #require(Data(base64Encoded: current))
+        let range = try #require(bytes.range(of: Data("<string>one</string>".utf8)))
+        bytes.replaceSubrange(range, with: Data("<string>eno</string>".utf8))
+        try plant("desktops", bytes.base64EncodedString())
+        #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").refusedKind) == "tampered" })
+        #expect(try a.read("com.example.fleet", "Mode") == "two")
+
+        // Moved: group labs' declaration (properly signed for labs) delivered as desktops'.
+        try publish("labs", "labs")
+        try plant("desktops", try held("labs").value)
+        #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").refusedKind) == "misdirected" })
+        #expect(try a.read("com.example.fleet", "Mode") == "two")
+
+        // Signed by a stranger (a valid signature under another CA).
+        try publish("desktops", "stranger", cert: keys.strangerSigner, key: keys.strangerKey)
+        #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").refusedKind) == "untrusted" })
+        #expect(try a.read("com.example.fleet", "Mode") == "two")
+
+        // The organisation's next revision is applied again (the refusals are over).
+        try publish("desktops", "three")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "three" }, "\(a.agentErrors)")
+        #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops"))?.refusedKind == nil })
+    }
+
+    @Test("profiles installed by hand are never touched: the agent reports it leaves them alone, and removes only what it installed")
+    func handInstalledProfiles() throws {
+        let keys = try FleetKeys()
+        let server = try SyncServer(.sqlite)
+        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let a = try FleetMachine("a")
+        #expect(try a.run(["enroll", server.url, "--group", "desktops"], input: secret + "\n").status == 0)
+        let byHand = try Self.profile("com.example.byhand", domain: "com.example.local", ["Local": "mine"], folder: keys.folder.path)
+        let installed = try runProcess(products.appendingPathComponent("profiles").path, ["install", "--path", byHand], environment: a.environment)
+        try #require(installed.status == 0, "\(installed.stderr)")
+        let office = try Machine("admin")
+        try office.login(server, token: admin)
+        let same = try Self.profile("com.example.byhand", domain: "com.example.local", ["Local": "fleet"], folder: keys.folder.path)
+        let other = try Self.profile("com.example.fleet.mode", ["Mode": "one"], folder: keys.folder.path)
+        #expect(try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, same, other]).status == 0)
+        try a.startAgent()
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "one" }, "\(a.agentErrors)")
+        #expect(try a.read("com.example.local", "Local") == "mine")
+        #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").failures["com.example.byhand"])?.contains("installed by hand") == true })
+        #expect(try office.run(["policy", "remove", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey]).status == 0)
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == nil }, "\(a.agentErrors)")
+        #expect(try a.read("com.example.local", "Local") == "mine")
+    }
+
+    @Test("publish refuses a profile that does not validate, with the profiles tool's words; nothing is published")
+    func publishRefusesBadProfiles() throws {
+        let keys = try FleetKeys()
+        let server = try SyncServer(.sqlite)
+        let (admin, _) = try Self.createOrganization(server, keys: keys)
+        let office = try Machine("admin")
+        try office.login(server, token: admin)
+        let broken = keys.folder.path + "/broken.mobileconfig"
+        try Data("<plist><dict><key>PayloadType</key>".utf8).write(to: URL(fileURLWithPath: broken))
+        let r = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, broken])
+        #expect(r.status != 0 && r.stderr.contains(broken) && r.stderr.contains("nothing was published"), "\(r.stderr)")
+        let list = try office.run(["policy", "list", "desktops"])
+        #expect(list.stdout.contains("desktops\t-\t-\t-"), "\(list.stdout) \(list.stderr)")
+        // A key that is not the certificate's is refused before anything is sent.
+        let mismatch = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.strangerKey,
+                                       try Self.profile("com.example.fleet.mode", ["Mode": "one"], folder: keys.folder.path)])
+        #expect(mismatch.status != 0 && mismatch.stderr.contains("is not the key of"), "\(mismatch.stderr)")
+    }
+}
