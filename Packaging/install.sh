@@ -45,6 +45,8 @@ files+=("$userunit" lib/systemd/user/default.target.wants/opendefaults-profiles-
 # The sync server as a system service (not enabled: `systemctl enable --now ubiquity` once configured),
 # its system user (systemd-sysusers), and its settings file.
 files+=(lib/systemd/system/ubiquity.service lib/sysusers.d/ubiquity.conf)
+# The fleet agent (not enabled: `ubiquity enroll`, then `systemctl enable --now ubiquity-agent`).
+files+=(lib/systemd/system/ubiquity-agent.service)
 if [[ $prefix == /usr ]]; then etc=$destdir/etc; else etc=$root/etc; fi
 
 if ((uninstall)); then
@@ -100,6 +102,8 @@ ln -sf ../opendefaults-profiles-apply.service "$root/lib/systemd/user/default.ta
 install -d "$root/lib/systemd/system" "$root/lib/sysusers.d" "$etc/opendefaults"
 sed "s|/usr/bin/ubiquity|$prefix/bin/ubiquity|" Packaging/systemd/ubiquity.service > "$root/lib/systemd/system/ubiquity.service"
 chmod 0644 "$root/lib/systemd/system/ubiquity.service"
+sed "s|/usr/bin/ubiquity|$prefix/bin/ubiquity|" Packaging/systemd/ubiquity-agent.service > "$root/lib/systemd/system/ubiquity-agent.service"
+chmod 0644 "$root/lib/systemd/system/ubiquity-agent.service"
 install -m 0644 Packaging/systemd/ubiquity.sysusers "$root/lib/sysusers.d/ubiquity.conf"
 # The settings file is the administrator's: never replaced once there.
 [[ -e $etc/opendefaults/ubiquity.plist ]] || install -m 0644 Packaging/systemd/ubiquity.plist "$etc/opendefaults/ubiquity.plist"

@@ -46,6 +46,9 @@ if command -v systemd-analyze >/dev/null && [[ $(id -u) == 0 ]]; then
   systemd-analyze verify --man=no "$root/check.service" || fail "the user unit does not verify"
   sed "s|/usr/bin/ubiquity|$root/usr/bin/ubiquity|; s|/etc/opendefaults|$root/etc/opendefaults|" "$root/usr/lib/systemd/system/ubiquity.service" > "$root/ubiquity-check.service"
   systemd-analyze verify --man=no "$root/ubiquity-check.service" || fail "ubiquity.service does not verify"
+  sed "s|/usr/bin/ubiquity|$root/usr/bin/ubiquity|; s|/var/lib/opendefaults/agent|$root/var/lib/opendefaults/agent|" "$root/usr/lib/systemd/system/ubiquity-agent.service" > "$root/ubiquity-agent-check.service"
+  systemd-analyze verify --man=no "$root/ubiquity-agent-check.service" || fail "ubiquity-agent.service does not verify"
+  rm -f "$root/ubiquity-agent-check.service"
   rm -f "$root/check.service" "$root/ubiquity-check.service"
 fi
 if [[ $(id -u) == 0 ]]; then
@@ -66,6 +69,7 @@ fi
 # The sync server's unit, user and settings.
 [[ -f $root/usr/lib/systemd/system/ubiquity.service ]] || fail "missing ubiquity.service"
 grep -q '^Type=notify' "$root/usr/lib/systemd/system/ubiquity.service" || fail "ubiquity.service is not Type=notify"
+grep -q '^Type=notify' "$root/usr/lib/systemd/system/ubiquity-agent.service" || fail "ubiquity-agent.service is missing or not Type=notify"
 [[ -f $root/etc/opendefaults/ubiquity.plist ]] || fail "missing /etc/opendefaults/ubiquity.plist"
 grep -qx /etc/opendefaults/ubiquity.plist "$root/var/lib/dpkg/info/opendefaults.conffiles" || fail "the settings file is not a conffile"
 scratch=$(mktemp -d)

@@ -53,6 +53,29 @@ pid=$(systemctl show -p MainPID --value ubiquity.service)
   echo "healthz=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8470/healthz)"
   echo "readyz=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8470/readyz)"
   echo "state=$(stat -c '%U %a' /var/lib/opendefaults/ubiquity-server)"
+  # The fleet agent's unit (issue 41): an organisation on the running server's database, this
+  # container enrolled, ubiquity-agent.service started (Type=notify: after READY=1), a profile
+  # published and signed under the organisation's CA, and its forced key seen by `defaults`.
+  runuser -u ubiquity -- env XDG_DATA_HOME=/var/lib ubiquity org create acme --signing-cert /fleet/ca.pem \
+    --config /etc/opendefaults/ubiquity.plist > /fleet/org.txt 2>&1
+  sed -n '/^Enrolment secret/{n;p}' /fleet/org.txt > /fleet/secret
+  sed -n "/^Administrator's token/{n;p}" /fleet/org.txt > /fleet/admin
+  ubiquity enroll http://127.0.0.1:8470 --group desktops < /fleet/secret > /fleet/enroll.txt 2>&1
+  echo "enrolled=$?"
+  systemctl start ubiquity-agent.service
+  echo "agent_active=$(systemctl is-active ubiquity-agent.service)"
+  echo "agent_status=$(systemctl show -p StatusText --value ubiquity-agent.service)"
+  HOME=/root ubiquity login http://127.0.0.1:8470 < /fleet/admin > /dev/null 2>&1
+  HOME=/root ubiquity policy publish --group desktops --signing-cert /fleet/signer.pem --signing-key /fleet/signer.key \
+    /fleet/kiosk.mobileconfig > /fleet/publish.txt 2>&1
+  i=0
+  until [ "$(HOME=/root defaults read com.example.fleet Mode 2>/dev/null)" = kiosk ] || [ $i -ge 300 ]; do i=$((i + 1)); sleep 0.1; done
+  echo "fleet_value=$(HOME=/root defaults read com.example.fleet Mode 2>&1)"
+  systemctl stop ubiquity-agent.service
+  echo "agent_result=$(systemctl show -p Result --value ubiquity-agent.service)"
+  echo "--- fleet"
+  cat /fleet/org.txt /fleet/enroll.txt /fleet/publish.txt
+  journalctl -u ubiquity-agent.service -o cat --no-pager
   before=$(date +%s%N)
   systemctl stop ubiquity.service
   after=$(date +%s%N)
@@ -64,6 +87,30 @@ pid=$(systemctl show -p MainPID --value ubiquity.service)
 systemctl poweroff
 SH
 chmod 755 "$root/usr/local/bin/ubiquity-boot-check"
+# The fleet's keys (the organisation's CA, a signing certificate it issued) and a profile, made here.
+mkdir -p "$root/fleet"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/O=Acme/CN=fleet CA" \
+  -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
+  -keyout "$root/fleet/ca.key" -out "$root/fleet/ca.pem" 2>/dev/null || fail "openssl could not make the fleet's CA"
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/O=Acme/CN=administrator" \
+  -keyout "$root/fleet/signer.key" -out "$root/fleet/signer.csr" 2>/dev/null || fail "openssl could not make a signing key"
+printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n' > "$root/fleet/signer.ext"
+openssl x509 -req -in "$root/fleet/signer.csr" -CA "$root/fleet/ca.pem" -CAkey "$root/fleet/ca.key" -CAcreateserial -days 2 \
+  -extfile "$root/fleet/signer.ext" -out "$root/fleet/signer.pem" 2>/dev/null || fail "openssl could not issue the signing certificate"
+cat > "$root/fleet/kiosk.mobileconfig" <<'PLIST'
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0"><dict>
+<key>PayloadType</key><string>Configuration</string><key>PayloadIdentifier</key><string>com.example.fleet.kiosk</string>
+<key>PayloadUUID</key><string>6B1C3D0E-3C1B-4B39-9D1A-000000000001</string><key>PayloadVersion</key><integer>1</integer>
+<key>PayloadDisplayName</key><string>Kiosk</string><key>PayloadScope</key><string>System</string>
+<key>PayloadContent</key><array><dict>
+<key>PayloadType</key><string>com.apple.ManagedClient.preferences</string><key>PayloadIdentifier</key><string>com.example.fleet.kiosk.prefs</string>
+<key>PayloadUUID</key><string>6B1C3D0E-3C1B-4B39-9D1A-000000000002</string><key>PayloadVersion</key><integer>1</integer>
+<key>PayloadContent</key><dict><key>com.example.fleet</key><dict><key>Forced</key><array><dict>
+<key>mcx_preference_settings</key><dict><key>Mode</key><string>kiosk</string></dict></dict></array></dict></dict>
+</dict></array></dict></plist>
+PLIST
 cat > "$root/etc/systemd/system/ubiquity-boot-check.service" <<'UNIT'
 [Unit]
 Description=Checks ubiquity.service once it is up
@@ -93,4 +140,9 @@ show() { cat "$report" >&2; fail "$*"; }
 (( $(value stop_ms) < 1000 )) || show "systemctl stop took $(value stop_ms) ms"
 [[ $(value result) == success ]] || show "the service did not end cleanly"
 grep -q "msg=stopped" "$report" || show "no 'stopped' in the service's journal"
-echo "test-systemd: ubiquity.service booted under systemd in a container: active after READY=1, as ubiquity, /healthz and /readyz 200, stopped in $(value stop_ms) ms ($(( $(date +%s) - started )) s)"
+[[ $(value enrolled) == 0 ]] || show "ubiquity enroll failed in the container"
+[[ $(value agent_active) == active ]] || show "ubiquity-agent.service is not active after start"
+[[ $(value agent_status) == following* ]] || show "no STATUS=following… from the agent through sd_notify"
+[[ $(value fleet_value) == kiosk ]] || show "the published profile's forced key did not reach defaults on the enrolled machine"
+[[ $(value agent_result) == success ]] || show "the agent did not end cleanly"
+echo "test-systemd: ubiquity.service booted under systemd in a container: active after READY=1, as ubiquity, /healthz and /readyz 200, stopped in $(value stop_ms) ms; ubiquity-agent.service active after READY=1 and applied a published profile ($(( $(date +%s) - started )) s)"
