@@ -7,8 +7,10 @@ extension Defaults {
     /// `NotificationCenter.default`, with the defaults object as `object`
     /// (the ``OpenUserDefaults`` over it, if any), after a change to the
     /// effective values — by this process, another process, or the
-    /// `defaults` tool. Posting starts the first time this name is used (or
-    /// an ``OpenUserDefaults`` is made).
+    /// `defaults` tool. Posting starts for the process's defaults objects (those over
+    /// `DomainStore.shared`: the standard object and every suite) the first time this name is
+    /// used or an ``OpenUserDefaults`` is made; a defaults object over a store of its own (a
+    /// test's, a tool's) posts once an ``OpenUserDefaults`` wraps one of that store's objects.
     ///
     /// As Foundation's `UserDefaults` posts it: once per change, synchronously,
     /// on the thread that made the change (another process's change: on the

@@ -5,7 +5,14 @@ import OpenDefaults
 import Synchronization
 
 enum NotificationPosting {
-    private static let token = Lock<ObservationToken?>(nil)
+    /// The observation of each store whose defaults objects post: the process's own
+    /// (``DomainStore/shared``) once posting starts, and any store an ``OpenUserDefaults`` wraps.
+    private static let observations = WeakKeyedTable<DomainStore, Observation>()
+
+    private final class Observation: Sendable {
+        let token: ObservationToken
+        init(_ store: DomainStore) { token = Defaults.observeAllInstances(over: store) { defaults in NotificationPosting.changed(defaults) } }
+    }
 
     private struct Wrapper: @unchecked Sendable {
         weak var object: OpenUserDefaults?
@@ -27,14 +34,12 @@ enum NotificationPosting {
 
     static func register(_ wrapper: OpenUserDefaults, for defaults: Defaults) {
         posting(of: defaults).wrapper.withLock { $0.object = wrapper }
-        start()
+        start(for: defaults.store)
     }
 
-    static func start() {
-        token.withLock { t in
-            guard t == nil else { return }
-            t = Defaults.observeAllInstances { defaults in changed(defaults) }
-        }
+    /// Posts for every defaults object over `store` from now on (once per store; kept as long as the store lives).
+    static func start(for store: DomainStore = .shared) {
+        _ = observations.value(for: store) { Observation(store) }
     }
 
     /// Runs `body` (a persistent-domain edit) and then posts the notification
@@ -53,7 +58,7 @@ enum NotificationPosting {
     /// A change: posted at once, on the thread that made it (as Foundation's
     /// `UserDefaults` posts: once per change, synchronously). A change made by a
     /// ``postingOnce(for:as:_:)`` edit is left to the edit's own post.
-    private static func changed(_ defaults: Defaults) {
+    fileprivate static func changed(_ defaults: Defaults) {
         let posting = posting(of: defaults)
         if posting.editsRunning.load(ordering: .sequentiallyConsistent) > 0 { return }
         post(defaults, posting)

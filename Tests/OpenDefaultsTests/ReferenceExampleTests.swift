@@ -71,8 +71,10 @@ struct ReferenceExampleTests {
     func didChangeNotification() throws {
         let sandbox = try Sandbox()
         let (defaults, _) = makeDefaults(sandbox, domain: "com.example.notify")
+        // The sandbox's store is not the process's: its objects post once an OpenUserDefaults wraps one.
+        let wrapper = OpenUserDefaults(defaults: defaults)
         let posted = Recorder<Int>()
-        let observer = NotificationCenter.default.addObserver(forName: Defaults.didChangeNotification, object: defaults, queue: nil) { _ in
+        let observer = NotificationCenter.default.addObserver(forName: Defaults.didChangeNotification, object: wrapper, queue: nil) { _ in
             posted.add(1)
         }
         defer { NotificationCenter.default.removeObserver(observer) }

@@ -398,8 +398,9 @@ struct OpenUserDefaultsTests {
     func notificationPerChange() throws {
         let sandbox = try Sandbox()
         let (d, _) = makeDefaults(sandbox, domain: "com.example.burst-notify")
+        let wrapper = OpenUserDefaults(defaults: d)
         let seen = Lock<[(value: Int, thread: ObjectIdentifier)]>([])
-        let observer = NotificationCenter.default.addObserver(forName: Defaults.didChangeNotification, object: d, queue: nil) { _ in
+        let observer = NotificationCenter.default.addObserver(forName: Defaults.didChangeNotification, object: wrapper, queue: nil) { _ in
             seen.withLock { $0.append((d.integer(forKey: "n"), ObjectIdentifier(Thread.current))) }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
@@ -465,5 +466,48 @@ struct OpenUserDefaultsTests {
         #expect(eventually { legacy.string(forKey: "Volume") == "11" })
         #expect(eventually { !posted.withLock { $0 }.isEmpty })
         #expect(posted.withLock { $0 }.allSatisfy { $0 == "OpenUserDefaults" })
+    }
+}
+
+/// Issue 39: the observers of every defaults object live with their store (`DefaultsContext`), as
+/// its registrations do: a test's or a tool's store never tells the process's observers, nor the reverse.
+@Suite("observers of every defaults object, per store", .timeLimit(.minutes(5)))
+struct InstanceObserverTests {
+    @Test("observeAllInstances(over:) hears every defaults object over its store, and nothing of another store")
+    func perStore() throws {
+        let one = try Sandbox(), two = try Sandbox()
+        let (a, storeA) = makeDefaults(one, domain: "com.example.one")
+        let (b, storeB) = makeDefaults(two, domain: "com.example.two")
+        let suite = Defaults(domainName: "com.example.one-suite", store: storeA, arguments: [])
+        let heardA = Recorder<String>(), heardB = Recorder<String>()
+        let tokenA = Defaults.observeAllInstances(over: storeA) { heardA.add($0.domainName) }
+        let tokenB = Defaults.observeAllInstances(over: storeB) { heardB.add($0.domainName) }
+        a.set(1, forKey: "k")
+        suite.set(2, forKey: "k")
+        b.set(3, forKey: "k")
+        #expect(heardA.all == ["com.example.one", "com.example.one-suite"])
+        #expect(heardB.all == ["com.example.two"])
+        tokenA.cancel()
+        a.set(4, forKey: "k")
+        #expect(heardA.all.count == 2, "a cancelled observation hears nothing more")
+        _ = tokenB
+    }
+
+    @Test("didChangeNotification: posted for the process's store, and for another store once an OpenUserDefaults wraps one of its objects")
+    func notificationPerStore() throws {
+        let sandbox = try Sandbox()
+        let (d, store) = makeDefaults(sandbox, domain: "com.example.unwrapped")
+        let posted = Recorder<String>()
+        let observer = NotificationCenter.default.addObserver(forName: Defaults.didChangeNotification, object: nil, queue: nil) { n in
+            if let o = n.object as? Defaults, o.domainName.hasPrefix("com.example.unwrapped") { posted.add(o.domainName) }
+            if let o = n.object as? OpenUserDefaults, o.defaults.domainName.hasPrefix("com.example.unwrapped") { posted.add("wrapped " + o.defaults.domainName) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        d.set(1, forKey: "k")
+        #expect(posted.all.isEmpty, "a sandbox's store posts nothing into the process's notification center by itself: \(posted.all)")
+        let wrapper = OpenUserDefaults(defaults: Defaults(domainName: "com.example.unwrapped.suite", store: store, arguments: []))
+        d.set(2, forKey: "k")
+        wrapper.set(3, forKey: "k")
+        #expect(posted.all == ["com.example.unwrapped", "wrapped com.example.unwrapped.suite"], "\(posted.all)")
     }
 }

@@ -319,4 +319,78 @@ struct FleetTests {
                                        try Self.profile("com.example.fleet.mode", ["Mode": "one"], folder: keys.folder.path)])
         #expect(mismatch.status != 0 && mismatch.stderr.contains("is not the key of"), "\(mismatch.stderr)")
     }
+    @Test("kill -9 of the agent during an apply: the machine holds one revision whole, and the next start finishes the job")
+    func agentKilledDuringApply() throws {
+        let keys = try FleetKeys()
+        let server = try SyncServer(.sqlite)
+        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let a = try FleetMachine("a")
+        #expect(try a.run(["enroll", server.url, "--group", "desktops"], input: secret + "\n").status == 0)
+        let office = try Machine("admin")
+        try office.login(server, token: admin)
+        let count = 12
+        /// Publishes revision `mode` of `count` profiles, each forcing its own key to `mode`.
+        func publish(_ mode: String) throws {
+            let files = try (0..<count).map { try Self.profile("com.example.fleet.p\($0)", domain: "com.example.fleet\($0)", ["Mode": .string(mode)], folder: keys.folder.path) }
+            let r = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey] + files)
+            try #require(r.status == 0, "publish: \(r.stderr)")
+        }
+        /// The value every profile forces, or nil when they disagree (a half-applied declaration).
+        func state() throws -> String?? {
+            let values = Set(try (0..<count).map { try a.read("com.example.fleet\($0)", "Mode") })
+            return values.count == 1 ? values.first : nil
+        }
+        try publish("m0")
+        try a.startAgent()
+        #expect(eventually(20) { (try? state()) == "m0" }, "\(a.agentErrors)")
+        var random = SeededRandom()
+        var killedDuring = 0
+        for round in 1...8 {
+            a.stopAgent()
+            try publish("m\(round)")
+            // Started again, it applies the new revision at once: killed somewhere in that.
+            let notify = try NotifySocket(in: a.home.path)
+            let agent = try startProcess(products.appendingPathComponent("ubiquity").path, ["agent"],
+                                         environment: a.environment.merging(notify.environment) { $1 })
+            usleep(UInt32.random(in: 0...250_000, using: &random))
+            kill(agent.processIdentifier, SIGKILL)
+            agent.waitUntilExit()
+            let now = try state()
+            #expect(now == "m\(round - 1)" || now == "m\(round)", "round \(round): the machine holds \(String(describing: now)) (seed \(random.seed))")
+            if now == "m\(round - 1)" { killedDuring += 1 }
+            // The next start finishes the job.
+            try a.startAgent()
+            #expect(eventually(20) { (try? state()) == "m\(round)" }, "round \(round): \(a.agentErrors)")
+        }
+        print("kill -9 of the agent: \(killedDuring) of 8 kills landed before the new revision was in place (seed \(random.seed))")
+    }
+
+    @Test("the server away: the machines keep their policy, and apply what is published once it is back")
+    func serverAway() throws {
+        let keys = try FleetKeys()
+        let server = try SyncServer(.sqlite)
+        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let a = try FleetMachine("a")
+        #expect(try a.run(["enroll", server.url, "--group", "desktops"], input: secret + "\n").status == 0)
+        let office = try Machine("admin")
+        try office.login(server, token: admin)
+        func publish(_ mode: String) throws {
+            let p = try Self.profile("com.example.fleet.mode", ["Mode": .string(mode)], folder: keys.folder.path)
+            let r = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, p])
+            try #require(r.status == 0, "publish: \(r.stderr)")
+        }
+        try publish("one")
+        try a.startAgent()
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "one" })
+        server.kill()
+        #expect(eventually(20) { a.agentErrors.contains("lost the server") }, "\(a.agentErrors)")
+        #expect(try a.read("com.example.fleet", "Mode") == "one", "the policy stays while the server is away")
+        try server.restart()
+        let back = ContinuousClock.now
+        try publish("two")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "two" }, "\(a.agentErrors)")
+        print("fleet: a declaration published as the server came back was applied \(ContinuousClock.now - back) after its return (publish included)")
+        let audit = try ubiquity(["org", "audit", "acme"] + server.databaseArguments, environment: server.environment)
+        #expect(audit.status == 0 && audit.stdout.contains("\(a.id)\tdesktops\t2\t"), "\(audit.stdout) \(audit.stderr)")
+    }
 }

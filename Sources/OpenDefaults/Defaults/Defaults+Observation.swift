@@ -32,12 +32,20 @@ extension Defaults {
     }
 
     /// Calls `handler` with the defaults object after any change to the
-    /// effective values of any defaults object in the process (the
-    /// `OpenDefaultsFoundation` module posts `didChangeNotification` this way).
-    /// Observation ends when the token is released.
-    public static func observeAllInstances(_ handler: @escaping @Sendable (Defaults) -> Void) -> ObservationToken {
-        let id = Defaults.allInstancesObservers.add(handler)
-        return ObservationToken { Defaults.allInstancesObservers.remove(id) }
+    /// effective values of any defaults object over `store`: by default the
+    /// process's own (``DomainStore/shared``, which the standard object and every
+    /// suite use). The `OpenDefaultsFoundation` module posts `didChangeNotification`
+    /// this way. A store made for another layout keeps its observers to itself, as
+    /// it keeps its registrations. Observation ends when the token is released.
+    ///
+    /// ```swift
+    /// let token = Defaults.observeAllInstances { defaults in print(defaults.domainName, "changed") }
+    /// ```
+    public static func observeAllInstances(over store: DomainStore = .shared,
+                                           _ handler: @escaping @Sendable (Defaults) -> Void) -> ObservationToken {
+        let observers = DefaultsContext.of(store).instanceObservers
+        let id = observers.add(handler)
+        return ObservationToken { observers.remove(id) }
     }
 
     /// The values of `key` as they change, starting with the current one.
@@ -52,10 +60,4 @@ extension Defaults {
             continuation.onTermination = { _ in token.cancel() }
         }
     }
-}
-
-extension Defaults {
-    /// The handlers of ``observeAllInstances(_:)``: process-wide, as
-    /// `didChangeNotification` is (the Foundation edge is their user).
-    static let allInstancesObservers = ObserverRegistry<@Sendable (Defaults) -> Void>()
 }

@@ -31,7 +31,7 @@ import Synchronization
 public final class Defaults: Sendable {
     /// The domain this instance writes: the application's, or the suite's.
     public let domainName: String
-    let store: DomainStore
+    package let store: DomainStore
     /// The persistent domain this object writes (current user, any host).
     let ownDomain: PersistentDomain
     /// The search list and the effective values; the domains in it hold it

@@ -1,8 +1,8 @@
 import SharedTables
 
 /// What the defaults objects over one ``DomainStore`` share, kept by the
-/// Defaults layer (the store knows only domains): the registration domain
-/// and each application's suites.
+/// Defaults layer (the store knows only domains): the registration domain,
+/// each application's suites, and the observers of every defaults object over the store.
 ///
 /// Every ``Defaults`` over ``DomainStore/shared`` — the standard object and
 /// every suite of the process — shares one context, so `register(defaults:)`
@@ -14,6 +14,9 @@ final class DefaultsContext: Sendable {
     let registration = RegistrationDomain()
     /// The suites of each application, shared by its defaults objects and ``CFPreferences``.
     let suiteLists = SuiteLists()
+    /// The handlers of ``Defaults/observeAllInstances(over:_:)``: told of a change to the
+    /// effective values of any defaults object over this store.
+    let instanceObservers = ObserverRegistry<@Sendable (Defaults) -> Void>()
 
     /// The contexts by their store, each kept as long as its store lives.
     private static let contexts = WeakKeyedTable<DomainStore, DefaultsContext>()

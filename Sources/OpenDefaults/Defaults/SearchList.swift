@@ -51,7 +51,7 @@ final class SearchList: DomainDependent {
     /// The preferred languages, one volatile domain each.
     let languages: [String]
     let state: Lock<State>
-    /// The defaults object, for process-wide observers (``Defaults/observeAllInstances(_:)``).
+    /// The defaults object, for the observers of every defaults object over the store (``Defaults/observeAllInstances(over:_:)``).
     private let owner = Lock<WeakOwner>(WeakOwner())
 
     private struct WeakOwner {
@@ -73,9 +73,10 @@ final class SearchList: DomainDependent {
 
     /// Tells process-wide observers that the effective values changed.
     private func notifyAllInstances() {
-        guard !Defaults.allInstancesObservers.isEmpty else { return }
+        let observers = context.instanceObservers
+        guard !observers.isEmpty else { return }
         guard let defaults = owner.withLock({ $0.defaults }) else { return }
-        for h in Defaults.allInstancesObservers.handlers { h(defaults) }
+        for h in observers.handlers { h(defaults) }
     }
 
     // MARK: Building

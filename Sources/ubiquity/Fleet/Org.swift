@@ -17,7 +17,7 @@ struct Org: AsyncParsableCommand {
             declarations (ubiquity login, then ubiquity policy publish); its enrolment secret \
             enrols machines (ubiquity enroll); each machine gets a credential of its own.
             """,
-        subcommands: [Create.self, Machines.self, RemoveMachine.self]
+        subcommands: [Create.self, Machines.self, Audit.self, RemoveMachine.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -52,7 +52,7 @@ struct Org: AsyncParsableCommand {
                 try await backend.addToken(account: name, tokenName: UbiquityFleetNames.enrolmentToken,
                                            tokenHash: UbiquityService.hash(token: enrolment))
                 let outcome = try await backend.commit(account: info.id, store: UbiquityFleetNames.organizationStore, changes: [
-                    CheckedChange(key: UbiquityFleetNames.certificateKey, base: 0, bytes: try PropertyList.data(Data(der)).encoded(as: .binary)),
+                    CheckedChange(key: UbiquityFleetNames.certificateKey, base: 0, bytes: PropertyList.data(Data(der)).encoded(as: .binary)),
                 ])
                 if let refusal = outcome.refusal { throw BackendError(status: 422, refusal.message) }
                 StandardStream.output.write("""
@@ -95,6 +95,40 @@ struct Org: AsyncParsableCommand {
                     }
                     StandardStream.output.write(text)
                 }
+            }
+        }
+    }
+
+    struct Audit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Per machine and group: the revision applied and when, each profile that failed and each declaration refused, with the reason.")
+
+        @Argument(help: "The organisation's name.")
+        var name: String
+
+        @Option(help: "text (default) or json.")
+        var output: OutputFormat = .text
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            try await Account.onDatabase(database) { backend in
+                let rows = try await FleetRecords.machines(of: name, backend: backend)
+                if output == .json { StandardStream.output.write(try FleetRecords.json(rows) + "\n"); return }
+                var text = "MACHINE\tGROUP\tREVISION\tAPPLIED\tOUTCOME\n"
+                for m in rows {
+                    for g in m.groups {
+                        let revision = g.revision.map(String.init) ?? "-"
+                        let applied = g.applied.map { Account.time(Int64($0.timeIntervalSince1970)) } ?? "never"
+                        var outcomes = g.failures.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+                        if let refused = g.refused { outcomes.append("refused (\(g.refusedKind ?? "?")): \(refused)") }
+                        if outcomes.isEmpty { outcomes = [g.revision == nil ? "not reported" : "ok"] }
+                        for outcome in outcomes {
+                            text += "\(m.machine)\t\(g.name)\t\(revision)\t\(applied)\t\(TerminalText.safe(outcome))\n"
+                        }
+                    }
+                }
+                StandardStream.output.write(text)
             }
         }
     }

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Issue 41's figure: a declaration published until applied and reported by N machines.
+
+Starts `ubiquity serve` (SQLite) in a temporary folder, creates an organisation under a CA made
+by openssl, enrols N machines (each its own system root and machine id, as root) and starts an
+agent for each (real processes), then publishes revisions and measures, per machine, the time
+from the publish command's start until the server holds that machine's report of the revision
+(the report's `Applied` date, and the wall clock until `org machines` shows all of them).
+
+    sudo python3 Benchmarks/Scripts/fleet_publish.py [MACHINES] [ROUNDS]   # from the repository
+
+Uses the debug build's `ubiquity` unless UBIQUITY points at another. Prints p50, p99 and the
+last machine's time per round, and the server's resident memory per idle machine.
+"""
+import json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, uuid
+from datetime import datetime
+
+machines = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+tool = os.environ.get("UBIQUITY", os.path.abspath(".build/debug/ubiquity"))
+if os.geteuid() != 0:
+    sys.exit("fleet_publish: run as root (agents install profiles)")
+work = tempfile.mkdtemp(prefix="fleet-bench-", dir="/var/tmp")
+os.chmod(work, 0o755)
+procs = []
+
+
+def run(args, env=None, input=None, check=True):
+    r = subprocess.run(args, env=env, input=input, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        sys.exit(f"{' '.join(args[:3])}…: {r.stderr}")
+    return r
+
+
+def openssl(*args):
+    run(["openssl", *args])
+
+
+try:
+    keys = os.path.join(work, "keys")
+    os.mkdir(keys)
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "-subj", "/CN=bench CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+            "-keyout", f"{keys}/ca.key", "-out", f"{keys}/ca.pem")
+    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=admin",
+            "-keyout", f"{keys}/signer.key", "-out", f"{keys}/signer.csr")
+    with open(f"{keys}/signer.ext", "w") as f:
+        f.write("basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n")
+    openssl("x509", "-req", "-in", f"{keys}/signer.csr", "-CA", f"{keys}/ca.pem", "-CAkey", f"{keys}/ca.key",
+            "-CAcreateserial", "-days", "2", "-extfile", f"{keys}/signer.ext", "-out", f"{keys}/signer.pem")
+
+    data = os.path.join(work, "data")
+    base = dict(os.environ, HOME=work)
+    org = run([tool, "org", "create", "acme", "--signing-cert", f"{keys}/ca.pem", "--create", "--data", data], env=base).stdout.splitlines()
+    admin = org[org.index(next(l for l in org if l.startswith("Administrator"))) + 1]
+    secret = org[org.index(next(l for l in org if l.startswith("Enrolment"))) + 1]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([tool, "serve", "--port", str(port), "--data", data], env=base,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    procs.append(server)
+    url = server.stdout.readline().strip()
+
+    def rss_kb(pid):
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+
+    rss_before = rss_kb(server.pid)
+    roots = []
+    for i in range(machines):
+        root = os.path.join(work, f"m{i}")
+        os.makedirs(root + "/etc")
+        os.chmod(root, 0o755)
+        os.chmod(root + "/etc", 0o755)
+        with open(root + "/etc/machine-id", "w") as f:
+            f.write(uuid.uuid4().hex + "\n")
+        env = dict(os.environ, HOME=root, OPENDEFAULTS_SYSTEM_ROOT=root)
+        run([tool, "enroll", url, "--group", "bench"], env=env, input=secret + "\n")
+        roots.append((root, env))
+    for root, env in roots:
+        procs.append(subprocess.Popen([tool, "agent"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    office = dict(os.environ, HOME=os.path.join(work, "office"))
+    os.mkdir(office["HOME"])
+    run([tool, "login", url], env=office, input=admin + "\n")
+
+    def reports():
+        out = run([tool, "org", "machines", "acme", "--output", "json", "--data", data], env=base).stdout
+        return json.loads(out)
+
+    # Wait until every agent reported once (they report at start).
+    deadline = time.time() + 120
+    while time.time() < deadline and sum(1 for m in reports() if m.get("reported")) < machines:
+        time.sleep(0.2)
+    time.sleep(2)
+    rss_idle = rss_kb(server.pid)
+
+    for r in range(1, rounds + 1):
+        profile = os.path.join(work, f"p{r}.mobileconfig")
+        with open(profile, "w") as f:
+            f.write(f"""<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict>
+<key>PayloadType</key><string>Configuration</string><key>PayloadIdentifier</key><string>com.example.bench</string>
+<key>PayloadUUID</key><string>{uuid.uuid4()}</string><key>PayloadVersion</key><integer>1</integer>
+<key>PayloadScope</key><string>System</string><key>PayloadContent</key><array><dict>
+<key>PayloadType</key><string>com.apple.ManagedClient.preferences</string><key>PayloadIdentifier</key><string>com.example.bench.p</string>
+<key>PayloadUUID</key><string>{uuid.uuid4()}</string><key>PayloadVersion</key><integer>1</integer>
+<key>PayloadContent</key><dict><key>com.example.bench</key><dict><key>Forced</key><array><dict>
+<key>mcx_preference_settings</key><dict><key>Round</key><integer>{r}</integer></dict></dict></array></dict></dict>
+</dict></array></dict></plist>""")
+        started = time.time()
+        run([tool, "policy", "publish", "--group", "bench", "--signing-cert", f"{keys}/signer.pem",
+             "--signing-key", f"{keys}/signer.key", profile], env=office)
+        while True:
+            got = reports()
+            done = [m for m in got for g in m["groups"] if g["name"] == "bench" and g.get("revision") == r]
+            if len(done) == machines:
+                break
+            if time.time() - started > 300:
+                sys.exit(f"round {r}: only {len(done)} of {machines} machines reported within 300 s")
+            time.sleep(0.05)
+        last = time.time() - started
+        applied = sorted(datetime.fromisoformat(g["applied"].replace("Z", "+00:00")).timestamp() - started
+                         for m in got for g in m["groups"] if g["name"] == "bench")
+        p50 = statistics.median(applied)
+        p99 = applied[min(len(applied) - 1, int(len(applied) * 0.99))]
+        print(f"round {r}: {machines} machines: applied p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms; "
+              f"all reported (seen by org machines) after {last * 1000:.0f} ms")
+    print(f"server resident memory: {rss_before} kB before the agents, {rss_idle} kB with {machines} idle agents "
+          f"connected: {(rss_idle - rss_before) / machines:.1f} kB per idle machine")
+finally:
+    for p in procs:
+        p.send_signal(signal.SIGKILL)
+    shutil.rmtree(work, ignore_errors=True)
