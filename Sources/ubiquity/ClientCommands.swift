@@ -13,6 +13,27 @@ func fail(_ message: String, code: Int32 = 1) -> ExitCode {
     return ExitCode(code)
 }
 
+/// A secret's first line (a token, an enrolment secret): from the command line (with a warning:
+/// other local users can read it), from `file`, or from standard input; refused when empty.
+func readSecret(argument: String?, file: String?, what: String, fileOption: String) throws -> String {
+    var text: String
+    if let argument, argument != "-" {
+        StandardStream.error.write("ubiquity: warning: a \(what) given on the command line can be read by other local users; use \(fileOption) or standard input\n")
+        text = argument
+    } else if let file {
+        do { text = String(decoding: try FileIO.read(file, limit: 64 << 10), as: UTF8.self) } catch {
+            throw fail("cannot read the \(what) from \(file): \(error)")
+        }
+    } else {
+        do { text = String(decoding: try FileIO.readAll(fd: 0, path: "standard input"), as: UTF8.self) } catch {
+            throw fail("cannot read the \(what) from standard input: \(error)")
+        }
+    }
+    text = String(text.prefix(while: { $0 != "\n" && $0 != "\r" })).trimmingCharacters(in: .whitespaces)
+    guard !text.isEmpty else { throw fail("no \(what) was given (an argument, \(fileOption), or standard input)") }
+    return text
+}
+
 /// The store named on the command line, over the login's account and HTTP.
 func openStore(_ id: String, watches: Bool = false) throws -> UbiquitousKeyValueStore {
     guard UbiquitousKeyValueStore.isValidStoreIdentifier(id) else {

@@ -54,22 +54,7 @@ struct Login: AsyncParsableCommand {
 
     /// The token from the argument, the file or standard input.
     func readToken() throws -> String {
-        var text: String
-        if let token, token != "-" {
-            StandardStream.error.write("ubiquity: warning: a token given on the command line can be read by other local users; use --token-file or standard input\n")
-            text = token
-        } else if let tokenFile {
-            do { text = String(decoding: try FileIO.read(tokenFile), as: UTF8.self) } catch {
-                throw fail("cannot read the token from \(tokenFile): \(error)")
-            }
-        } else {
-            do { text = String(decoding: try FileIO.readAll(fd: 0, path: "standard input"), as: UTF8.self) } catch {
-                throw fail("cannot read the token from standard input: \(error)")
-            }
-        }
-        text = String(text.prefix(while: { $0 != "\n" && $0 != "\r" })).trimmingCharacters(in: .whitespaces)
-        guard !text.isEmpty else { throw fail("no token was given (an argument, --token-file, or standard input)") }
-        return text
+        try readSecret(argument: token, file: tokenFile, what: "token", fileOption: "--token-file")
     }
 
     func run() async throws {

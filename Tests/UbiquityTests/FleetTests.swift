@@ -105,6 +105,52 @@ final class FleetMachine: @unchecked Sendable {
     }
 }
 
+/// An organisation on a server, with its keys and its administrator logged in on a machine of
+/// their own: what every fleet test starts from.
+final class FleetScene: @unchecked Sendable {
+    let keys: FleetKeys
+    let server: SyncServer
+    let admin: String
+    let secret: String
+    let office: Machine
+
+    /// `publishVia`: the server the administrator logs in to (another instance, say); `server` by default.
+    init(_ server: SyncServer, publishVia other: SyncServer? = nil) throws {
+        keys = try FleetKeys()
+        self.server = server
+        (admin, secret) = try FleetTests.createOrganization(server, keys: keys)
+        office = try Machine("admin")
+        try office.login(other ?? server, token: admin)
+    }
+
+    /// `ubiquity enroll` of `machine` in `group`.
+    func enroll(_ machine: FleetMachine, group: String = "desktops") throws {
+        let r = try machine.run(["enroll", server.url, "--group", group], input: secret + "\n")
+        try #require(r.status == 0, "enroll: \(r.stderr)")
+    }
+
+    /// `ubiquity policy publish` of `files` (signed by the organisation's signer unless `cert` and `key` say otherwise).
+    func publish(_ files: [String], group: String = "desktops", cert: String? = nil, key: String? = nil) throws -> Outcome {
+        try office.run(["policy", "publish", "--group", group, "--signing-cert", cert ?? keys.signer, "--signing-key", key ?? keys.signerKey] + files)
+    }
+
+    /// Publishes one profile that forces `com.example.fleet` `Mode` to `mode`; fails the test when refused.
+    func publish(mode: String, group: String = "desktops", cert: String? = nil, key: String? = nil) throws {
+        let r = try publish([try profile("com.example.fleet.mode", ["Mode": .string(mode)])], group: group, cert: cert, key: key)
+        try #require(r.status == 0, "publish: \(r.stderr)")
+    }
+
+    /// `ubiquity policy remove` of `group`.
+    func withdraw(_ group: String = "desktops") throws {
+        let r = try office.run(["policy", "remove", "--group", group, "--signing-cert", keys.signer, "--signing-key", keys.signerKey])
+        try #require(r.status == 0, "remove: \(r.stderr)")
+    }
+
+    func profile(_ identifier: String, domain: String = "com.example.fleet", _ values: [LiteralString: PropertyList]) throws -> String {
+        try FleetTests.profile(identifier, domain: domain, values, folder: keys.folder.path)
+    }
+}
+
 /// Issue 41: a fleet managed from one place: an organisation, machines enrolled with their own
 /// credentials, declarations signed by the administrator and applied by every machine's agent,
 /// which reports what it applied; tampered, replayed and misdirected declarations refused.
@@ -159,9 +205,8 @@ struct FleetTests {
     @Test("a forced key reaches two enrolled machines, each reports it; the credentials are each machine's own, limited to its part",
           arguments: Backend.available)
     func fleet(backend: Backend) throws {
-        let keys = try FleetKeys()
-        let server = try SyncServer(backend)
-        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let scene = try FleetScene(try SyncServer(backend))
+        let (server, admin, secret) = (scene.server, scene.admin, scene.secret)
         let a = try FleetMachine("a"), b = try FleetMachine("b")
         // A wrong secret enrols nothing.
         let wrong = try a.run(["enroll", server.url, "--group", "desktops"], input: "not-the-secret\n")
@@ -174,12 +219,9 @@ struct FleetTests {
             let mode = try FileManager.default.attributesOfItem(atPath: m.root + "/var/lib/opendefaults/agent/credential.plist")[.posixPermissions] as? Int
             #expect(mode == 0o600)
         }
-        // The administrator logs in with the organisation's token and publishes a profile.
-        let office = try Machine("admin")
-        try office.login(server, token: admin)
-        let p1 = try Self.profile("com.example.fleet.mode", ["Mode": "one"], folder: keys.folder.path)
+        // The administrator (logged in with the organisation's token) publishes a profile.
         for m in [a, b] { try m.startAgent() }
-        let published = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, p1])
+        let published = try scene.publish([try scene.profile("com.example.fleet.mode", ["Mode": "one"])])
         try #require(published.status == 0, "publish: \(published.stderr)")
         #expect(published.stdout == "Published revision 1 of group desktops: com.example.fleet.mode\n")
         for m in [a, b] {
@@ -197,8 +239,7 @@ struct FleetTests {
         #expect(try Self.status(server, token: secret, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0") == 403, "the enrolment secret only enrols")
         #expect(try Self.status(server, token: admin, "POST", "/v1/fleet/enroll", body: #"{"machine":"x","host":"h","groups":[]}"#) == 403)
         // A second revision replaces the first on both.
-        let p2 = try Self.profile("com.example.fleet.mode", ["Mode": "two"], folder: keys.folder.path)
-        #expect(try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, p2]).status == 0)
+        try scene.publish(mode: "two")
         for m in [a, b] { #expect(eventually(20) { (try? m.read("com.example.fleet", "Mode")) == "two" }, "\(m.agentErrors)") }
         // A removed machine's credential is refused at once; the others go on.
         let removed = try ubiquity(["org", "remove-machine", "acme", b.id] + server.databaseArguments, environment: server.environment)
@@ -206,23 +247,18 @@ struct FleetTests {
         #expect(eventually(5) { (try? Self.status(server, token: tokenB, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0")) == 401 })
         #expect(try Self.status(server, token: tokenA, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0") == 200)
         // Withdrawn: the machines take back what the group installed.
-        #expect(try office.run(["policy", "remove", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey]).status == 0)
+        try scene.withdraw()
         #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == nil }, "\(a.agentErrors)")
     }
 
     @Test("declarations altered, replayed, moved between groups or signed by a stranger are refused by every machine, reported, and nothing of them applied")
     func attacks() throws {
-        let keys = try FleetKeys()
-        let server = try SyncServer(.sqlite)
-        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let scene = try FleetScene(try SyncServer(.sqlite))
+        let (server, admin, keys) = (scene.server, scene.admin, scene.keys)
         let a = try FleetMachine("a")
-        #expect(try a.run(["enroll", server.url, "--group", "desktops"], input: secret + "\n").status == 0)
-        let office = try Machine("admin")
-        try office.login(server, token: admin)
+        try scene.enroll(a)
         func publish(_ group: String, _ mode: String, cert: String? = nil, key: String? = nil) throws {
-            let p = try Self.profile("com.example.fleet.mode", ["Mode": .string(mode)], folder: keys.folder.path)
-            let r = try office.run(["policy", "publish", "--group", group, "--signing-cert", cert ?? keys.signer, "--signing-key", key ?? keys.signerKey, p])
-            try #require(r.status == 0, "publish: \(r.stderr)")
+            try scene.publish(mode: mode, group: group, cert: cert, key: key)
         }
         /// The signed declaration the server holds for `group` now (its wire value, base64).
         func held(_ group: String) throws -> (revision: Int, value: String) {
@@ -279,60 +315,49 @@ struct FleetTests {
 
     @Test("profiles installed by hand are never touched: the agent reports it leaves them alone, and removes only what it installed")
     func handInstalledProfiles() throws {
-        let keys = try FleetKeys()
-        let server = try SyncServer(.sqlite)
-        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let scene = try FleetScene(try SyncServer(.sqlite))
+        let server = scene.server
         let a = try FleetMachine("a")
-        #expect(try a.run(["enroll", server.url, "--group", "desktops"], input: secret + "\n").status == 0)
-        let byHand = try Self.profile("com.example.byhand", domain: "com.example.local", ["Local": "mine"], folder: keys.folder.path)
+        try scene.enroll(a)
+        let byHand = try scene.profile("com.example.byhand", domain: "com.example.local", ["Local": "mine"])
         let installed = try runProcess(products.appendingPathComponent("profiles").path, ["install", "--path", byHand], environment: a.environment)
         try #require(installed.status == 0, "\(installed.stderr)")
-        let office = try Machine("admin")
-        try office.login(server, token: admin)
-        let same = try Self.profile("com.example.byhand", domain: "com.example.local", ["Local": "fleet"], folder: keys.folder.path)
-        let other = try Self.profile("com.example.fleet.mode", ["Mode": "one"], folder: keys.folder.path)
-        #expect(try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, same, other]).status == 0)
+        let same = try scene.profile("com.example.byhand", domain: "com.example.local", ["Local": "fleet"])
+        let other = try scene.profile("com.example.fleet.mode", ["Mode": "one"])
+        #expect(try scene.publish([same, other]).status == 0)
         try a.startAgent()
         #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "one" }, "\(a.agentErrors)")
         #expect(try a.read("com.example.local", "Local") == "mine")
         #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").failures["com.example.byhand"])?.contains("installed by hand") == true })
-        #expect(try office.run(["policy", "remove", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey]).status == 0)
+        try scene.withdraw()
         #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == nil }, "\(a.agentErrors)")
         #expect(try a.read("com.example.local", "Local") == "mine")
     }
 
     @Test("publish refuses a profile that does not validate, with the profiles tool's words; nothing is published")
     func publishRefusesBadProfiles() throws {
-        let keys = try FleetKeys()
-        let server = try SyncServer(.sqlite)
-        let (admin, _) = try Self.createOrganization(server, keys: keys)
-        let office = try Machine("admin")
-        try office.login(server, token: admin)
+        let scene = try FleetScene(try SyncServer(.sqlite))
+        let (keys, office) = (scene.keys, scene.office)
         let broken = keys.folder.path + "/broken.mobileconfig"
         try Data("<plist><dict><key>PayloadType</key>".utf8).write(to: URL(fileURLWithPath: broken))
-        let r = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, broken])
+        let r = try scene.publish([broken])
         #expect(r.status != 0 && r.stderr.contains(broken) && r.stderr.contains("nothing was published"), "\(r.stderr)")
         let list = try office.run(["policy", "list", "desktops"])
         #expect(list.stdout.contains("desktops\t-\t-\t-"), "\(list.stdout) \(list.stderr)")
         // A key that is not the certificate's is refused before anything is sent.
-        let mismatch = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.strangerKey,
-                                       try Self.profile("com.example.fleet.mode", ["Mode": "one"], folder: keys.folder.path)])
+        let mismatch = try scene.publish([try scene.profile("com.example.fleet.mode", ["Mode": "one"])], key: keys.strangerKey)
         #expect(mismatch.status != 0 && mismatch.stderr.contains("is not the key of"), "\(mismatch.stderr)")
     }
     @Test("kill -9 of the agent during an apply: the machine holds one revision whole, and the next start finishes the job")
     func agentKilledDuringApply() throws {
-        let keys = try FleetKeys()
-        let server = try SyncServer(.sqlite)
-        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let scene = try FleetScene(try SyncServer(.sqlite))
         let a = try FleetMachine("a")
-        #expect(try a.run(["enroll", server.url, "--group", "desktops"], input: secret + "\n").status == 0)
-        let office = try Machine("admin")
-        try office.login(server, token: admin)
+        try scene.enroll(a)
         let count = 12
         /// Publishes revision `mode` of `count` profiles, each forcing its own key to `mode`.
         func publish(_ mode: String) throws {
-            let files = try (0..<count).map { try Self.profile("com.example.fleet.p\($0)", domain: "com.example.fleet\($0)", ["Mode": .string(mode)], folder: keys.folder.path) }
-            let r = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey] + files)
+            let files = try (0..<count).map { try scene.profile("com.example.fleet.p\($0)", domain: "com.example.fleet\($0)", ["Mode": .string(mode)]) }
+            let r = try scene.publish(files)
             try #require(r.status == 0, "publish: \(r.stderr)")
         }
         /// The value every profile forces, or nil when they disagree (a half-applied declaration).
@@ -367,18 +392,11 @@ struct FleetTests {
 
     @Test("the server away: the machines keep their policy, and apply what is published once it is back")
     func serverAway() throws {
-        let keys = try FleetKeys()
-        let server = try SyncServer(.sqlite)
-        let (admin, secret) = try Self.createOrganization(server, keys: keys)
+        let scene = try FleetScene(try SyncServer(.sqlite))
+        let server = scene.server
         let a = try FleetMachine("a")
-        #expect(try a.run(["enroll", server.url, "--group", "desktops"], input: secret + "\n").status == 0)
-        let office = try Machine("admin")
-        try office.login(server, token: admin)
-        func publish(_ mode: String) throws {
-            let p = try Self.profile("com.example.fleet.mode", ["Mode": .string(mode)], folder: keys.folder.path)
-            let r = try office.run(["policy", "publish", "--group", "desktops", "--signing-cert", keys.signer, "--signing-key", keys.signerKey, p])
-            try #require(r.status == 0, "publish: \(r.stderr)")
-        }
+        try scene.enroll(a)
+        func publish(_ mode: String) throws { try scene.publish(mode: mode) }
         try publish("one")
         try a.startAgent()
         #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "one" })
@@ -392,5 +410,25 @@ struct FleetTests {
         print("fleet: a declaration published as the server came back was applied \(ContinuousClock.now - back) after its return (publish included)")
         let audit = try ubiquity(["org", "audit", "acme"] + server.databaseArguments, environment: server.environment)
         #expect(audit.status == 0 && audit.stdout.contains("\(a.id)\tdesktops\t2\t"), "\(audit.stdout) \(audit.stderr)")
+    }
+    @Test("two instances over one PostgreSQL database: published through one, applied by a machine of the other; an instance restarted misses nothing",
+          .requires(.postgres))
+    func twoInstances() throws {
+        let first = try SyncServer(.postgres)
+        let second = try SyncServer(sharing: first)
+        let scene = try FleetScene(first, publishVia: second)
+        let a = try FleetMachine("a")
+        try scene.enroll(a)
+        func publish(_ mode: String) throws { try scene.publish(mode: mode) }
+        try a.startAgent()
+        try publish("one")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "one" }, "\(a.agentErrors)")
+        // The machine's instance goes away; two revisions are published through the other meanwhile.
+        first.kill()
+        try publish("two")
+        try publish("three")
+        try first.restart()
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "three" }, "\(a.agentErrors)")
+        #expect(eventually(20) { (try? Self.reported(first, a, group: "desktops").revision) == 3 })
     }
 }

@@ -60,7 +60,7 @@ struct Enroll: AsyncParsableCommand {
         guard Environment.effectiveUserID == 0 else {
             throw fail("enrolling needs root: the agent installs the organisation's profiles, which the library trusts only in files root owns")
         }
-        let secret = try readSecret()
+        let secret = try enrolmentSecret()
         let machine: String
         do { machine = try AgentFiles.machineID() } catch { throw fail("\(error)") }
         let host = ProcessInfo.processInfo.hostName
@@ -91,22 +91,7 @@ struct Enroll: AsyncParsableCommand {
             """)
     }
 
-    func readSecret() throws -> String {
-        var text: String
-        if let secret, secret != "-" {
-            StandardStream.error.write("ubiquity: warning: a secret given on the command line can be read by other local users; use --secret-file or standard input\n")
-            text = secret
-        } else if let secretFile {
-            do { text = String(decoding: try FileIO.read(secretFile, limit: 4096), as: UTF8.self) } catch {
-                throw fail("cannot read the enrolment secret from \(secretFile): \(error)")
-            }
-        } else {
-            do { text = String(decoding: try FileIO.readAll(fd: 0, path: "standard input"), as: UTF8.self) } catch {
-                throw fail("cannot read the enrolment secret from standard input: \(error)")
-            }
-        }
-        text = String(text.prefix(while: { $0 != "\n" && $0 != "\r" })).trimmingCharacters(in: .whitespaces)
-        guard !text.isEmpty else { throw fail("no enrolment secret was given (standard input, or --secret-file)") }
-        return text
+    func enrolmentSecret() throws -> String {
+        try readSecret(argument: secret, file: secretFile, what: "enrolment secret", fileOption: "--secret-file")
     }
 }

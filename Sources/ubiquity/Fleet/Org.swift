@@ -68,10 +68,8 @@ struct Org: AsyncParsableCommand {
         }
     }
 
-    struct Machines: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "List an organisation's machines: host, groups, last seen, the revision each group applied, failures.")
-
+    /// What `machines` and `audit` both take: the organisation, the output format, the database.
+    struct Listing: ParsableArguments {
         @Argument(help: "The organisation's name.")
         var name: String
 
@@ -80,21 +78,31 @@ struct Org: AsyncParsableCommand {
 
         @OptionGroup var database: DatabaseOptions
 
-        func run() async throws {
+        /// Prints the organisation's machines as JSON, or as `text` makes them.
+        func show(_ text: @escaping ([FleetRecords.Machine]) -> String) async throws {
             try await Account.onDatabase(database) { backend in
                 let rows = try await FleetRecords.machines(of: name, backend: backend)
-                switch output {
-                case .json: StandardStream.output.write(try FleetRecords.json(rows) + "\n")
-                case .text:
-                    var text = "MACHINE\tHOST\tGROUPS\tLAST SEEN\tAPPLIED\tFAILURES\n"
-                    for m in rows {
-                        let applied = m.groups.map { "\($0.name)@\($0.revision.map(String.init) ?? "-")" }.joined(separator: ",")
-                        let failures = m.groups.reduce(0) { $0 + $1.failures.count + ($1.refused == nil ? 0 : 1) }
-                        text += "\(m.machine)\t\(TerminalText.safe(m.host))\t\(m.groups.map(\.name).joined(separator: ","))\t"
-                        text += "\(m.lastSeen.map { Account.time(Int64($0.timeIntervalSince1970)) } ?? "never")\t\(applied)\t\(failures)\n"
-                    }
-                    StandardStream.output.write(text)
+                StandardStream.output.write(output == .json ? try FleetRecords.json(rows) + "\n" : text(rows))
+            }
+        }
+    }
+
+    struct Machines: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List an organisation's machines: host, groups, last seen, the revision each group applied, failures.")
+
+        @OptionGroup var listing: Listing
+
+        func run() async throws {
+            try await listing.show { rows in
+                var text = "MACHINE\tHOST\tGROUPS\tLAST SEEN\tAPPLIED\tFAILURES\n"
+                for m in rows {
+                    let applied = m.groups.map { "\($0.name)@\($0.revision.map(String.init) ?? "-")" }.joined(separator: ",")
+                    let failures = m.groups.reduce(0) { $0 + $1.failures.count + ($1.refused == nil ? 0 : 1) }
+                    text += "\(m.machine)\t\(TerminalText.safe(m.host))\t\(m.groups.map(\.name).joined(separator: ","))\t"
+                    text += "\(m.lastSeen.map { Account.time(Int64($0.timeIntervalSince1970)) } ?? "never")\t\(applied)\t\(failures)\n"
                 }
+                return text
             }
         }
     }
@@ -103,18 +111,10 @@ struct Org: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Per machine and group: the revision applied and when, each profile that failed and each declaration refused, with the reason.")
 
-        @Argument(help: "The organisation's name.")
-        var name: String
-
-        @Option(help: "text (default) or json.")
-        var output: OutputFormat = .text
-
-        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var listing: Listing
 
         func run() async throws {
-            try await Account.onDatabase(database) { backend in
-                let rows = try await FleetRecords.machines(of: name, backend: backend)
-                if output == .json { StandardStream.output.write(try FleetRecords.json(rows) + "\n"); return }
+            try await listing.show { rows in
                 var text = "MACHINE\tGROUP\tREVISION\tAPPLIED\tOUTCOME\n"
                 for m in rows {
                     for g in m.groups {
@@ -128,7 +128,7 @@ struct Org: AsyncParsableCommand {
                         }
                     }
                 }
-                StandardStream.output.write(text)
+                return text
             }
         }
     }
