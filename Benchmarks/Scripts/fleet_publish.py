@@ -28,7 +28,9 @@ procs = []
 def run(args, env=None, input=None, check=True):
     r = subprocess.run(args, env=env, input=input, capture_output=True, text=True)
     if check and r.returncode != 0:
-        sys.exit(f"{' '.join(args[:3])}…: {r.stderr}")
+        log = os.path.join(work, "serve.log")
+        tail = open(log).read()[-3000:] if os.path.exists(log) else ""
+        sys.exit(f"{' '.join(args[:3])}…: {r.stderr}\n--- the server's log:\n{tail}")
     return r
 
 
@@ -57,10 +59,18 @@ try:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    # Its log goes to a file: a pipe nobody reads would fill and stop the server.
+    log = open(os.path.join(work, "serve.log"), "w+")
     server = subprocess.Popen([tool, "serve", "--port", str(port), "--data", data], env=base,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                              stdout=log, stderr=subprocess.DEVNULL, text=True)
     procs.append(server)
-    url = server.stdout.readline().strip()
+    url = ""
+    deadline = time.time() + 30
+    while not url.endswith("\n") and time.time() < deadline:
+        time.sleep(0.02)
+        with open(log.name) as f:
+            url = f.readline()
+    url = url.strip()
 
     def rss_kb(pid):
         with open(f"/proc/{pid}/status") as f:

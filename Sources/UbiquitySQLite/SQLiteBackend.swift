@@ -29,6 +29,8 @@ package final class SQLiteBackend: UbiquityBackend {
     /// writer (its group commits' transactions) nor on a reader (a write would
     /// wait for the writer's lock and hold up the reads behind it).
     let bookkeeper: SQLiteConnection
+    /// One user of ``bookkeeper`` at a time (a transaction, a last use).
+    let bookkeeperGate = AsyncGate()
     let nextReader = Lock<Int>(0)
     /// The commits waiting for the next group commit.
     let queue = JobQueue<Job>()
@@ -81,7 +83,8 @@ package final class SQLiteBackend: UbiquityBackend {
         var readers: [SQLiteConnection] = []
         var bookkeeper: SQLiteConnection? = nil
         do {
-            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON"] {
+            // The busy timeout first: a tool opening the database of a busy server waits for its writes.
+            for pragma in ["PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"] {
                 _ = try await writer.query(pragma, [])
             }
             // A database whose pages are damaged would be served silently
@@ -304,18 +307,22 @@ package final class SQLiteBackend: UbiquityBackend {
         return UbiquityAccountInfo(name: name, id: id, token: row.column("token")?.string)
     }
 
-    // MARK: Tokens (run by `ubiquity account`, a process of its own: the writer connection is idle there)
+    // MARK: Tokens (run by `ubiquity account`, and by a server enrolling a machine)
 
-    /// Runs `body` in one immediate transaction on the writer connection.
-    func transaction<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
-        _ = try await writer.query("BEGIN IMMEDIATE", [])
-        do {
-            let result = try await body(writer)
-            _ = try await writer.query("COMMIT", [])
-            return result
-        } catch {
-            _ = try? await writer.query("ROLLBACK", [])
-            throw error
+    /// Runs `body` in one immediate transaction on the bookkeeping connection, one at a time.
+    /// Never on the writer: in a server its group commits run there, and a transaction begun
+    /// between two of them would take them in, or leave the write lock held.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+        try await bookkeeperGate.run { [bookkeeper] in
+            _ = try await bookkeeper.query("BEGIN IMMEDIATE", [])
+            do {
+                let result = try await body(bookkeeper)
+                _ = try await bookkeeper.query("COMMIT", [])
+                return result
+            } catch {
+                _ = try? await bookkeeper.query("ROLLBACK", [])
+                throw error
+            }
         }
     }
 
@@ -419,7 +426,9 @@ package final class SQLiteBackend: UbiquityBackend {
     }
 
     package func recordUse(tokenHash: [UInt8]) async throws {
-        _ = try await bookkeeper.query("UPDATE tokens SET last_used = strftime('%s','now') WHERE hash = ?", [.blob(ByteBuffer(bytes: tokenHash))])
+        try await bookkeeperGate.run { [bookkeeper] in
+            _ = try await bookkeeper.query("UPDATE tokens SET last_used = strftime('%s','now') WHERE hash = ?", [.blob(ByteBuffer(bytes: tokenHash))])
+        }
     }
 
     // MARK: Reading

@@ -431,4 +431,32 @@ struct FleetTests {
         #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "three" }, "\(a.agentErrors)")
         #expect(eventually(20) { (try? Self.reported(first, a, group: "desktops").revision) == 3 })
     }
+    @Test("machines enrolled while commits land leave the SQLite database usable by the tools (a server's token writes never ride its group-commit connection)")
+    func enrolmentDuringCommits() throws {
+        let scene = try FleetScene(try SyncServer(.sqlite))
+        let server = scene.server
+        let machines = try (0..<8).map { try FleetMachine("m\($0)") }
+        let stop = Locked(false)
+        // Commits without pause, with the administrator's token, while the machines enrol.
+        let writer = Thread {
+            var n = 0
+            while !stop.value {
+                n += 1
+                let body = #"{"changes":[{"key":"k\#(n)","base":0,"value":null}]}"#
+                _ = try? FleetTests.status(server, token: scene.admin, "POST", "/v1/stores/com.example.busy/commit", body: body)
+            }
+        }
+        writer.start()
+        DispatchQueue.concurrentPerform(iterations: machines.count) { i in
+            let r = try? machines[i].run(["enroll", server.url, "--group", "desktops"], input: scene.secret + "\n")
+            #expect(r?.status == 0, "enroll \(i): \(r?.stderr ?? "")")
+        }
+        stop.set(true)
+        // A tool opens the database beside the running server, as an administrator does.
+        let listed = try ubiquity(["org", "machines", "acme", "--output", "json"] + server.databaseArguments, environment: server.environment)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect((try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])?.count == machines.count, "\(listed.stdout)")
+        let check = try server.check()
+        #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+    }
 }

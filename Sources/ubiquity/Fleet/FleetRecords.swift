@@ -74,7 +74,11 @@ enum FleetRecords {
     static func json(_ machines: [Machine]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        // Milliseconds kept: a report's time against a publication's is a figure of its own.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
         return String(decoding: try encoder.encode(machines), as: UTF8.self)
     }
 }
