@@ -18,6 +18,8 @@ package struct AgentCredential: Sendable, Hashable {
     package var certificate: [UInt8]
     /// A PEM file of certificate authorities for the server's TLS certificate, if not the system's.
     package var certificateAuthorities: String?
+    /// The sequence of the last hand-over taken (0: none; the certificate is the one pinned at enrolment).
+    package var handoverSequence: Int64 = 0
 
     package init(server: String, token: String, organization: String, machine: String, host: String, groups: [String],
                  certificate: [UInt8], certificateAuthorities: String?) {
@@ -38,6 +40,7 @@ package struct AgentCredential: Sendable, Hashable {
             "Certificate": .data(Data(certificate)),
         ]
         if let certificateAuthorities { d["CertificateAuthorities"] = .string(certificateAuthorities) }
+        if handoverSequence > 0 { d["HandoverSequence"] = PropertyList(handoverSequence) }
         return .dictionary(d)
     }
 
@@ -56,6 +59,7 @@ package struct AgentCredential: Sendable, Hashable {
         guard case .data(let der)? = d["Certificate"] else { throw FleetError(.malformed, "the credential's Certificate is missing") }
         certificate = Array(der)
         if case .string(let ca)? = d["CertificateAuthorities"] { certificateAuthorities = ca } else { certificateAuthorities = nil }
+        if case .integer(let n)? = d["HandoverSequence"], let sequence = n.int64Value { handoverSequence = sequence }
     }
 
     /// The machine's credential, or nil when it is not enrolled.

@@ -24,6 +24,8 @@ package struct AgentState: Sendable, Hashable {
 
     package var groups: [String: Group] = [:]
     package var pending: [String] = []
+    /// Why the last hand-over of the organisation's certificate was refused (nil: none refused since one was taken).
+    package var handoverRefusal: String?
 
     package init() {}
 
@@ -42,7 +44,9 @@ package struct AgentState: Sendable, Hashable {
             if let kind = group.refusalKind { d["RefusalKind"] = .string(kind) }
             g[LiteralString(name)] = .dictionary(d)
         }
-        return .dictionary(["Groups": .dictionary(g), "Pending": .array(pending.map { .string($0) })])
+        var d: [LiteralString: PropertyList] = ["Groups": .dictionary(g), "Pending": .array(pending.map { .string($0) })]
+        if let handoverRefusal { d["HandoverRefusal"] = .string(handoverRefusal) }
+        return .dictionary(d)
     }
 
     package init(_ d: [LiteralString: PropertyList]) throws(FleetError) {
@@ -64,6 +68,7 @@ package struct AgentState: Sendable, Hashable {
                                         outcomes: outcomes, refusal: refusal, refusalKind: kind)
         }
         if case .array(let p)? = d["Pending"] { pending = p.compactMap { if case .string(let s) = $0 { s } else { nil } } }
+        if case .string(let s)? = d["HandoverRefusal"] { handoverRefusal = s }
     }
 
     package static func load() throws(FleetError) -> AgentState {
@@ -76,7 +81,7 @@ package struct AgentState: Sendable, Hashable {
 
     /// The status report sent to the server: per group, the revision applied, each profile's
     /// outcome, and the last refusal.
-    package func report(machine: String, host: String, now: Date = Date()) -> PropertyList {
+    package func report(machine: String, host: String, pinned: String, now: Date = Date()) -> PropertyList {
         var g: [LiteralString: PropertyList] = [:]
         for (name, group) in groups {
             var d: [LiteralString: PropertyList] = [
@@ -87,6 +92,11 @@ package struct AgentState: Sendable, Hashable {
             if let kind = group.refusalKind { d["RefusedKind"] = .string(kind) }
             g[LiteralString(name)] = .dictionary(d)
         }
-        return .dictionary(["Machine": .string(machine), "Host": .string(host), "Reported": .date(now), "Groups": .dictionary(g)])
+        var report: [LiteralString: PropertyList] = [
+            "Machine": .string(machine), "Host": .string(host), "Reported": .date(now), "Groups": .dictionary(g),
+            "Pinned": .string(pinned),
+        ]
+        if let handoverRefusal { report["HandoverRefused"] = .string(handoverRefusal) }
+        return .dictionary(report)
     }
 }

@@ -34,6 +34,13 @@ package enum DeclarationSignature {
     /// organisation's; refused as ``FleetError/Kind/tampered`` (the signature does not match)
     /// or ``FleetError/Kind/untrusted`` (a signer that does not chain to `pinned`).
     package static func verify(_ signed: [UInt8], pinned: Certificate, now: Date = Date()) async throws(FleetError) -> Declaration {
+        try Declaration(bytes: try await verifiedContent(signed, pinned: pinned, what: "declaration", now: now))
+    }
+
+    /// The content of `signed` (a declaration, a hand-over), once its signature is proven to be
+    /// under `pinned`; refused as for a declaration.
+    package static func verifiedContent(_ signed: [UInt8], pinned: Certificate, what: String = "declaration",
+                                        now: Date = Date()) async throws(FleetError) -> [UInt8] {
         let roots = CertificateStore([pinned])
         let result = await CMS.isValidAttachedSignature(signatureBytes: signed, trustRoots: roots) {
             RFC5280Policy(fixedExpiryValidationTime: now)
@@ -42,22 +49,20 @@ package enum DeclarationSignature {
         case .success:
             break
         case .failure(.unableToValidateSigner(let failure)):
-            throw FleetError(.untrusted, "the declaration is signed by \(failure.signer.subject), which is not the organisation's pinned certificate (\(pinned.subject)) nor issued by it")
+            throw FleetError(.untrusted, "the \(what) is signed by \(failure.signer.subject), which is not the organisation's pinned certificate (\(pinned.subject)) nor issued by it")
         case .failure(.invalidCMSBlock(let block)):
-            throw FleetError(.tampered, "the declaration's signature does not match its content: \(block.reason)")
+            throw FleetError(.tampered, "the \(what)'s signature does not match its content: \(block.reason)")
         case .failure(let other):
-            throw FleetError(.tampered, "the declaration's signature cannot be checked: \(other)")
+            throw FleetError(.tampered, "the \(what)'s signature cannot be checked: \(other)")
         }
-        let content: [UInt8]
         do {
-            guard let inner = try SignedProfile.content(of: signed) else { throw FleetError(.tampered, "the declaration is not signed") }
-            content = inner
+            guard let inner = try SignedProfile.content(of: signed) else { throw FleetError(.tampered, "the \(what) is not signed") }
+            return inner
         } catch let error as FleetError {
             throw error
         } catch {
-            throw FleetError(.tampered, "the declaration's signature wrapping is malformed: \(error)")
+            throw FleetError(.tampered, "the \(what)'s signature wrapping is malformed: \(error)")
         }
-        return try Declaration(bytes: content)
     }
 
     /// The certificate in a PEM or DER file's bytes (the first, for a PEM bundle).

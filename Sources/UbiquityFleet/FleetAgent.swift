@@ -5,6 +5,7 @@ import Foundation
 #endif
 package import ConfigurationProfiles
 import ProfileSignatures
+package import PropertyList
 import SwiftASN1
 import X509
 
@@ -16,12 +17,12 @@ import X509
 /// ```swift
 /// let agent = try FleetAgent(credential: credential)
 /// let changed = await agent.receive(group: "desktops", signed: bytes)   // applied or refused; state saved
-/// let report = agent.state.report(machine: credential.machine, host: credential.host)
+/// let report = agent.report()
 /// ```
 package final class FleetAgent: @unchecked Sendable {
-    package let credential: AgentCredential
+    package private(set) var credential: AgentCredential
     package private(set) var state: AgentState
-    let pinned: Certificate
+    var pinned: Certificate
     let store: ProfileStore
 
     package init(credential: AgentCredential, store: ProfileStore = ProfileStore()) throws(FleetError) {
@@ -31,6 +32,11 @@ package final class FleetAgent: @unchecked Sendable {
             throw FleetError(.malformed, "the pinned certificate cannot be read: \(error)")
         }
         state = try AgentState.load()
+    }
+
+    /// The status report: the state, with the fingerprint of the certificate pinned now.
+    package func report() -> PropertyList {
+        state.report(machine: credential.machine, host: credential.host, pinned: DeclarationSignature.fingerprint(of: credential.certificate))
     }
 
     /// Takes back the profiles of groups the machine no longer follows (enrolled again with other
@@ -66,6 +72,43 @@ package final class FleetAgent: @unchecked Sendable {
             return noteRefusal(error, group: group)
         }
         return await apply(declaration, group: group)
+    }
+
+    /// The organisation's hand-over of its certificate, as the server delivered it: taken when
+    /// it is signed under the pinned certificate, for this organisation, and newer than the last
+    /// one taken; then the new certificate is pinned (the credential saved) and declarations must
+    /// be signed under it. Otherwise refused and noted for the report. Whether anything changed.
+    package func receive(handover signed: [UInt8]?) async -> Bool {
+        guard let signed else { return false }
+        let handover: Handover
+        let next: Certificate
+        do throws(FleetError) {
+            handover = try Handover(bytes: try await DeclarationSignature.verifiedContent(signed, pinned: pinned, what: "hand-over"))
+            guard handover.organization == credential.organization else {
+                throw FleetError(.misdirected, "the hand-over is for the organisation \(handover.organization), not \(credential.organization)")
+            }
+            if handover.sequence == credential.handoverSequence { return false }
+            guard handover.sequence > credential.handoverSequence else {
+                throw FleetError(.replayed, "hand-over \(handover.sequence) is older than hand-over \(credential.handoverSequence), which was taken")
+            }
+            do { next = try Certificate(derEncoded: handover.certificate) } catch {
+                throw FleetError(.malformed, "the hand-over's certificate cannot be read: \(error)")
+            }
+            var updated = credential
+            updated.certificate = handover.certificate
+            updated.handoverSequence = handover.sequence
+            try updated.save()
+            credential = updated
+        } catch {
+            if state.handoverRefusal == error.message { return false }
+            state.handoverRefusal = error.message
+            try? state.save()
+            return true
+        }
+        pinned = next
+        state.handoverRefusal = nil
+        try? state.save()
+        return true
     }
 
     func noteRefusal(_ error: FleetError, group: String) -> Bool {

@@ -24,6 +24,8 @@ public enum UbiquityFleetNames {
     public static let declarationKey = "declaration"
     public static let reportKey = "report"
     public static let certificateKey = "certificate"
+    /// The last hand-over of the organisation's certificate (in ``organizationStore``).
+    public static let handoverKey = "handover"
 
     public static func policyStore(group: String) -> String { policyStorePrefix + group }
     public static func statusStore(machine: String) -> String { statusStorePrefix + machine }

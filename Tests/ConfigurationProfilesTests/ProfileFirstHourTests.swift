@@ -61,7 +61,7 @@ struct ProfileFirstHourTests {
             ("settings", ["valdate", "x"], "unknown command 'valdate'; did you mean 'validate'?", "Usage: settings <subcommand>"),
             ("ubiquity", ["sett"], "unknown command 'sett'; did you mean 'set'?", "Usage: ubiquity <subcommand>"),
             ("ubiquity", ["account", "ad", "x"], "unknown command 'ad'; did you mean 'add'?", "Usage: ubiquity account <subcommand>"),
-            ("ubiquity", ["frobnicate"], "unknown command 'frobnicate'; the commands are serve, account, check, backup, restore, login, logout, get, set, remove, list, watch, sync", "Usage: ubiquity <subcommand>"),
+            ("ubiquity", ["frobnicate"], "unknown command 'frobnicate'; the commands are serve, account, check, backup, restore, login, logout, get, set, remove, list, watch, sync, org, policy, enroll, agent", "Usage: ubiquity <subcommand>"),
         ] {
             let r = try runTool(tool, words)
             #expect(r.status == 64, "\(tool) \(words)")

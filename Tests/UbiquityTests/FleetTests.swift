@@ -459,4 +459,40 @@ struct FleetTests {
         let check = try server.check()
         #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
     }
+    @Test("key rotation: a hand-over signed under the pinned certificate moves every machine to the new one; the old key then signs nothing they apply, and a stranger's hand-over is refused")
+    func keyRotation() throws {
+        let scene = try FleetScene(try SyncServer(.sqlite))
+        let (server, keys) = (scene.server, scene.keys)
+        let a = try FleetMachine("a")
+        try scene.enroll(a)
+        try a.startAgent()
+        try scene.publish(mode: "one")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "one" }, "\(a.agentErrors)")
+        let next = try FleetKeys()   // the organisation's next CA and a signer it issued
+        func pinned() throws -> String? { try Self.machines(server).first { $0["machine"] as? String == a.id }?["pinned"] as? String }
+        let before = try pinned()
+        // A stranger's hand-over (signed under another CA) is refused; nothing changes.
+        let stranger = try scene.office.run(["policy", "hand-over", "--new-cert", next.ca, "--signing-cert", keys.strangerSigner, "--signing-key", keys.strangerKey])
+        #expect(stranger.status == 0, "the server takes it (it holds no key): \(stranger.stderr)")
+        #expect(eventually(20) { (try? Self.machines(server).first { $0["machine"] as? String == a.id }?["handoverRefused"] as? String)?.contains("not the organisation's pinned certificate") == true })
+        #expect(try pinned() == before)
+        // The organisation's own hand-over.
+        let handed = try scene.office.run(["policy", "hand-over", "--new-cert", next.ca, "--signing-cert", keys.signer, "--signing-key", keys.signerKey])
+        #expect(handed.status == 0 && handed.stdout.contains("Handed over to"), "\(handed.stderr)")
+        #expect(eventually(20) { (try? pinned()) != before && (try? pinned()) != nil }, "\(a.agentErrors)")
+        // Signed under the new CA: applied. Under the old one: refused.
+        try scene.publish(mode: "two", cert: next.signer, key: next.signerKey)
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "two" }, "\(a.agentErrors)")
+        try scene.publish(mode: "old-key")
+        #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").refusedKind) == "untrusted" })
+        #expect(try a.read("com.example.fleet", "Mode") == "two")
+        // A machine that enrols now pins the new certificate: it applies what the new CA signed.
+        try scene.publish(mode: "three", cert: next.signer, key: next.signerKey)
+        let b = try FleetMachine("b")
+        try scene.enroll(b)
+        let once = try b.run(["agent", "--once"])
+        #expect(once.status == 0, "\(once.stderr)")
+        #expect(try b.read("com.example.fleet", "Mode") == "three", "\(once.stdout) \(once.stderr)")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "three" }, "\(a.agentErrors)")
+    }
 }

@@ -45,6 +45,9 @@ struct Agent: AsyncParsableCommand {
         let transport = HTTPUbiquityTransport(account: account, maximumConnections: credential.groups.count + 2)
         let runner = AgentRunner(agent: agent, transport: transport)
         if once {
+            if let answer = try? await transport.changes(store: UbiquityFleetNames.organizationStore, after: 0, wait: nil) {
+                await runner.receiveOrganization(answer)
+            }
             for group in credential.groups {
                 let answer: UbiquityChangesResponse
                 do { answer = try await transport.changes(store: UbiquityFleetNames.policyStore(group: group), after: 0, wait: nil) } catch {
@@ -59,8 +62,14 @@ struct Agent: AsyncParsableCommand {
         _ = await runner.report()
         ServiceManager.notify("READY=1\nSTATUS=following \(credential.groups.joined(separator: ", "))")
         await withTaskGroup(of: Void.self) { tasks in
+            // The organisation's store first: a hand-over of its certificate.
+            tasks.addTask {
+                await runner.follow(store: UbiquityFleetNames.organizationStore) { await runner.receiveOrganization($0) }
+            }
             for group in credential.groups {
-                tasks.addTask { await runner.follow(group: group) }
+                tasks.addTask {
+                    await runner.follow(store: UbiquityFleetNames.policyStore(group: group)) { await runner.receive(group: group, $0) }
+                }
             }
         }
     }
@@ -79,19 +88,19 @@ actor AgentRunner {
         self.transport = transport
     }
 
-    /// Follows one group's store until the process ends: the event stream, again from its cursor
-    /// after each end (the stream lasts 30 s) or failure (backing off to 1 s while the server is away).
-    nonisolated func follow(group: String) async {
+    /// Follows one store until the process ends: the event stream, again from its cursor after
+    /// each end (the stream lasts 30 s) or failure (backing off to 1 s while the server is away).
+    nonisolated func follow(store: String, _ handle: @escaping @Sendable (UbiquityChangesResponse) async -> Void) async {
         var cursor: Int64 = 0
         var backoff: Duration = .milliseconds(100)
         var saidAway = false
         while !Task.isCancelled {
             do {
-                for try await answer in transport.events(store: UbiquityFleetNames.policyStore(group: group), after: cursor) {
+                for try await answer in transport.events(store: store, after: cursor) {
                     cursor = answer.revision
                     if saidAway { say("the server is back"); saidAway = false }
                     backoff = .milliseconds(100)
-                    await receive(group: group, answer)
+                    await handle(answer)
                 }
             } catch {
                 if case .unauthorized(let why) = error as? UbiquityError {
@@ -104,6 +113,19 @@ actor AgentRunner {
                 backoff = min(backoff * 2, .seconds(1))
             }
             if await reportDue { _ = await report() }
+        }
+    }
+
+    /// A changes answer of the organisation's store: a hand-over of its certificate, if there is a new one.
+    func receiveOrganization(_ answer: UbiquityChangesResponse) async {
+        guard let entry = answer.entries.last(where: { $0.key == UbiquityFleetNames.handoverKey }), let text = entry.value else { return }
+        var signed: [UInt8] = []
+        if case .data(let bytes)? = UbiquityWireValue.decode(text)?.value { signed = Array(bytes) }
+        if await agent.receive(handover: signed) {
+            if let refusal = agent.state.handoverRefusal { complain("the certificate's hand-over was refused: \(refusal)") }
+            else { say("the organisation's certificate was handed over (hand-over \(agent.credential.handoverSequence)); declarations are checked against the new one") }
+            reportDue = true
+            _ = await report()
         }
     }
 
@@ -127,7 +149,7 @@ actor AgentRunner {
     /// Sends the status report; whether the server took it.
     func report() async -> Bool {
         let credential = agent.credential
-        let value = agent.state.report(machine: credential.machine, host: credential.host)
+        let value = agent.report()
         let store = UbiquityFleetNames.statusStore(machine: credential.machine)
         for _ in 0..<4 {
             do {

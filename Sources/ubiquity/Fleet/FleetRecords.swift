@@ -24,6 +24,10 @@ enum FleetRecords {
         var enrolled: Date?
         var lastSeen: Date?
         var reported: Date?
+        /// The SHA-256 of the organisation's certificate the machine pins now.
+        var pinned: String?
+        /// Why the machine refused the last hand-over of the certificate, if it did.
+        var handoverRefused: String?
         var groups: [Group]
     }
 
@@ -42,7 +46,7 @@ enum FleetRecords {
             if case .date(let e)? = d["Enrolled"] { enrolled = e }
             let used = tokens.first { $0.name == UbiquityFleetNames.machineToken(entry.key) }?.lastUsed
             var machine = Machine(machine: entry.key, host: host, enrolled: enrolled,
-                                  lastSeen: used.map { Date(timeIntervalSince1970: Double($0)) }, reported: nil,
+                                  lastSeen: used.map { Date(timeIntervalSince1970: Double($0)) }, reported: nil, pinned: nil, handoverRefused: nil,
                                   groups: groups.map { Machine.Group(name: $0, revision: nil, applied: nil, failures: [:]) })
             let status = try await backend.changes(account: account.id, store: UbiquityFleetNames.statusStore(machine: entry.key), after: 0)
             if let text = status.entries.first(where: { $0.key == UbiquityFleetNames.reportKey })?.value,
@@ -51,6 +55,8 @@ enum FleetRecords {
                     machine.reported = r
                     if machine.lastSeen.map({ $0 < r }) ?? true { machine.lastSeen = r }
                 }
+                if case .string(let p)? = report["Pinned"] { machine.pinned = p }
+                if case .string(let r)? = report["HandoverRefused"] { machine.handoverRefused = r }
                 if case .dictionary(let g)? = report["Groups"] {
                     for i in machine.groups.indices {
                         guard case .dictionary(let e)? = g[LiteralString(machine.groups[i].name)] else { continue }

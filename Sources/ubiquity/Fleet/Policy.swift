@@ -18,7 +18,7 @@ struct Policy: AsyncParsableCommand {
             group's declaration is its whole set of profiles: publishing replaces it, at the next \
             revision; every machine of the group applies it within seconds and reports.
             """,
-        subcommands: [Publish.self, Remove.self, List.self]
+        subcommands: [Publish.self, Remove.self, List.self, HandOver.self]
     )
 
     /// The administrator's signing certificate and key.
@@ -156,6 +156,63 @@ struct Policy: AsyncParsableCommand {
         func run() async throws {
             let revision = try await Policy.publish([], group: group, signing: signing)
             StandardStream.output.write("Published revision \(revision) of group \(group): no profiles\n")
+        }
+    }
+
+    struct HandOver: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "hand-over",
+            abstract: "Hand the organisation's certificate over to a new one: signed under the current one, every machine pins the new one.",
+            discussion: """
+                Sign with a key under the certificate machines pin now (--signing-cert, --signing-key). \
+                From then on declarations must be signed under the new certificate, and machines \
+                that enrol get it. Keep the old key until every machine has reported the new \
+                certificate (ubiquity org machines --output json: "pinned").
+                """
+        )
+
+        @Option(name: .customLong("new-cert"), help: "The organisation's next certificate (PEM or DER).")
+        var newCertificate: String
+
+        @OptionGroup var signing: Signing
+
+        func run() async throws {
+            let der: [UInt8]
+            do { der = try DeclarationSignature.der(of: try DeclarationSignature.certificate(try FileIO.read(newCertificate, limit: 1 << 20))) } catch {
+                throw fail("\(newCertificate): not a certificate: \(error)")
+            }
+            let (certificate, key, chain) = try signing.load()
+            let (transport, account) = try Policy.transport()
+            let current: UbiquityChangesResponse
+            do { current = try await transport.changes(store: UbiquityFleetNames.organizationStore, after: 0, wait: nil) } catch {
+                throw fail("cannot read the organisation's certificate: \(error)")
+            }
+            func entry(_ key: String) -> UbiquityWireEntry? { current.entries.first { $0.key == key } }
+            var sequence: Int64 = 1
+            if let text = entry(UbiquityFleetNames.handoverKey)?.value, case .data(let signed)? = UbiquityWireValue.decode(text)?.value,
+               let content = try? SignedProfile.content(of: Array(signed)), let previous = try? Handover(bytes: content) {
+                sequence = previous.sequence + 1
+            }
+            let handover = Handover(organization: account.name, sequence: sequence, issued: Date(), certificate: der)
+            let signed: [UInt8]
+            do { signed = try DeclarationSignature.sign(handover.encoded(), certificate: certificate, key: key, chain: chain) } catch {
+                throw fail("cannot sign the hand-over: \(error)")
+            }
+            let answer: UbiquityCommitResponse
+            do {
+                answer = try await transport.commit(store: UbiquityFleetNames.organizationStore, UbiquityCommitRequest(changes: [
+                    UbiquityWireChange(key: UbiquityFleetNames.handoverKey, base: entry(UbiquityFleetNames.handoverKey)?.revision ?? 0,
+                                       value: UbiquityWireValue.encode(.data(Data(signed)))),
+                    UbiquityWireChange(key: UbiquityFleetNames.certificateKey, base: entry(UbiquityFleetNames.certificateKey)?.revision ?? 0,
+                                       value: UbiquityWireValue.encode(.data(Data(der)))),
+                ]))
+            } catch {
+                throw fail("nothing was handed over: \(error)")
+            }
+            guard answer.results.allSatisfy({ $0.status == .applied }) else {
+                throw fail("nothing was handed over: \(answer.refusal ?? "the organisation's certificate changed meanwhile; run the command again")")
+            }
+            StandardStream.output.write("Handed over to \(DeclarationSignature.fingerprint(of: der)) (hand-over \(sequence)); machines pin it as they receive it\n")
         }
     }
 
