@@ -22,6 +22,8 @@ public enum UbiquityFleetNames {
     /// The organisation itself: its signing certificate (key ``certificateKey``).
     public static let organizationStore = "fleet.organization"
     public static let declarationKey = "declaration"
+    /// Beside the declaration, unsigned: its revision, for the server's metrics (never trusted by a machine).
+    public static let revisionKey = "revision"
     public static let reportKey = "report"
     public static let certificateKey = "certificate"
     /// The last hand-over of the organisation's certificate (in ``organizationStore``).

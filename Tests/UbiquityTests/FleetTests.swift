@@ -264,7 +264,7 @@ struct FleetTests {
         func held(_ group: String) throws -> (revision: Int, value: String) {
             let r = try runProcess("/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(admin)", server.url + "/v1/stores/fleet.policy.\(group)/changes?after=0"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
-            let entry = try #require((object["entries"] as? [[String: Any]])?.first)
+            let entry = try #require((object["entries"] as? [[String: Any]])?.first { $0["key"] as? String == "declaration" })
             return (entry["revision"] as! Int, entry["value"] as! String)
         }
         /// Commits `value` as group `group`'s declaration with the administrator's token: what a
@@ -494,5 +494,43 @@ struct FleetTests {
         #expect(once.status == 0, "\(once.stderr)")
         #expect(try b.read("com.example.fleet", "Mode") == "three", "\(once.stdout) \(once.stderr)")
         #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "three" }, "\(a.agentErrors)")
+    }
+    @Test("the server's metrics: machines current and behind per group, reports, failures by reason, report latency",
+          .requires(.prometheusParser))
+    func metrics() async throws {
+        let port = ObservabilityTests.freePort()
+        let scene = try FleetScene(try SyncServer(.sqlite, extraArguments: ["--metrics", "127.0.0.1:\(port)"]))
+        let endpoint = MetricsEndpoint(port: port)
+        let a = try FleetMachine("a"), b = try FleetMachine("b")
+        for m in [a, b] { try scene.enroll(m) }
+        var scraped: [String: [String: Double]] = [:]
+        #expect(await settle(10) { scraped = (try? endpoint.scrape()) ?? [:]; return scraped["ubiquity_fleet_failures_total"] != nil })
+        for reason in ["tampered", "untrusted", "replayed", "misdirected", "malformed", "apply", "profile", "other"] {
+            #expect(scraped["ubiquity_fleet_failures_total"]?["reason=\(reason)"] == 0, "\(reason): \(scraped)")
+        }
+        try a.startAgent()
+        try scene.publish(mode: "one")
+        let labels = "group=desktops,organization=acme"
+        #expect(await settle(20) {
+            scraped = (try? endpoint.scrape()) ?? [:]
+            return scraped["ubiquity_fleet_machines"]?["\(labels),state=current"] == 1
+        }, "\(scraped["ubiquity_fleet_machines"] ?? [:])")
+        #expect((scraped["ubiquity_fleet_report_latency_seconds_count"]?[""] ?? 0) >= 1, "\(scraped.keys.sorted())")
+        // b runs once on revision 1, then revision 2 is published: a is current, b behind.
+        #expect(try b.run(["agent", "--once"]).status == 0)
+        a.stopAgent()
+        try scene.publish(mode: "two")
+        try a.startAgent()
+        #expect(await settle(20) {
+            scraped = (try? endpoint.scrape()) ?? [:]
+            return scraped["ubiquity_fleet_machines"]?["\(labels),state=current"] == 1 && scraped["ubiquity_fleet_machines"]?["\(labels),state=behind"] == 1
+        }, "\(scraped["ubiquity_fleet_machines"] ?? [:])")
+        // A stranger's declaration: one failure, counted once however often the machine reports it.
+        try scene.publish(mode: "stranger", cert: scene.keys.strangerSigner, key: scene.keys.strangerKey)
+        #expect(await settle(20) {
+            scraped = (try? endpoint.scrape()) ?? [:]
+            return scraped["ubiquity_fleet_failures_total"]?["reason=untrusted"] == 1
+        }, "\(scraped["ubiquity_fleet_failures_total"] ?? [:])")
+        #expect((scraped["ubiquity_fleet_reports_total"]?[""] ?? 0) >= 4)
     }
 }

@@ -20,6 +20,7 @@ import Synchronization
 /// | `ubiquity_fanout_seconds` | histogram | (a commit until a stream writes it) |
 /// | `ubiquity_errors_total` | counter | `kind` (`database_unavailable`, `server_error`) |
 /// | `ubiquity_build_info` | gauge | `version` |
+/// | `ubiquity_fleet_*` | | see ``FleetMonitor`` |
 package enum ServerMetrics {
     /// Handles made once per label and dimensions (a lookup in the backend's registry per
     /// request cost the server a few percent of its CPU).
@@ -92,5 +93,6 @@ package enum ServerMetrics {
         for outcome in commitOutcomes { counter("ubiquity_commits_total", [("outcome", outcome)]).increment(by: 0) }
         for quota in quotas { counter("ubiquity_quota_refusals_total", [("quota", quota)]).increment(by: 0) }
         counter("ubiquity_conflicts_total").increment(by: 0)
+        FleetMonitor.recordStart()
     }
 }

@@ -106,6 +106,7 @@ extension UbiquityService {
         ServerMetrics.commit(outcome: outcome.refusal != nil ? "quota" : outcome.applied.isEmpty && conflicts > 0 ? "conflict" : "applied",
                              duration: .now - started)
         if !outcome.applied.isEmpty {
+            fleet.applied(outcome.applied, store: store, organization: account.name, token: account.token)
             let revision = outcome.response.revision
             hub.published(account: account.id, store: store, revision: revision, since: stamp) {
                 let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body

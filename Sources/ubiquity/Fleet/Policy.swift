@@ -62,23 +62,25 @@ struct Policy: AsyncParsableCommand {
         return (HTTPUbiquityTransport(account: account), account)
     }
 
-    /// The group's declaration as the server holds it: its entry revision and its (unverified) content.
-    static func current(_ transport: HTTPUbiquityTransport, group: String) async throws -> (base: Int64, declaration: Declaration?) {
+    /// The group's declaration as the server holds it: its entry's revision, the revision summary's
+    /// entry revision, and its (unverified) content.
+    static func current(_ transport: HTTPUbiquityTransport, group: String) async throws -> (base: Int64, summaryBase: Int64, declaration: Declaration?) {
         let answer: UbiquityChangesResponse
         do { answer = try await transport.changes(store: UbiquityFleetNames.policyStore(group: group), after: 0, wait: nil) } catch {
             throw fail("cannot read group \(group)'s declaration: \(error)")
         }
-        guard let entry = answer.entries.first(where: { $0.key == UbiquityFleetNames.declarationKey }) else { return (0, nil) }
+        let summaryBase = answer.entries.first { $0.key == UbiquityFleetNames.revisionKey }?.revision ?? 0
+        guard let entry = answer.entries.first(where: { $0.key == UbiquityFleetNames.declarationKey }) else { return (0, summaryBase, nil) }
         guard let text = entry.value, case .data(let signed)? = UbiquityWireValue.decode(text)?.value,
-              let content = try? SignedProfile.content(of: Array(signed)) else { return (entry.revision, nil) }
-        return (entry.revision, try? Declaration(bytes: content))
+              let content = try? SignedProfile.content(of: Array(signed)) else { return (entry.revision, summaryBase, nil) }
+        return (entry.revision, summaryBase, try? Declaration(bytes: content))
     }
 
     /// Signs and commits a group's next declaration.
     static func publish(_ profiles: [[UInt8]], group: String, signing: Signing) async throws -> Int64 {
         let (certificate, key, chain) = try signing.load()
         let (transport, account) = try transport()
-        let (base, previous) = try await current(transport, group: group)
+        let (base, summaryBase, previous) = try await current(transport, group: group)
         let revision = (previous?.revision ?? 0) + 1
         let declaration = Declaration(organization: account.name, group: group, revision: revision, issued: Date(), profiles: profiles)
         let signed: [UInt8]
@@ -92,11 +94,13 @@ struct Policy: AsyncParsableCommand {
         do {
             answer = try await transport.commit(store: UbiquityFleetNames.policyStore(group: group), UbiquityCommitRequest(changes: [
                 UbiquityWireChange(key: UbiquityFleetNames.declarationKey, base: base, value: UbiquityWireValue.encode(.data(Data(signed)))),
+                // Unsigned, beside it: the revision, for the server's metrics (machines never trust it).
+                UbiquityWireChange(key: UbiquityFleetNames.revisionKey, base: summaryBase, value: UbiquityWireValue.encode(PropertyList(revision))),
             ]))
         } catch {
             throw fail("nothing was published: \(error)")
         }
-        guard answer.results.first?.status == .applied else {
+        guard !answer.results.isEmpty, answer.results.allSatisfy({ $0.status == .applied }) else {
             throw fail("nothing was published: \(answer.refusal ?? "another administrator published group \(group) meanwhile; run the command again")")
         }
         return revision
@@ -226,7 +230,7 @@ struct Policy: AsyncParsableCommand {
             let (transport, _) = try Policy.transport()
             var text = "GROUP\tREVISION\tISSUED\tPROFILES\n"
             for group in groups {
-                let (_, declaration) = try await Policy.current(transport, group: group)
+                let (_, _, declaration) = try await Policy.current(transport, group: group)
                 guard let declaration else { text += "\(group)\t-\t-\t-\n"; continue }
                 let ids = declaration.profiles.map { (try? ConfigurationProfile(bytes: $0).identifier) ?? "(unreadable)" }
                 text += "\(group)\t\(declaration.revision)\t\(PropertyList.descriptionString(for: declaration.issued))\t\(TerminalText.safe(ids.joined(separator: ",")))\n"
