@@ -205,7 +205,7 @@ let package = Package(
         .target(
             name: "UbiquityFleet",
             dependencies: [
-                "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO",
+                "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO", "UbiquityProtocol",
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])), .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Tools"])),
             ]

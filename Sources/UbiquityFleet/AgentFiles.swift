@@ -6,6 +6,7 @@ import Foundation
 import OpenDefaults
 import PlatformIO
 package import PropertyList
+import UbiquityProtocol
 
 /// Where a machine keeps its enrolment and what it applied: `<system root>/var/lib/opendefaults/agent`,
 /// a folder root alone may enter (0700), files root alone may read (0600).
@@ -46,7 +47,7 @@ package enum AgentFiles {
     package static func write(_ value: PropertyList, to path: String) throws(FleetError) {
         do {
             try FileIO.makeDirectories(folder, mode: 0o700)
-            try FileIO.write(value.encodedBinary, to: path, mode: 0o600)
+            try FileIO.write(value.encoded(as: .binary), to: path, mode: 0o600)
         } catch {
             throw FleetError(.apply, "cannot write \(path): \(error)")
         }

@@ -4,6 +4,7 @@ package import FoundationEssentials
 package import Foundation
 #endif
 import PropertyList
+import UbiquityProtocol
 
 /// What an administrator declares for one group of machines: the whole set of profiles its
 /// machines carry, at a revision. Signed as a whole (``DeclarationSignature``): the group, the
@@ -15,7 +16,7 @@ import PropertyList
 ///
 /// ```swift
 /// let d = Declaration(organization: "acme", group: "desktops", revision: 3, issued: Date(), profiles: [bytes])
-/// let same = try Declaration(bytes: d.encoded())
+/// let same = try Declaration(bytes: d.content())
 /// ```
 package struct Declaration: Sendable, Hashable {
     /// The `Kind` every declaration carries.
@@ -40,12 +41,12 @@ package struct Declaration: Sendable, Hashable {
     }
 
     /// The binary property list that is signed.
-    package func encoded() -> [UInt8] {
+    package func content() -> [UInt8] {
         PropertyList.dictionary([
             "Kind": .string(Self.kind), "Organization": .string(organization), "Group": .string(group),
             "Revision": PropertyList(revision), "Issued": .date(issued),
             "Profiles": .array(profiles.map { .data(Data($0)) }),
-        ]).encodedBinary
+        ]).encoded(as: .binary)
     }
 
     /// Reads a declaration's property list; refused (``FleetError/Kind/malformed``) naming the field.

@@ -19,7 +19,7 @@ import SwiftASN1
 /// never make one that a machine applies.
 ///
 /// ```swift
-/// let signed = try DeclarationSignature.sign(declaration.encoded(), certificate: cert, key: key)
+/// let signed = try DeclarationSignature.sign(declaration.content(), certificate: cert, key: key)
 /// let declaration = try await DeclarationSignature.verify(signed, pinned: cert)
 /// ```
 package enum DeclarationSignature {

@@ -4,6 +4,7 @@ package import FoundationEssentials
 package import Foundation
 #endif
 import PropertyList
+import UbiquityProtocol
 
 /// The organisation's signing certificate handed over to a new one: signed under the certificate
 /// machines pin now, it names the certificate they pin next (proposal 0018, "Key rotation"). A
@@ -14,7 +15,7 @@ import PropertyList
 ///
 /// ```swift
 /// let h = Handover(organization: "acme", sequence: 1, issued: Date(), certificate: newCADER)
-/// let same = try Handover(bytes: h.encoded())
+/// let same = try Handover(bytes: h.content())
 /// ```
 package struct Handover: Sendable, Hashable {
     package static let kind = "org.opendefaults.fleet.handover"
@@ -33,11 +34,11 @@ package struct Handover: Sendable, Hashable {
         self.certificate = certificate
     }
 
-    package func encoded() -> [UInt8] {
+    package func content() -> [UInt8] {
         PropertyList.dictionary([
             "Kind": .string(Self.kind), "Organization": .string(organization), "Sequence": PropertyList(sequence),
             "Issued": .date(issued), "Certificate": .data(Data(certificate)),
-        ]).encodedBinary
+        ]).encoded(as: .binary)
     }
 
     package init(bytes: [UInt8]) throws(FleetError) {

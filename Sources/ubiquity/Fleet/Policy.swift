@@ -84,7 +84,7 @@ struct Policy: AsyncParsableCommand {
         let revision = (previous?.revision ?? 0) + 1
         let declaration = Declaration(organization: account.name, group: group, revision: revision, issued: Date(), profiles: profiles)
         let signed: [UInt8]
-        do { signed = try DeclarationSignature.sign(declaration.encoded(), certificate: certificate, key: key, chain: chain) } catch {
+        do { signed = try DeclarationSignature.sign(declaration.content(), certificate: certificate, key: key, chain: chain) } catch {
             throw fail("cannot sign the declaration: \(error)")
         }
         guard signed.count + 64 <= UbiquityLimits.maximumValueBytes else {
@@ -199,7 +199,7 @@ struct Policy: AsyncParsableCommand {
             }
             let handover = Handover(organization: account.name, sequence: sequence, issued: Date(), certificate: der)
             let signed: [UInt8]
-            do { signed = try DeclarationSignature.sign(handover.encoded(), certificate: certificate, key: key, chain: chain) } catch {
+            do { signed = try DeclarationSignature.sign(handover.content(), certificate: certificate, key: key, chain: chain) } catch {
                 throw fail("cannot sign the hand-over: \(error)")
             }
             let answer: UbiquityCommitResponse
