@@ -107,12 +107,17 @@ extension UbiquityService {
                              duration: .now - started)
         if !outcome.applied.isEmpty {
             fleet.applied(outcome.applied, store: store, organization: account.name, token: account.token)
-            let revision = outcome.response.revision
-            hub.published(account: account.id, store: store, revision: revision, since: stamp) {
-                let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body
-                return ChangeHub.Commit(revision: revision, encoded: answer)
-            }
+            announce(outcome, account: account, store: store, since: stamp)
         }
         return Self.json(outcome.response.refusal == nil ? 200 : 422, outcome.response)
+    }
+
+    /// Tells the store's watchers of an applied commit (the answer they get, encoded once).
+    func announce(_ outcome: CommitOutcome, account: UbiquityAccountInfo, store: String, since stamp: ChangeHub.Stamp) {
+        let revision = outcome.response.revision
+        hub.published(account: account.id, store: store, revision: revision, since: stamp) {
+            let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body
+            return ChangeHub.Commit(revision: revision, encoded: answer)
+        }
     }
 }

@@ -96,11 +96,7 @@ extension UbiquityService {
                                                    changes: [CheckedChange(key: key, base: base, bytes: value.encodedBinary)])
             if let refusal = outcome.refusal { throw BackendError(status: 422, refusal.message) }
             guard !outcome.applied.isEmpty else { continue }
-            let revision = outcome.response.revision
-            hub.published(account: account.id, store: store, revision: revision, since: stamp) {
-                let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body
-                return ChangeHub.Commit(revision: revision, encoded: answer)
-            }
+            announce(outcome, account: account, store: store, since: stamp)
             return
         }
         throw BackendError(status: 409, "the store \(store) kept changing; try again")
