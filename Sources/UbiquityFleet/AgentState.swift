@@ -20,6 +20,9 @@ package struct AgentState: Sendable, Hashable {
         /// The last declaration refused for this group, and why (nil once one is applied after it).
         package var refusal: String?
         package var refusalKind: String?
+
+        /// A group no revision of which was applied yet (its first declaration was refused, say).
+        static let notApplied = Group(revision: 0, applied: Date(timeIntervalSince1970: 0), profiles: [], outcomes: [:])
     }
 
     package var groups: [String: Group] = [:]
@@ -33,18 +36,7 @@ package struct AgentState: Sendable, Hashable {
     package var owned: Set<String> { Set(groups.values.flatMap(\.profiles)).union(pending) }
 
     package var propertyList: PropertyList {
-        var g: [LiteralString: PropertyList] = [:]
-        for (name, group) in groups {
-            var d: [LiteralString: PropertyList] = [
-                "Revision": PropertyList(group.revision), "Applied": .date(group.applied),
-                "Profiles": .array(group.profiles.map { .string($0) }),
-                "Outcomes": .dictionary(Dictionary(uniqueKeysWithValues: group.outcomes.map { (LiteralString($0.key), PropertyList.string($0.value)) })),
-            ]
-            if let refusal = group.refusal { d["Refusal"] = .string(refusal) }
-            if let kind = group.refusalKind { d["RefusalKind"] = .string(kind) }
-            g[LiteralString(name)] = .dictionary(d)
-        }
-        var d: [LiteralString: PropertyList] = ["Groups": .dictionary(g), "Pending": .array(pending.map { .string($0) })]
+        var d: [LiteralString: PropertyList] = ["Groups": groupsList(asReported: false), "Pending": .array(pending.map { .string($0) })]
         if let handoverRefusal { d["HandoverRefusal"] = .string(handoverRefusal) }
         return .dictionary(d)
     }
@@ -82,21 +74,32 @@ package struct AgentState: Sendable, Hashable {
     /// The status report sent to the server: per group, the revision applied, each profile's
     /// outcome, and the last refusal.
     package func report(machine: String, host: String, pinned: String, now: Date = Date()) -> PropertyList {
-        var g: [LiteralString: PropertyList] = [:]
-        for (name, group) in groups {
-            var d: [LiteralString: PropertyList] = [
-                "Revision": PropertyList(group.revision), "Applied": .date(group.applied),
-                "Profiles": .dictionary(Dictionary(uniqueKeysWithValues: group.outcomes.map { (LiteralString($0.key), PropertyList.string($0.value)) })),
-            ]
-            if let refusal = group.refusal { d["Refused"] = .string(refusal) }
-            if let kind = group.refusalKind { d["RefusedKind"] = .string(kind) }
-            g[LiteralString(name)] = .dictionary(d)
-        }
         var report: [LiteralString: PropertyList] = [
-            "Machine": .string(machine), "Host": .string(host), "Reported": .date(now), "Groups": .dictionary(g),
+            "Machine": .string(machine), "Host": .string(host), "Reported": .date(now), "Groups": groupsList(asReported: true),
             "Pinned": .string(pinned),
         ]
         if let handoverRefusal { report["HandoverRefused"] = .string(handoverRefusal) }
         return .dictionary(report)
+    }
+
+    /// Each group as the state file keeps it (`Profiles`: the identifiers the agent installed,
+    /// `Outcomes`, `Refusal`), or as the report tells it (`Profiles`: the outcomes, `Refused`).
+    func groupsList(asReported: Bool) -> PropertyList {
+        var list: [LiteralString: PropertyList] = [:]
+        for (name, group) in groups {
+            let outcomes = PropertyList.dictionary(Dictionary(uniqueKeysWithValues: group.outcomes.map { (LiteralString($0.key), PropertyList.string($0.value)) }))
+            var d: [LiteralString: PropertyList] = ["Revision": PropertyList(group.revision), "Applied": .date(group.applied)]
+            if asReported {
+                d["Profiles"] = outcomes
+            } else {
+                d["Profiles"] = .array(group.profiles.map { .string($0) })
+                d["Outcomes"] = outcomes
+            }
+            let refusal = asReported ? "Refused" : "Refusal"
+            if let text = group.refusal { d[LiteralString(refusal)] = .string(text) }
+            if let kind = group.refusalKind { d[LiteralString(refusal + "Kind")] = .string(kind) }
+            list[LiteralString(name)] = .dictionary(d)
+        }
+        return .dictionary(list)
     }
 }

@@ -112,7 +112,7 @@ package final class FleetAgent: @unchecked Sendable {
     }
 
     func noteRefusal(_ error: FleetError, group: String) -> Bool {
-        var entry = state.groups[group] ?? AgentState.Group(revision: 0, applied: Date(timeIntervalSince1970: 0), profiles: [], outcomes: [:])
+        var entry = state.groups[group] ?? .notApplied
         if entry.refusal == error.message { return false }
         entry.refusal = error.message
         entry.refusalKind = error.kind.rawValue
@@ -169,7 +169,7 @@ package final class FleetAgent: @unchecked Sendable {
         } catch {
             var failed = outcomes
             for item in installing { failed[item.profile.identifier] = "failed: \(error)" }
-            var entry = state.groups[group] ?? AgentState.Group(revision: 0, applied: Date(timeIntervalSince1970: 0), profiles: [], outcomes: [:])
+            var entry = state.groups[group] ?? .notApplied
             entry.outcomes = failed
             entry.refusal = "revision \(declaration.revision) could not be applied: \(error)"
             entry.refusalKind = FleetError.Kind.apply.rawValue

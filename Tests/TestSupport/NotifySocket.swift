@@ -20,7 +20,6 @@ public final class NotifySocket: @unchecked Sendable {
     private let fd: Int32
     private let received = Locked<[String]>([])
     private let closing = Locked(false)
-    private var reader: Thread?
 
     /// A socket named `notify-<random>.sock` in `folder` (kept short: a socket's path has 107 bytes).
     public init(in folder: String) throws {
@@ -55,7 +54,6 @@ public final class NotifySocket: @unchecked Sendable {
             }
             close(fd)
         }
-        reader = thread
         thread.start()
     }
 

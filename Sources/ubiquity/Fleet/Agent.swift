@@ -116,11 +116,19 @@ actor AgentRunner {
         }
     }
 
+    /// The signed bytes `answer` carries for `key`: nil when the answer does not touch the key,
+    /// `.some(nil)` when the key was removed, and empty bytes for a value that is not data
+    /// (refused as not signed).
+    static func signedValue(of key: String, in answer: UbiquityChangesResponse) -> [UInt8]?? {
+        guard let entry = answer.entries.last(where: { $0.key == key }) else { return nil }
+        guard let text = entry.value else { return .some(nil) }
+        if case .data(let bytes)? = UbiquityWireValue.decode(text)?.value { return Array(bytes) }
+        return []
+    }
+
     /// A changes answer of the organisation's store: a hand-over of its certificate, if there is a new one.
     func receiveOrganization(_ answer: UbiquityChangesResponse) async {
-        guard let entry = answer.entries.last(where: { $0.key == UbiquityFleetNames.handoverKey }), let text = entry.value else { return }
-        var signed: [UInt8] = []
-        if case .data(let bytes)? = UbiquityWireValue.decode(text)?.value { signed = Array(bytes) }
+        guard let signed = Self.signedValue(of: UbiquityFleetNames.handoverKey, in: answer) else { return }
         if await agent.receive(handover: signed) {
             if let refusal = agent.state.handoverRefusal { complain("the certificate's hand-over was refused: \(refusal)") }
             else { say("the organisation's certificate was handed over (hand-over \(agent.credential.handoverSequence)); declarations are checked against the new one") }
@@ -131,13 +139,9 @@ actor AgentRunner {
 
     /// A changes answer of group `group`'s store: its declaration, if it changed.
     func receive(group: String, _ answer: UbiquityChangesResponse) async {
-        guard let entry = answer.entries.last(where: { $0.key == UbiquityFleetNames.declarationKey }) else { return }
-        var signed: [UInt8]? = nil
-        if let text = entry.value {
-            if case .data(let bytes)? = UbiquityWireValue.decode(text)?.value { signed = Array(bytes) } else { signed = [] }
-        }
+        guard let signed = Self.signedValue(of: UbiquityFleetNames.declarationKey, in: answer) else { return }
         if await agent.receive(group: group, signed: signed) {
-            for (name, g) in agent.state.groups where name == group {
+            if let g = agent.state.groups[group] {
                 if let refusal = g.refusal { complain("group \(group): refused: \(refusal)") }
                 else { say("group \(group): revision \(g.revision) applied (\(g.outcomes.values.filter { $0 == "installed" }.count) of \(g.outcomes.count) profiles installed)") }
             }
