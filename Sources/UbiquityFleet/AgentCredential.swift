@@ -45,19 +45,14 @@ package struct AgentCredential: Sendable, Hashable {
     }
 
     package init(_ d: [LiteralString: PropertyList]) throws(FleetError) {
-        func string(_ key: LiteralString) throws(FleetError) -> String {
-            guard case .string(let s)? = d[key] else { throw FleetError(.malformed, "the credential's \(key.string) is missing") }
-            return s
-        }
-        server = try string("Server")
-        token = try string("Token")
-        organization = try string("Organization")
-        machine = try string("Machine")
-        host = try string("Host")
-        guard case .array(let list)? = d["Groups"] else { throw FleetError(.malformed, "the credential's Groups is missing") }
-        groups = list.compactMap { if case .string(let s) = $0 { s } else { nil } }
-        guard case .data(let der)? = d["Certificate"] else { throw FleetError(.malformed, "the credential's Certificate is missing") }
-        certificate = Array(der)
+        let fields = FleetFields(d, document: "the credential")
+        server = try fields.string("Server")
+        token = try fields.string("Token")
+        organization = try fields.string("Organization")
+        machine = try fields.string("Machine")
+        host = try fields.string("Host")
+        groups = try fields.array("Groups").compactMap { if case .string(let s) = $0 { s } else { nil } }
+        certificate = try fields.data("Certificate")
         if case .string(let ca)? = d["CertificateAuthorities"] { certificateAuthorities = ca } else { certificateAuthorities = nil }
         if case .integer(let n)? = d["HandoverSequence"], let sequence = n.int64Value { handoverSequence = sequence }
     }

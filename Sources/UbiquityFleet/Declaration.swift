@@ -51,27 +51,14 @@ package struct Declaration: Sendable, Hashable {
 
     /// Reads a declaration's property list; refused (``FleetError/Kind/malformed``) naming the field.
     package init(bytes: [UInt8]) throws(FleetError) {
-        let value: PropertyList
-        do { value = try PropertyList(decoding: bytes, format: .binary) } catch {
-            throw FleetError(.malformed, "the declaration is not a property list: \(error)")
-        }
-        guard case .dictionary(let d) = value else { throw FleetError(.malformed, "the declaration is not a dictionary") }
-        func string(_ key: LiteralString) throws(FleetError) -> String {
-            guard case .string(let s)? = d[key] else { throw FleetError(.malformed, "the declaration's \(key.string) is missing or not a string") }
-            return s
-        }
-        guard try string("Kind") == Self.kind else { throw FleetError(.malformed, "the declaration's Kind is not \(Self.kind)") }
-        organization = try string("Organization")
-        group = try string("Group")
-        guard case .integer(let r)? = d["Revision"], let revision = r.int64Value, revision >= 1 else {
-            throw FleetError(.malformed, "the declaration's Revision is missing or not a positive integer")
-        }
-        self.revision = revision
-        guard case .date(let issued)? = d["Issued"] else { throw FleetError(.malformed, "the declaration's Issued is missing or not a date") }
-        self.issued = issued
-        guard case .array(let list)? = d["Profiles"] else { throw FleetError(.malformed, "the declaration's Profiles is missing or not an array") }
+        let fields = try FleetFields(bytes, document: "the declaration")
+        try fields.expectKind(Self.kind)
+        organization = try fields.string("Organization")
+        group = try fields.string("Group")
+        revision = try fields.positiveInteger("Revision")
+        issued = try fields.date("Issued")
         var profiles: [[UInt8]] = []
-        for (i, item) in list.enumerated() {
+        for (i, item) in try fields.array("Profiles").enumerated() {
             guard case .data(let bytes) = item else { throw FleetError(.malformed, "the declaration's profile \(i + 1) is not data") }
             profiles.append(Array(bytes))
         }

@@ -42,16 +42,9 @@ package struct Handover: Sendable, Hashable {
     }
 
     package init(bytes: [UInt8]) throws(FleetError) {
-        guard case .dictionary(let d)? = try? PropertyList(decoding: bytes, format: .binary) else {
-            throw FleetError(.malformed, "the hand-over is not a property list dictionary")
-        }
-        guard case .string(Self.kind)? = d["Kind"] else { throw FleetError(.malformed, "the hand-over's Kind is not \(Self.kind)") }
-        guard case .string(let organization)? = d["Organization"] else { throw FleetError(.malformed, "the hand-over has no Organization") }
-        guard case .integer(let n)? = d["Sequence"], let sequence = n.int64Value, sequence >= 1 else {
-            throw FleetError(.malformed, "the hand-over's Sequence is missing or not a positive integer")
-        }
-        guard case .date(let issued)? = d["Issued"] else { throw FleetError(.malformed, "the hand-over has no Issued date") }
-        guard case .data(let der)? = d["Certificate"] else { throw FleetError(.malformed, "the hand-over has no Certificate") }
-        self.init(organization: organization, sequence: sequence, issued: issued, certificate: Array(der))
+        let fields = try FleetFields(bytes, document: "the hand-over")
+        try fields.expectKind(Self.kind)
+        self.init(organization: try fields.string("Organization"), sequence: try fields.positiveInteger("Sequence"),
+                  issued: try fields.date("Issued"), certificate: try fields.data("Certificate"))
     }
 }
