@@ -348,7 +348,7 @@ struct FleetTests {
         let mismatch = try scene.publish([try scene.profile("com.example.fleet.mode", ["Mode": "one"])], key: keys.strangerKey)
         #expect(mismatch.status != 0 && mismatch.stderr.contains("is not the key of"), "\(mismatch.stderr)")
     }
-    @Test("kill -9 of the agent during an apply: the machine holds one revision whole, and the next start finishes the job")
+    @Test("kill -9 of the agent at random moments around an apply: the machine holds one revision whole, and the next start finishes the job")
     func agentKilledDuringApply() throws {
         let scene = try FleetScene(try SyncServer(.sqlite))
         let a = try FleetMachine("a")
@@ -387,6 +387,8 @@ struct FleetTests {
             try a.startAgent()
             #expect(eventually(20) { (try? state()) == "m\(round)" }, "round \(round): \(a.agentErrors)")
         }
+        // Whether a kill fell inside the profiles' change itself (a few ms of the 250) is not observed: the
+        // test holds every kill to "one revision whole", wherever it fell.
         print("kill -9 of the agent: \(killedDuring) of 8 kills landed before the new revision was in place (seed \(random.seed))")
     }
 
