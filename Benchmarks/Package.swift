@@ -20,6 +20,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PropertyList", package: "OpenDefaults"),
                 "CHeapSize",
+                "MixedDocument",
             ],
             path: "Benchmarks/PropertyListBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -80,6 +81,12 @@ let package = Package(
             name: "BenchmarkSupport",
             dependencies: [.product(name: "OpenDefaults", package: "OpenDefaults")],
             path: "Sources/BenchmarkSupport"),
+        // The mixed property list of the property-list figures, and a program that writes it.
+        .target(
+            name: "MixedDocument",
+            dependencies: [.product(name: "PropertyList", package: "OpenDefaults")],
+            path: "Sources/MixedDocument"),
+        .executableTarget(name: "plist-mixed", dependencies: ["MixedDocument"], path: "Sources/plist-mixed"),
         // The heap's size (glibc's mallinfo2, which Swift's Glibc module does not export).
         .target(name: "CHeapSize", path: "Sources/CHeapSize"),
         // Programs started by the cold-start and visibility benchmarks.

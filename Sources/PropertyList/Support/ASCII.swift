@@ -17,53 +17,6 @@ enum ASCII {
 }
 
 extension Array where Element == UInt8 {
-    @inline(__always) mutating func append(ascii s: StaticString) {
-        s.withUTF8Buffer { append(contentsOf: $0) }
-    }
-    @inline(__always) mutating func append(string s: String) {
-        var s = s
-        s.withUTF8 { append(contentsOf: $0) }
-    }
-    mutating func append(tabs n: Int) {
-        for _ in 0..<n { append(0x09) }
-    }
-    mutating func append(spaces n: Int) {
-        for _ in 0..<n { append(0x20) }
-    }
-    /// Appends the decimal digits of `v`.
-    mutating func append(decimal v: Int64) {
-        if v < 0 {
-            append(UInt8(ascii: "-"))
-            append(decimal: v.magnitude)
-        } else {
-            append(decimal: UInt64(v))
-        }
-    }
-    mutating func append(decimal v: UInt64) {
-        if v < 10 { append(0x30 + UInt8(v)); return }
-        var tmp: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch
-        Swift.withUnsafeMutableBytes(of: &tmp) { buf in
-            var n = v
-            var i = 24
-            while n > 0 {
-                i -= 1
-                buf[i] = 0x30 + UInt8(n % 10)
-                n /= 10
-            }
-            append(contentsOf: UnsafeRawBufferPointer(rebasing: buf[i...]))
-        }
-    }
-    /// Appends `v` in decimal, at least `width` digits, zero-padded.
-    mutating func append(padded v: Int, width: Int) {
-        var digits = 1
-        var p = 10
-        while p <= v { digits += 1; p *= 10 }
-        if digits < width { for _ in digits..<width { append(0x30) } }
-        append(decimal: UInt64(v))
-    }
-}
-
-extension Array where Element == UInt8 {
     /// `withUnsafeBytes` for bodies that throw ``PropertyListError``.
     @inline(__always)
     func withTypedBytes<T>(_ body: (UnsafeRawBufferPointer) throws(PropertyListError) -> T) throws(PropertyListError) -> T {

@@ -18,9 +18,9 @@ package enum Base64 {
     /// Appends the base64 form of `bytes`, broken into lines of `lineLength`
     /// characters, each line preceded by `indent` tabs and followed by a newline.
     /// A `lineLength` of 0 writes one unbroken run without indentation or newline.
-    package static func encode(_ bytes: UnsafeRawBufferPointer, lineLength: Int, indent: Int, into out: inout [UInt8]) {
+    package static func encode<O: ByteAppending & ~Copyable>(_ bytes: UnsafeRawBufferPointer, lineLength: Int, indent: Int, into out: inout O) {
         let n = bytes.count
-        out.reserveCapacity(out.count + n * 4 / 3 + n / 40 * (indent + 1) + 8)
+        out.reserve(n * 4 / 3 + n / 40 * (indent + 1) + 8)
         alphabet.withUnsafeBufferPointer { a in
             var column = 0
             var i = 0

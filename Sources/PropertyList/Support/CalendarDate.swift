@@ -63,7 +63,7 @@ struct CalendarDate: Equatable {
     }
 
     /// `2024-01-02T03:04:05Z`, as the XML format writes dates.
-    func appendISO8601(to out: inout [UInt8]) {
+    func appendISO8601<O: ByteAppending & ~Copyable>(to out: inout O) {
         appendDate(to: &out)
         out.append(UInt8(ascii: "T"))
         appendTime(to: &out)
@@ -71,14 +71,14 @@ struct CalendarDate: Equatable {
     }
 
     /// `2024-01-02 03:04:05 +0000`, as `description` and `defaults read` print dates.
-    func appendDescription(to out: inout [UInt8]) {
+    func appendDescription<O: ByteAppending & ~Copyable>(to out: inout O) {
         appendDate(to: &out)
         out.append(0x20)
         appendTime(to: &out)
         out.append(ascii: " +0000")
     }
 
-    private func appendDate(to out: inout [UInt8]) {
+    private func appendDate<O: ByteAppending & ~Copyable>(to out: inout O) {
         if year < 0 { out.append(UInt8(ascii: "-")) }
         out.append(padded: abs(year), width: 4)
         out.append(UInt8(ascii: "-"))
@@ -87,7 +87,7 @@ struct CalendarDate: Equatable {
         out.append(padded: day, width: 2)
     }
 
-    private func appendTime(to out: inout [UInt8]) {
+    private func appendTime<O: ByteAppending & ~Copyable>(to out: inout O) {
         out.append(padded: hour, width: 2)
         out.append(UInt8(ascii: ":"))
         out.append(padded: minute, width: 2)

@@ -25,6 +25,11 @@ package enum JSONEscape {
     /// escaped (`\n`, `\u001f`), `/` as `\/` when `escapingSlash` (what
     /// macOS's `plutil` writes), everything else as UTF-8.
     package static func appendQuoted(_ text: String, to out: inout [UInt8], escapingSlash: Bool) {
+        appendQuoted(text, into: &out, escapingSlash: escapingSlash)
+    }
+
+    /// ``appendQuoted(_:to:escapingSlash:)`` for any byte sink.
+    static func appendQuoted<O: ByteAppending & ~Copyable>(_ text: String, into out: inout O, escapingSlash: Bool) {
         out.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in

@@ -17,23 +17,20 @@ struct XMLWriter {
 
         """
 
-    private var out: [UInt8] = []
-
     static func write(_ value: PropertyList) -> [UInt8] {
-        var w = XMLWriter()
-        w.out.reserveCapacity(4096)
-        w.out.append(string: header)
-        w.value(value, indent: 0)
-        w.out.append(ascii: "</plist>\n")
-        return w.out
+        var out = ByteOutput(capacity: 1 << 16)
+        out.append(string: header)
+        Self.value(value, indent: 0, into: &out)
+        out.append(ascii: "</plist>\n")
+        return out.bytes()
     }
 
-    private mutating func value(_ v: PropertyList, indent: Int) {
+    private static func value(_ v: PropertyList, indent: Int, into out: inout ByteOutput) {
         out.append(tabs: indent)
         switch v {
         case .string(let s):
             out.append(ascii: "<string>")
-            escaped(s)
+            escaped(s, into: &out)
             out.append(ascii: "</string>\n")
         case .integer(let n):
             out.append(ascii: "<integer>")
@@ -41,7 +38,7 @@ struct XMLWriter {
             out.append(ascii: "</integer>\n")
         case .real(let d):
             out.append(ascii: "<real>")
-            out.append(string: RealFormatting.xml(d))
+            RealFormatting.appendXML(d, to: &out)
             out.append(ascii: "</real>\n")
         case .boolean(let b):
             out.append(ascii: b ? "<true/>\n" : "<false/>\n")
@@ -58,18 +55,18 @@ struct XMLWriter {
         case .array(let a):
             if a.isEmpty { out.append(ascii: "<array/>\n"); return }
             out.append(ascii: "<array>\n")
-            for e in a { value(e, indent: indent + 1) }
+            for e in a { value(e, indent: indent + 1, into: &out) }
             out.append(tabs: indent)
             out.append(ascii: "</array>\n")
         case .dictionary(let d):
             if d.isEmpty { out.append(ascii: "<dict/>\n"); return }
             out.append(ascii: "<dict>\n")
-            for key in d.keys.sorted() {
+            for (key, element) in d.sorted(by: { $0.key < $1.key }) {
                 out.append(tabs: indent + 1)
                 out.append(ascii: "<key>")
-                escaped(key.string)
+                escaped(key.string, into: &out)
                 out.append(ascii: "</key>\n")
-                value(d[key]!, indent: indent + 1)
+                value(element, indent: indent + 1, into: &out)
             }
             out.append(tabs: indent)
             out.append(ascii: "</dict>\n")
@@ -86,14 +83,14 @@ struct XMLWriter {
         }
     }
 
-    private mutating func escaped(_ s: String) {
+    private static func escaped(_ s: String, into out: inout ByteOutput) {
         var s = s
         s.withUTF8 { b in
             var start = 0
             for k in 0..<b.count {
                 let c = b[k]
                 guard c == UInt8(ascii: "<") || c == UInt8(ascii: ">") || c == UInt8(ascii: "&") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<k]))
+                out.append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[start..<k])))
                 switch c {
                 case UInt8(ascii: "<"): out.append(ascii: "&lt;")
                 case UInt8(ascii: ">"): out.append(ascii: "&gt;")
@@ -101,7 +98,7 @@ struct XMLWriter {
                 }
                 start = k + 1
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start...]))
+            out.append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[start...])))
         }
     }
 }
