@@ -145,3 +145,25 @@ struct LiteralStringTests {
         #expect(check.stdout == "['\\u0340', '\\u0300']\n", "\(check.stdout) \(check.stderr)")
     }
 }
+
+@Suite("The writers' key order")
+struct KeyOrderTests {
+    @Test("short ASCII keys (compared as words) sort as LiteralString's order: prefixes, NULs, every length to 15 and beyond")
+    func wordsAgreeWithLiteralOrder() {
+        #expect(KeyOrder.layoutIsKnown, "the standard library's small-string layout changed: every key takes the general path")
+        var random = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["\0", "a", "b", "z", "A", "~", "\u{7F}", "é", "😀", "\u{FFFD}"]
+        for round in 0..<300 {
+            var d: [LiteralString: PropertyList] = [:]
+            for _ in 0..<(round % 40 + 1) {
+                let length = Int.random(in: 0...18, using: &random)
+                let asciiOnly = round % 3 != 0
+                let key = String((0..<length).map { _ in alphabet[Int.random(in: 0..<(asciiOnly ? 7 : alphabet.count), using: &random)] })
+                d[LiteralString(key)] = .integer(1)
+                d[LiteralString(key + "\0")] = .integer(2)  // a prefix and its extension by NUL
+            }
+            let ours = d.sortedIndices().map { d[$0].key }
+            #expect(ours == d.keys.sorted(), "round \(round)")
+        }
+    }
+}

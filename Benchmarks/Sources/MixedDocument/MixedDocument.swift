@@ -49,3 +49,15 @@ public func objectCount(_ v: PropertyList) -> Int {
     }
 }
 
+
+/// The document with what JSON cannot hold made text: dates as their XML
+/// form, data as base64.
+public func jsonCompatible(_ v: PropertyList) -> PropertyList {
+    switch v {
+    case .date(let d): .string(d.formatted(.iso8601))
+    case .data(let d): .string(d.base64EncodedString())
+    case .array(let a): .array(a.map(jsonCompatible))
+    case .dictionary(let d): .dictionary(d.mapValues(jsonCompatible))
+    default: v
+    }
+}

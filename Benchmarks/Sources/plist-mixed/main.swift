@@ -1,9 +1,9 @@
 // Writes the benchmarks' mixed property list (MixedDocument) to a file, so
-// that whole programs can be compared on it: `plist-mixed xml FILE` or
-// `plist-mixed binary FILE`. Prints the object count and the size.
+// that whole programs can be compared on it:
+// `plist-mixed xml|binary|json|openstep FILE` (JSON holds dates and data as
+// text). Prints the object count and the size.
 import Foundation
 import MixedDocument
-import PropertyList
 import PropertyList
 
 let arguments = CommandLine.arguments
@@ -11,7 +11,7 @@ guard arguments.count == 3, let format: PropertyListFormat = ["xml": .xml, "bina
     FileHandle.standardError.write(Data("usage: plist-mixed xml|binary|json|openstep FILE\n".utf8))
     exit(2)
 }
-let document = makeDocument()
+let document = format == .json ? jsonCompatible(makeDocument()) : makeDocument()
 let bytes = try document.encoded(as: format)
 try Data(bytes).write(to: URL(fileURLWithPath: arguments[2]))
 print("\(objectCount(document)) objects, \(bytes.count) bytes")

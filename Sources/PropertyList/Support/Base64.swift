@@ -21,26 +21,52 @@ package enum Base64 {
     package static func encode<O: ByteAppending & ~Copyable>(_ bytes: UnsafeRawBufferPointer, lineLength: Int, indent: Int, into out: inout O) {
         let n = bytes.count
         out.reserve(n * 4 / 3 + n / 40 * (indent + 1) + 8)
+        // Whole lines of four-character groups are written in place; the
+        // last group (padding) and the line breaks are handled one by one.
+        let groups = n / 3
+        let perLine = lineLength > 0 ? lineLength : Int.max
         alphabet.withUnsafeBufferPointer { a in
             var column = 0
-            var i = 0
-            func put(_ c: UInt8) {
+            @inline(__always) func put(_ c: UInt8) {
                 if lineLength > 0 && column == 0 { out.append(tabs: indent) }
                 out.append(c)
                 column += 1
-                if lineLength > 0 && column == lineLength {
+                if column == perLine {
                     out.append(0x0A)
                     column = 0
                 }
             }
-            while i + 3 <= n {
-                let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-                put(a[Int(v >> 18)])
-                put(a[Int(v >> 12 & 0x3F)])
-                put(a[Int(v >> 6 & 0x3F)])
-                put(a[Int(v & 0x3F)])
-                i += 3
+            var g = 0
+            while g < groups {
+                // Groups that fit on the current line, written in one go.
+                let room = perLine == Int.max ? groups - g : Swift.max(0, (perLine - column) / 4)
+                let run = Swift.min(room, groups - g)
+                if run == 0 {
+                    // A group broken across lines (a line length that is no multiple of 4).
+                    let i = 3 * g
+                    let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                    put(a[Int(v >> 18)]); put(a[Int(v >> 12 & 0x3F)]); put(a[Int(v >> 6 & 0x3F)]); put(a[Int(v & 0x3F)])
+                    g += 1
+                    continue
+                }
+                if lineLength > 0 && column == 0 { out.append(tabs: indent) }
+                out.reserve(4 * run)
+                for k in g..<(g + run) {
+                    let i = 3 * k
+                    let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                    out.append(a[Int(v >> 18)])
+                    out.append(a[Int(v >> 12 & 0x3F)])
+                    out.append(a[Int(v >> 6 & 0x3F)])
+                    out.append(a[Int(v & 0x3F)])
+                }
+                column += 4 * run
+                g += run
+                if column == perLine {
+                    out.append(0x0A)
+                    column = 0
+                }
             }
+            let i = 3 * groups
             if n - i == 1 {
                 let v = UInt32(bytes[i]) << 16
                 put(a[Int(v >> 18)]); put(a[Int(v >> 12 & 0x3F)]); put(0x3D); put(0x3D)

@@ -1,3 +1,5 @@
+import PlatformIO
+
 /// Where the writers put bytes: an array, or a ``ByteOutput`` on the paths
 /// that write whole documents.
 package protocol ByteAppending: ~Copyable {
@@ -23,7 +25,8 @@ extension Array: ByteAppending where Element == UInt8 {
 /// digits of a number). `[UInt8].append(contentsOf:)` pays a uniqueness and
 /// capacity check and a generic copy per piece: a tenth of `plutil -convert
 /// xml1` on the benchmarks' mixed file (proposal 0019). This buffer checks
-/// its capacity once per piece and copies with `memcpy`; it owns its memory
+/// its capacity once per piece and copies with `memcpy`, and grows with
+/// `realloc` (``GrowableMemory``); it owns its memory
 /// (not copyable) and hands the bytes over as an array at the end.
 struct ByteOutput: ~Copyable, ByteAppending {
     private var base: UnsafeMutableRawPointer
@@ -32,10 +35,10 @@ struct ByteOutput: ~Copyable, ByteAppending {
 
     init(capacity: Int = 4096) {
         self.capacity = Swift.max(capacity, 64)
-        base = .allocate(byteCount: self.capacity, alignment: 8)
+        base = GrowableMemory.allocate(byteCount: self.capacity)
     }
 
-    deinit { base.deallocate() }
+    deinit { GrowableMemory.free(base) }
 
     @inline(__always)
     mutating func reserve(_ n: Int) {
@@ -44,11 +47,9 @@ struct ByteOutput: ~Copyable, ByteAppending {
 
     @inline(never)
     private mutating func grow(_ n: Int) {
+        // Doubling with realloc: a large block's pages are remapped, not copied.
         let newCapacity = Swift.max(capacity * 2, count + n)
-        let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 8)
-        newBase.copyMemory(from: base, byteCount: count)
-        base.deallocate()
-        base = newBase
+        base = GrowableMemory.reallocate(base, byteCount: newCapacity)
         capacity = newCapacity
     }
 
@@ -75,13 +76,6 @@ struct ByteOutput: ~Copyable, ByteAppending {
         let n = body(base + count)
         precondition(n >= 0 && n <= maximum, "wrote more than reserved")
         count &+= n
-    }
-
-    /// Overwrites `bytes.count` bytes at `offset` (already written).
-    mutating func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
-        precondition(offset >= 0 && offset + bytes.count <= count, "overwrite outside the written bytes")
-        guard let source = bytes.baseAddress else { return }
-        (base + offset).copyMemory(from: source, byteCount: bytes.count)
     }
 
     /// The bytes written, as an array (the buffer is consumed).

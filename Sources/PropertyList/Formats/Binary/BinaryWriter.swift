@@ -26,19 +26,59 @@ struct BinaryWriter {
         case dictionary(start: Int, count: Int)
     }
 
+    /// A number's identity in the table of numbers written once: its kind and bits.
+    private struct Scalar: Hashable {
+        var kind: UInt8
+        var bits: UInt64
+    }
+
     private var objects: [Object] = []
     private var refs: [Int] = []
     private var strings: [LiteralString: Int] = [:]
-    private var integers: [PropertyList.Integer: Int] = [:]
-    private var reals: [UInt64: Int] = [:]
-    private var dates: [UInt64: Int] = [:]
-    private var uids: [UInt64: Int] = [:]
+    private var scalars: [Scalar: Int] = [:]
     private var booleans: (Int?, Int?) = (nil, nil)
+    /// The object numbers of strings and numbers met lately (``RecentObjects``):
+    /// most keys and many values recur, and this finds them without hashing.
+    private var recentStrings = RecentObjects()
+    private var recentScalars = RecentObjects()
 
     static func write(_ value: PropertyList) -> [UInt8] {
         var w = BinaryWriter()
+        let counts = Self.counts(value)
+        w.objects.reserveCapacity(counts.objects)
+        w.refs.reserveCapacity(counts.references)
+        w.strings.reserveCapacity(counts.strings)
+        w.scalars.reserveCapacity(counts.scalars)
         _ = w.flatten(value)
         return w.serialize()
+    }
+
+    /// Upper bounds on the objects (every value and key), the strings and
+    /// the numbers, and the exact number of references.
+    private struct Counts {
+        var objects = 0, references = 0, strings = 0, scalars = 0
+    }
+
+    private static func counts(_ v: PropertyList) -> Counts {
+        var c = Counts()
+        func visit(_ v: PropertyList) {
+            c.objects += 1
+            switch v {
+            case .array(let a):
+                c.references += a.count
+                for e in a { visit(e) }
+            case .dictionary(let d):
+                c.objects += d.count
+                c.strings += d.count
+                c.references += 2 * d.count
+                for e in d.values { visit(e) }
+            case .string: c.strings += 1
+            case .integer, .real, .date, .uid: c.scalars += 1
+            case .boolean, .data: break
+            }
+        }
+        visit(v)
+        return c
     }
 
     // MARK: Pass 1: number the objects
@@ -48,15 +88,25 @@ struct BinaryWriter {
         return objects.count - 1
     }
 
+    private mutating func scalarID(_ key: Scalar, _ object: @autoclosure () -> Object) -> Int {
+        let recent = (UInt64(key.kind), key.bits)
+        if let id = recentScalars[recent] { return id }
+        let id: Int
+        if let known = scalars[key] {
+            id = known
+        } else {
+            id = add(object())
+            scalars[key] = id
+        }
+        recentScalars[recent] = id
+        return id
+    }
+
     private mutating func flatten(_ v: PropertyList) -> Int {
         switch v {
         case .string(let s): return stringID(s)
-        case .integer(let n):
-            if let id = integers[n] { return id }
-            let id = add(.integer(n)); integers[n] = id; return id
-        case .real(let d):
-            if let id = reals[d.bitPattern] { return id }
-            let id = add(.real(d)); reals[d.bitPattern] = id; return id
+        case .integer(let n): return scalarID(Scalar(kind: n.isLarge ? 1 : 0, bits: n.bits), .integer(n))
+        case .real(let d): return scalarID(Scalar(kind: 2, bits: d.bitPattern), .real(d))
         case .boolean(let b):
             if b, let id = booleans.1 { return id }
             if !b, let id = booleans.0 { return id }
@@ -65,12 +115,9 @@ struct BinaryWriter {
             return id
         case .date(let d):
             let t = d.timeIntervalSinceReferenceDate
-            if let id = dates[t.bitPattern] { return id }
-            let id = add(.date(t)); dates[t.bitPattern] = id; return id
+            return scalarID(Scalar(kind: 3, bits: t.bitPattern), .date(t))
         case .data(let d): return add(.data(d))
-        case .uid(let u):
-            if let id = uids[u] { return id }
-            let id = add(.uid(u)); uids[u] = id; return id
+        case .uid(let u): return scalarID(Scalar(kind: 4, bits: u), .uid(u))
         case .array(let a):
             let start = refs.count
             let id = add(.array(start: start, count: a.count))
@@ -82,17 +129,26 @@ struct BinaryWriter {
             let n = d.count
             let id = add(.dictionary(start: start, count: n))
             refs.append(contentsOf: repeatElement(0, count: 2 * n))
-            let keys = d.keys.sorted()
-            for (k, key) in keys.enumerated() { refs[start + k] = stringID(key.string) }
-            for (k, key) in keys.enumerated() { refs[start + n + k] = flatten(d[key]!) }
+            let order = d.sortedIndices()
+            for (k, i) in order.enumerated() { refs[start + k] = stringID(d[i].key.string) }
+            for (k, i) in order.enumerated() { refs[start + n + k] = flatten(d[i].value) }
             return id
         }
     }
 
     private mutating func stringID(_ s: String) -> Int {
-        if let id = strings[LiteralString(s)] { return id }
-        let id = add(.string(s))
-        strings[LiteralString(s)] = id
+        // A string's representation (its bytes when short, else its storage)
+        // identifies equal strings without reading them.
+        let recent = RecentObjects.representation(of: s)
+        if let id = recentStrings[recent] { return id }
+        let id: Int
+        if let known = strings[LiteralString(s)] {
+            id = known
+        } else {
+            id = add(.string(s))
+            strings[LiteralString(s)] = id
+        }
+        recentStrings[recent] = id
         return id
     }
 
@@ -102,96 +158,152 @@ struct BinaryWriter {
         v < 1 << 8 ? 1 : v < 1 << 16 ? 2 : v < 1 << 32 ? 4 : 8
     }
 
+    @inline(__always) private static func bigEndian(_ v: UInt64, _ size: Int, into out: inout ByteOutput) {
+        out.write(upTo: 8) { p in
+            switch size {
+            case 1: p.storeBytes(of: UInt8(truncatingIfNeeded: v), as: UInt8.self)
+            case 2: p.storeBytes(of: UInt16(truncatingIfNeeded: v).bigEndian, as: UInt16.self)
+            case 4: p.storeBytes(of: UInt32(truncatingIfNeeded: v).bigEndian, as: UInt32.self)
+            default: p.storeBytes(of: v.bigEndian, as: UInt64.self)
+            }
+            return size
+        }
+    }
+    private static func integer(_ n: PropertyList.Integer, into out: inout ByteOutput) {
+        if let u = n.uint64Value {
+            if u > UInt64(Int64.max) {
+                out.append(0x14); bigEndian(0, 8, into: &out); bigEndian(u, 8, into: &out)
+            } else {
+                let size = Self.bytesNeeded(u)
+                out.append(0x10 | UInt8(size.trailingZeroBitCount))
+                bigEndian(u, size, into: &out)
+            }
+        } else {
+            out.append(0x13)
+            bigEndian(UInt64(bitPattern: n.int64Value!), 8, into: &out)
+        }
+    }
+    private static func header(_ marker: UInt8, _ n: Int, into out: inout ByteOutput) {
+        if n < 15 {
+            out.append(marker | UInt8(n))
+        } else {
+            out.append(marker | 0x0F)
+            integer(.init(Int64(n)), into: &out)
+        }
+    }
+
     private func serialize() -> [UInt8] {
         let count = objects.count
         let refSize = Self.bytesNeeded(UInt64(count))
-        var out: [UInt8] = []
-        out.reserveCapacity(count * 12 + refs.count * refSize + 64)
+        var out = ByteOutput(capacity: count * 12 + refs.count * refSize + 64)
         out.append(ascii: "bplist00")
         var offsets = [Int](repeating: 0, count: count)
 
-        func bigEndian(_ v: UInt64, _ size: Int) {
-            var k = size - 1
-            while k >= 0 { out.append(UInt8(truncatingIfNeeded: v >> UInt64(8 * k))); k -= 1 }
-        }
-        func integer(_ n: PropertyList.Integer) {
-            if let u = n.uint64Value {
-                if u > UInt64(Int64.max) {
-                    out.append(0x14); bigEndian(0, 8); bigEndian(u, 8)
-                } else {
-                    let size = Self.bytesNeeded(u)
-                    out.append(0x10 | UInt8(size.trailingZeroBitCount))
-                    bigEndian(u, size)
-                }
-            } else {
-                out.append(0x13)
-                bigEndian(UInt64(bitPattern: n.int64Value!), 8)
-            }
-        }
-        func header(_ marker: UInt8, _ n: Int) {
-            if n < 15 {
-                out.append(marker | UInt8(n))
-            } else {
-                out.append(marker | 0x0F)
-                integer(.init(Int64(n)))
-            }
-        }
-        func references(_ start: Int, _ n: Int) {
-            for k in start..<(start + n) { bigEndian(UInt64(refs[k]), refSize) }
-        }
-
-        for (id, object) in objects.enumerated() {
-            offsets[id] = out.count
-            switch object {
-            case .string(let s):
-                var utf8 = s
-                utf8.withUTF8 { u in
-                    if !u.contains(where: { $0 >= 0x80 }) {
-                        header(0x50, u.count)
-                        out.append(contentsOf: u)
-                    } else {
-                        header(0x60, s.utf16.count)
-                        for unit in s.utf16 { out.append(UInt8(unit >> 8)); out.append(UInt8(unit & 0xFF)) }
+        refs.withUnsafeBufferPointer { refs in
+            for (id, object) in objects.enumerated() {
+                offsets[id] = out.count
+                switch object {
+                case .string(let s):
+                    var utf8 = s
+                    utf8.withUTF8 { u in
+                        if UTF8Text.isASCII(UnsafeRawBufferPointer(u)) {
+                            Self.header(0x50, u.count, into: &out)
+                            out.append(bytes: UnsafeRawBufferPointer(u))
+                        } else {
+                            let units = s.utf16.count
+                            Self.header(0x60, units, into: &out)
+                            out.write(upTo: 2 * units) { p in
+                                var k = 0
+                                for unit in s.utf16 {
+                                    p.storeBytes(of: unit.bigEndian, toByteOffset: k, as: UInt16.self)
+                                    k += 2
+                                }
+                                return k
+                            }
+                        }
                     }
+                case .integer(let n): Self.integer(n, into: &out)
+                case .real(let d): out.append(0x23); Self.bigEndian(d.bitPattern, 8, into: &out)
+                case .boolean(let b): out.append(b ? 0x09 : 0x08)
+                case .date(let t): out.append(0x33); Self.bigEndian(t.bitPattern, 8, into: &out)
+                case .data(let d):
+                    Self.header(0x40, d.count, into: &out)
+                    d.withUnsafeBytes { out.append(bytes: $0) }
+                case .uid(let u):
+                    let size = Self.bytesNeeded(u)
+                    out.append(0x80 | UInt8(size - 1))
+                    Self.bigEndian(u, size, into: &out)
+                case .array(let start, let n):
+                    Self.header(0xA0, n, into: &out)
+                    for k in start..<(start + n) { Self.bigEndian(UInt64(refs[k]), refSize, into: &out) }
+                case .dictionary(let start, let n):
+                    Self.header(0xD0, n, into: &out)
+                    for k in start..<(start + 2 * n) { Self.bigEndian(UInt64(refs[k]), refSize, into: &out) }
                 }
-            case .integer(let n): integer(n)
-            case .real(let d): out.append(0x23); bigEndian(d.bitPattern, 8)
-            case .boolean(let b): out.append(b ? 0x09 : 0x08)
-            case .date(let t): out.append(0x33); bigEndian(t.bitPattern, 8)
-            case .data(let d):
-                header(0x40, d.count)
-                out.append(contentsOf: d)
-            case .uid(let u):
-                let size = Self.bytesNeeded(u)
-                out.append(0x80 | UInt8(size - 1))
-                bigEndian(u, size)
-            case .array(let start, let n):
-                header(0xA0, n)
-                references(start, n)
-            case .dictionary(let start, let n):
-                header(0xD0, n)
-                references(start, 2 * n)
             }
         }
         let tableOffset = out.count
         let offsetSize = Self.bytesNeeded(UInt64(tableOffset))
-        for o in offsets { bigEndian(UInt64(o), offsetSize) }
+        out.reserve(offsets.count * offsetSize + 32)
+        for o in offsets { Self.bigEndian(UInt64(o), offsetSize, into: &out) }
         // The trailer's five unused bytes carry BinaryReader.sortedKeysMark
         // when the top object is a dictionary (its keys are sorted and each
         // appears once), so that a one-key lookup can search them; other
         // readers ignore these bytes.
         if case .dictionary = objects.first {
-            out.append(contentsOf: BinaryReader.sortedKeysMark)
-            out.append(contentsOf: repeatElement(0, count: 6 - BinaryReader.sortedKeysMark.count))
+            BinaryReader.sortedKeysMark.withUnsafeBytes { out.append(bytes: $0) }
+            for _ in BinaryReader.sortedKeysMark.count..<6 { out.append(0) }
         } else {
-            out.append(contentsOf: repeatElement(0, count: 6))
+            for _ in 0..<6 { out.append(0) }
         }
         out.append(UInt8(offsetSize))
         out.append(UInt8(refSize))
-        bigEndian(UInt64(count), 8)
-        bigEndian(0, 8)  // the top object is object 0
-        bigEndian(UInt64(tableOffset), 8)
-        return out
+        Self.bigEndian(UInt64(count), 8, into: &out)
+        Self.bigEndian(0, 8, into: &out)  // the top object is object 0
+        Self.bigEndian(UInt64(tableOffset), 8, into: &out)
+        return out.bytes()
+    }
+}
+
+/// A direct-mapped table from a 16-byte identity to an object number: the
+/// binary writer's memory of the strings and numbers it met lately.
+///
+/// A slot holds the last identity that mapped to it; a lookup compares the
+/// whole identity, so it never answers wrongly, and a miss (a collision, even
+/// one an input arranges) only sends the writer to its hashed tables.
+struct RecentObjects {
+    private var keys: [(UInt64, UInt64)]
+    private var ids: [Int]
+    private static let bits = 12
+
+    init() {
+        keys = Array(repeating: (0, 0), count: 1 << Self.bits)
+        ids = Array(repeating: -1, count: 1 << Self.bits)
+    }
+
+    /// A string's two words: its UTF-8 bytes and count when short (held
+    /// inline), else its count and storage; equal words are equal strings.
+    static func representation(of s: String) -> (UInt64, UInt64) {
+        MemoryLayout<String>.size == 16 ? unsafeBitCast(s, to: (UInt64, UInt64).self) : (0, 0)
+    }
+
+    @inline(__always)
+    private static func slot(_ key: (UInt64, UInt64)) -> Int {
+        Int(truncatingIfNeeded: (((key.0 &* 0x9E37_79B9_7F4A_7C15) ^ key.1) &* 0xBF58_476D_1CE4_E5B9) >> (64 - UInt64(bits)))
+    }
+
+    subscript(key: (UInt64, UInt64)) -> Int? {
+        get {
+            guard key != (0, 0) else { return nil }
+            let i = Self.slot(key)
+            return keys[i] == key && ids[i] >= 0 ? ids[i] : nil
+        }
+        set {
+            guard key != (0, 0), let newValue else { return }
+            let i = Self.slot(key)
+            keys[i] = key
+            ids[i] = newValue
+        }
     }
 }
 

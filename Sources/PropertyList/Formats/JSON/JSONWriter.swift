@@ -47,12 +47,13 @@ struct JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .dictionary(let d):
             out.append(UInt8(ascii: "{"))
-            for (k, key) in d.keys.sorted().enumerated() {
+            for (k, i) in d.sortedIndices().enumerated() {
+                let (key, element) = d[i]
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 newline(level + 1)
                 string(key.string)
                 out.append(ascii: pretty ? " : " : ":")
-                try value(d[key]!, level: level + 1, path: path.isEmpty ? key.string : "\(path).\(key)")
+                try value(element, level: level + 1, path: path.isEmpty ? key.string : "\(path).\(key)")
             }
             if !d.isEmpty { newline(level) }
             out.append(UInt8(ascii: "}"))

@@ -77,11 +77,12 @@ struct DescriptionWriter {
         case .dictionary(let d):
             indent(level)
             out.append(ascii: "{\n")
-            for key in d.keys.sorted() {
+            for i in d.sortedIndices() {
+                let (key, element) = d[i]
                 indent(level + 1)
                 quoted(key.string)
                 out.append(ascii: " = ")
-                value(d[key]!, level: level + 1)
+                value(element, level: level + 1)
                 out.append(ascii: ";\n")
             }
             indent(level)

@@ -66,11 +66,12 @@ struct OpenStepWriter {
         case .dictionary(let d):
             if d.isEmpty { out.append(ascii: "{}"); return }
             out.append(ascii: "{\n")
-            for key in d.keys.sorted() {
+            for i in d.sortedIndices() {
+                let (key, element) = d[i]
                 out.append(spaces: 4 * (level + 1))
                 string(key.string)
                 out.append(ascii: " = ")
-                try value(d[key]!, level: level + 1, path: path.isEmpty ? key.string : "\(path).\(key)")
+                try value(element, level: level + 1, path: path.isEmpty ? key.string : "\(path).\(key)")
                 out.append(ascii: ";\n")
             }
             out.append(spaces: 4 * level)

@@ -61,7 +61,8 @@ struct XMLWriter {
         case .dictionary(let d):
             if d.isEmpty { out.append(ascii: "<dict/>\n"); return }
             out.append(ascii: "<dict>\n")
-            for (key, element) in d.sorted(by: { $0.key < $1.key }) {
+            for i in d.sortedIndices() {
+                let (key, element) = d[i]
                 out.append(tabs: indent + 1)
                 out.append(ascii: "<key>")
                 escaped(key.string, into: &out)
