@@ -47,7 +47,6 @@ struct BinaryWriter {
         let counts = Self.counts(value)
         w.objects.reserveCapacity(counts.objects)
         w.refs.reserveCapacity(counts.references)
-        w.strings.reserveCapacity(counts.strings)
         w.scalars.reserveCapacity(counts.scalars)
         _ = w.flatten(value)
         return w.serialize()
