@@ -81,6 +81,11 @@ let package = Package(
             name: "BenchmarkSupport",
             dependencies: [.product(name: "OpenDefaults", package: "OpenDefaults")],
             path: "Sources/BenchmarkSupport"),
+        // A durable set in a loop, for profiling it.
+        .executableTarget(
+            name: "defaults-set-loop",
+            dependencies: ["BenchmarkSupport", .product(name: "OpenDefaults", package: "OpenDefaults")],
+            path: "Sources/defaults-set-loop"),
         // The mixed property list of the property-list figures, and a program that writes it.
         .target(
             name: "MixedDocument",

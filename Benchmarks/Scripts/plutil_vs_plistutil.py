@@ -14,6 +14,9 @@ program's peak resident memory against its input's size.
     swift build -c release --product plutil          # in the repository root
     python3 Benchmarks/Scripts/plutil_vs_plistutil.py [ROUNDS]
 
+PLUTIL=path picks the plutil measured; PLUTIL_BEFORE=path adds the same
+conversions by another build (an earlier commit) to the same interleaved run.
+
 Every output is checked: converting it back gives the input's bytes.
 """
 import os
@@ -27,12 +30,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PLUTIL = os.environ.get("PLUTIL", os.path.join(ROOT, ".build/release/plutil"))
+BEFORE = os.environ.get("PLUTIL_BEFORE")
 MIXED = os.environ.get("PLIST_MIXED", os.path.join(ROOT, "Benchmarks/.build/release/plist-mixed"))
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 9
 
 
 def run(argv):
-    """Runs argv; returns (seconds, peak resident bytes)."""
+    """Runs argv; returns (seconds, peak resident bytes, CPU seconds)."""
     start = time.perf_counter()
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
@@ -40,7 +44,7 @@ def run(argv):
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         sys.exit(f"{' '.join(argv)} exited with {child.returncode}")
-    return elapsed, usage.ru_maxrss * 1024
+    return elapsed, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 def same(a, b):
@@ -76,23 +80,31 @@ def main():
             "ours binary->json": ([PLUTIL, "-convert", "json", "-o", out + ".b", files["json"]], files["json"], None, None),
             "ours openstep->binary": ([PLUTIL, "-convert", "binary1", "-o", out, files["openstep"]], files["openstep"], None, None),
         }
+        if BEFORE:
+            for name in [k for k in cases if k.startswith("ours ")]:
+                argv, counted, _, _ = cases[name]
+                cases[name.replace("ours", "before")] = ([BEFORE] + argv[1:], counted, None, None)
         # The JSON writer's input is binary: convert once, then time binary -> JSON.
         subprocess.check_call([PLUTIL, "-convert", "binary1", "-o", files["json"] + ".bplist", files["json"]])
         cases["ours binary->json"] = ([PLUTIL, "-convert", "json", "-o", out, files["json"] + ".bplist"], files["json"],
                                       None, None)
+        if BEFORE:
+            cases["before binary->json"] = ([BEFORE] + cases["ours binary->json"][0][1:], files["json"], None, None)
         times = {k: [] for k in cases}
         peaks = {k: [] for k in cases}
+        cpus = {k: [] for k in cases}
         for r in range(ROUNDS):
             for name, (argv, _, check, expected) in cases.items():
-                t, peak = run(argv)
+                t, peak, cpu = run(argv)
                 times[name].append(t)
                 peaks[name].append(peak)
+                cpus[name].append(cpu)
                 if r == 0 and check is not None:
                     run(check)
                     if not same(back, expected):
                         sys.exit(f"{name}: converting the output back does not give the input's bytes")
         print(f"\n{ROUNDS} interleaved rounds, medians (MB = 10^6 bytes of XML or text read or written)")
-        print(f"{'conversion':26} {'median s':>9} {'min s':>7} {'MB/s':>7} {'peak MB':>8} {'peak/input':>10}")
+        print(f"{'conversion':26} {'median s':>9} {'min s':>7} {'cpu s':>7} {'MB/s':>7} {'peak MB':>8} {'peak/input':>10}")
         med = {}
         for name, (argv, counted, _, _) in cases.items():
             m = statistics.median(times[name])
@@ -100,10 +112,14 @@ def main():
             size = os.path.getsize(counted)
             inp = os.path.getsize(argv[-1] if "plistutil" not in name else argv[2])
             peak = statistics.median(peaks[name])
-            print(f"{name:26} {m:9.4f} {min(times[name]):7.4f} {size / m / 1e6:7.1f} {peak / 1e6:8.1f} {peak / inp:10.2f}")
+            cpu = statistics.median(cpus[name])
+            print(f"{name:26} {m:9.4f} {min(times[name]):7.4f} {cpu:7.4f} {size / m / 1e6:7.1f} {peak / 1e6:8.1f} {peak / inp:10.2f}")
         x2b = med["plistutil xml->binary"] / med["ours xml->binary"]
         b2x = med["plistutil binary->xml"] / med["ours binary->xml"]
         print(f"\nratio to plistutil: xml->binary {x2b:.1f}x (goal >= 10x), binary->xml {b2x:.2f}x (goal >= 2.5x)")
+        if BEFORE:
+            for name in [k for k in cases if k.startswith("ours ")]:
+                print(f"{name[5:]:16} before/after: {med[name.replace('ours', 'before')] / med[name]:.2f}x")
     finally:
         shutil.rmtree(work)
 

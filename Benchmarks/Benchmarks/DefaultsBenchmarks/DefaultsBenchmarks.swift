@@ -7,6 +7,7 @@ import ConfigurationProfiles
 import Foundation
 @_spi(Engine) import OpenDefaults
 import PropertyList
+import Synchronization
 
 /// A private preferences folder for both implementations.
 let sandbox = Sandbox.folder(named: "opendefaults-bench")
@@ -482,6 +483,19 @@ let benchmarks: @Sendable () -> Void = {
     }
     Benchmark("set(Int) · OpenDefaults", configuration: fast) { b in
         for _ in b.scaledIterations { defaults.set(Counter.next(), forKey: "counter") }
+    }
+    // Issue 42's floor for a durable set: the same key and value put in a
+    // `[String: Any]` behind a lock (what an in-memory defaults object that
+    // wrote nothing down would cost).
+    let locked = Mutex<[String: Any]>(Dictionary(uniqueKeysWithValues: (0..<1000).map { ("key\($0)", $0 as Any) }))
+    Benchmark("locked [String: Any] insert · floor", configuration: fast) { b in
+        for _ in b.scaledIterations {
+            let v = Counter.next()
+            locked.withLock { $0["counter"] = v }
+        }
+    }
+    Benchmark("locked [String: Any] read · floor", configuration: fast) { b in
+        for _ in b.scaledIterations { blackHole(locked.withLock { $0["key500"] }) }
     }
     Benchmark("set(Int) · Foundation", configuration: .init(metrics: [.wallClock], timeUnits: .nanoseconds, maxDuration: .seconds(3))) { b in
         for _ in b.scaledIterations { foundation.set(Counter.next(), forKey: "counter") }

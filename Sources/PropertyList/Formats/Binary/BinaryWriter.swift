@@ -33,7 +33,8 @@ struct BinaryWriter {
     }
 
     private var objects: [Object] = []
-    private var refs: [Int] = []
+    /// Object numbers (at most 2³² objects: a table of more would not fit in memory).
+    private var refs: [UInt32] = []
     private var strings: [LiteralString: Int] = [:]
     private var scalars: [Scalar: Int] = [:]
     private var booleans: (Int?, Int?) = (nil, nil)
@@ -45,35 +46,30 @@ struct BinaryWriter {
     static func write(_ value: PropertyList) -> [UInt8] {
         var w = BinaryWriter()
         let counts = Self.counts(value)
-        w.objects.reserveCapacity(counts.objects)
+        // Only the references are reserved (their number is exact): objects,
+        // strings and numbers are far fewer than their bounds where values
+        // recur, and reserving the bounds raised peak memory by a quarter.
         w.refs.reserveCapacity(counts.references)
-        w.scalars.reserveCapacity(counts.scalars)
         _ = w.flatten(value)
         return w.serialize()
     }
 
-    /// Upper bounds on the objects (every value and key), the strings and
-    /// the numbers, and the exact number of references.
+    /// The exact number of references.
     private struct Counts {
-        var objects = 0, references = 0, strings = 0, scalars = 0
+        var references = 0
     }
 
     private static func counts(_ v: PropertyList) -> Counts {
         var c = Counts()
         func visit(_ v: PropertyList) {
-            c.objects += 1
             switch v {
             case .array(let a):
                 c.references += a.count
                 for e in a { visit(e) }
             case .dictionary(let d):
-                c.objects += d.count
-                c.strings += d.count
                 c.references += 2 * d.count
                 for e in d.values { visit(e) }
-            case .string: c.strings += 1
-            case .integer, .real, .date, .uid: c.scalars += 1
-            case .boolean, .data: break
+            default: break
             }
         }
         visit(v)
@@ -121,7 +117,7 @@ struct BinaryWriter {
             let start = refs.count
             let id = add(.array(start: start, count: a.count))
             refs.append(contentsOf: repeatElement(0, count: a.count))
-            for (k, e) in a.enumerated() { refs[start + k] = flatten(e) }
+            for (k, e) in a.enumerated() { refs[start + k] = UInt32(flatten(e)) }
             return id
         case .dictionary(let d):
             let start = refs.count
@@ -129,8 +125,8 @@ struct BinaryWriter {
             let id = add(.dictionary(start: start, count: n))
             refs.append(contentsOf: repeatElement(0, count: 2 * n))
             let order = d.sortedIndices()
-            for (k, i) in order.enumerated() { refs[start + k] = stringID(d[i].key.string) }
-            for (k, i) in order.enumerated() { refs[start + n + k] = flatten(d[i].value) }
+            for (k, i) in order.enumerated() { refs[start + k] = UInt32(stringID(d[i].key.string)) }
+            for (k, i) in order.enumerated() { refs[start + n + k] = UInt32(flatten(d[i].value)) }
             return id
         }
     }
