@@ -127,7 +127,15 @@ package enum FileIO {
     /// try FileIO.write(bytes, to: "/home/ada/.config/com.example.app.plist", mode: 0o600)
     /// ```
     package static func write(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o644) throws(FileError) {
-        if path == "-" { StandardStream.output.write(bytes); return }
+        let failure: FileError? = bytes.withUnsafeBytes { b in
+            do throws(FileError) { try write(bytes: b, to: path, mode: mode); return nil } catch { return error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// ``write(_:to:mode:)`` for bytes in any buffer.
+    package static func write(bytes: UnsafeRawBufferPointer, to path: String, mode: UInt32 = 0o644) throws(FileError) {
+        if path == "-" { writeAll(fd: StandardStream.output.fd, bytes); return }
         let target = try resolvingLinkForWriting(path)
         var newMode = mode_t(mode) & 0o777
         var owner: (uid: uid_t, gid: gid_t)? = nil
@@ -261,15 +269,19 @@ package enum FileIO {
     /// Writes all of `bytes` to `fd`, retrying short writes.
     @discardableResult
     package static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { b in
-            var done = 0
-            while done < b.count {
-                let n = systemWrite(fd, b.baseAddress! + done, b.count - done)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { return false }
-                done += n
-            }
-            return true
+        bytes.withUnsafeBytes { writeAll(fd: fd, $0) }
+    }
+
+    /// Writes all of `b` to `fd`, retrying short writes.
+    @discardableResult
+    package static func writeAll(fd: Int32, _ b: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < b.count {
+            let n = systemWrite(fd, b.baseAddress! + done, b.count - done)
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { return false }
+            done += n
         }
+        return true
     }
 }

@@ -36,15 +36,21 @@ func load(_ path: String, strict: Bool = false) throws(Failure) -> (PropertyList
     }
 }
 
-func encode(_ value: PropertyList, _ format: Invocation.OutputFormat) throws(Failure) -> [UInt8] {
-    let target: PropertyListFormat
-    switch format {
-    case .xml1: target = .xml
-    case .binary1: target = .binary
-    case .json: target = .json
-    case .openstep: target = .openStep
-    case .raw: return Array(raw(value).utf8)
+extension Invocation.OutputFormat {
+    /// The property-list format written; nil for `raw` (a value's text).
+    var propertyListFormat: PropertyListFormat? {
+        switch self {
+        case .xml1: .xml
+        case .binary1: .binary
+        case .json: .json
+        case .openstep: .openStep
+        case .raw: nil
+        }
     }
+}
+
+func encode(_ value: PropertyList, _ format: Invocation.OutputFormat) throws(Failure) -> [UInt8] {
+    guard let target = format.propertyListFormat else { return Array(raw(value).utf8) }
     do {
         return try value.encoded(as: target, options: .init(prettyJSON: invocation.readableJSON))
     } catch {
@@ -114,7 +120,14 @@ func destination(for path: String) -> String {
 }
 
 func write(_ bytes: [UInt8], to path: String) throws(Failure) {
-    do { try FileIO.write(bytes, to: path) } catch { throw Failure(message: "cannot write the result (\(error.reason))") }
+    let failure: Failure? = bytes.withUnsafeBytes { b in
+        do throws(Failure) { try write(bytes: b, to: path); return nil } catch { return error }
+    }
+    if let failure { throw failure }
+}
+
+func write(bytes: UnsafeRawBufferPointer, to path: String) throws(Failure) {
+    do { try FileIO.write(bytes: bytes, to: path) } catch { throw Failure(message: "cannot write the result (\(error.reason))") }
 }
 
 func run(_ file: String) throws(Failure) {
@@ -129,7 +142,16 @@ func run(_ file: String) throws(Failure) {
     case .convert(let format):
         let (v, _) = try load(file)
         let out = destination(for: file == "-" && invocation.outputPath == nil ? "-" : file)
-        try write(try encode(v, format), to: out)
+        if let target = format.propertyListFormat {
+            // Written from the writer's own buffer: a large file is not copied into an array first.
+            let bytes: ByteOutput
+            do { bytes = try v.encodedOutput(as: target, options: .init(prettyJSON: invocation.readableJSON)) } catch {
+                throw Failure(message: "invalid object in plist for destination format: \(error)")
+            }
+            try bytes.withUnsafeBytes { (b) throws(Failure) in try write(bytes: b, to: out) }
+        } else {
+            try write(try encode(v, format), to: out)
+        }
         keptUntilExit = v
     case .create(let format):
         try write(try encode(.dictionary([:]), format), to: file)

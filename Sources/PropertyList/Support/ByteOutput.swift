@@ -28,10 +28,10 @@ extension Array: ByteAppending where Element == UInt8 {
 /// its capacity once per piece and copies with `memcpy`, and grows with
 /// `realloc` (``GrowableMemory``); it owns its memory
 /// (not copyable) and hands the bytes over as an array at the end.
-struct ByteOutput: ~Copyable, ByteAppending {
+package struct ByteOutput: ~Copyable, ByteAppending {
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
-    private(set) var count = 0
+    package private(set) var count = 0
 
     init(capacity: Int = 4096) {
         self.capacity = Swift.max(capacity, 64)
@@ -41,7 +41,7 @@ struct ByteOutput: ~Copyable, ByteAppending {
     deinit { GrowableMemory.free(base) }
 
     @inline(__always)
-    mutating func reserve(_ n: Int) {
+    package mutating func reserve(_ n: Int) {
         if _slowPath(capacity &- count < n) { grow(n) }
     }
 
@@ -54,14 +54,14 @@ struct ByteOutput: ~Copyable, ByteAppending {
     }
 
     @inline(__always)
-    mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         reserve(1)
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count &+= 1
     }
 
     @inline(__always)
-    mutating func append(bytes: UnsafeRawBufferPointer) {
+    package mutating func append(bytes: UnsafeRawBufferPointer) {
         let n = bytes.count
         guard n > 0 else { return }
         reserve(n)
@@ -76,6 +76,11 @@ struct ByteOutput: ~Copyable, ByteAppending {
         let n = body(base + count)
         precondition(n >= 0 && n <= maximum, "wrote more than reserved")
         count &+= n
+    }
+
+    /// Runs `body` over the bytes written.
+    package func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// The bytes written, as an array (the buffer is consumed).

@@ -127,6 +127,12 @@ extension PropertyList {
     /// - Throws: ``PropertyListError`` when the format cannot hold the value
     ///   (dates, data and UIDs in JSON; UIDs in old-style text), naming the key path.
     public func encoded(as format: PropertyListFormat, options: EncodingOptions = EncodingOptions()) throws(PropertyListError) -> [UInt8] {
+        try encodedOutput(as: format, options: options).bytes()
+    }
+
+    /// ``encoded(as:options:)`` in the writers' own buffer, for a caller that
+    /// writes the bytes out and need not copy them into an array (`plutil`).
+    package func encodedOutput(as format: PropertyListFormat, options: EncodingOptions = EncodingOptions()) throws(PropertyListError) -> ByteOutput {
         switch format {
         case .xml: XMLWriter.write(self)
         case .binary: BinaryWriter.write(self)

@@ -43,7 +43,7 @@ struct BinaryWriter {
     private var recentStrings = RecentObjects()
     private var recentScalars = RecentObjects()
 
-    static func write(_ value: PropertyList) -> [UInt8] {
+    static func write(_ value: PropertyList) -> ByteOutput {
         var w = BinaryWriter()
         let counts = Self.counts(value)
         // Only the references are reserved (their number is exact): objects,
@@ -187,7 +187,7 @@ struct BinaryWriter {
         }
     }
 
-    private func serialize() -> [UInt8] {
+    private func serialize() -> ByteOutput {
         let count = objects.count
         let refSize = Self.bytesNeeded(UInt64(count))
         var out = ByteOutput(capacity: count * 12 + refs.count * refSize + 64)
@@ -256,7 +256,7 @@ struct BinaryWriter {
         Self.bigEndian(UInt64(count), 8, into: &out)
         Self.bigEndian(0, 8, into: &out)  // the top object is object 0
         Self.bigEndian(UInt64(tableOffset), 8, into: &out)
-        return out.bytes()
+        return out
     }
 }
 

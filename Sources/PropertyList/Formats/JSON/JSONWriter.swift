@@ -1,22 +1,29 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Writes JSON, compact or indented (two spaces, `"key" : value`, as
 /// `plutil -convert json -r` does), keys sorted, `/` escaped as `\/` as
 /// Foundation's JSON writer does. Dates, data, UIDs and non-finite reals
 /// have no JSON form and are errors that name their key path.
-struct JSONWriter {
-    private var out: [UInt8] = []
+struct JSONWriter: ~Copyable {
+    private var out = ByteOutput(capacity: 1 << 16)
+    private var trail = KeyPathTrail()
     private let pretty: Bool
 
     private init(pretty: Bool) { self.pretty = pretty }
 
-    static func write(_ value: PropertyList, pretty: Bool) throws(PropertyListError) -> [UInt8] {
+    static func write(_ value: PropertyList, pretty: Bool) throws(PropertyListError) -> ByteOutput {
         var w = JSONWriter(pretty: pretty)
-        try w.value(value, level: 0, path: "")
+        try w.value(value, level: 0)
         if pretty { w.out.append(0x0A) }
         return w.out
     }
 
-    private func invalid(_ what: String, _ path: String) -> PropertyListError {
-        PropertyListError(format: .json, location: .keyPath(path), reason: "\(what) cannot be represented in JSON")
+    private func invalid(_ what: String) -> PropertyListError {
+        PropertyListError(format: .json, location: .keyPath(trail.text), reason: "\(what) cannot be represented in JSON")
     }
 
     private mutating func newline(_ level: Int) {
@@ -25,23 +32,26 @@ struct JSONWriter {
         out.append(spaces: 2 * level)
     }
 
-    private mutating func value(_ v: PropertyList, level: Int, path: String) throws(PropertyListError) {
+    private mutating func value(_ v: PropertyList, level: Int) throws(PropertyListError) {
         switch v {
-        case .string(let s): string(s)
-        case .integer(let n): out.append(string: n.description)
+        case .string(let s): JSONEscape.appendQuoted(s, into: &out, escapingSlash: true)
+        case .integer(let n):
+            if let i = n.int64Value { out.append(decimal: i) } else { out.append(decimal: n.uint64Value!) }
         case .real(let d):
-            guard d.isFinite else { throw invalid("a non-finite real (\(d))", path) }
+            guard d.isFinite else { throw invalid("a non-finite real (\(d))") }
             out.append(string: "\(d)")
         case .boolean(let b): out.append(ascii: b ? "true" : "false")
-        case .date: throw invalid("a date", path)
-        case .data: throw invalid("data", path)
-        case .uid: throw invalid("a keyed-archive UID", path)
+        case .date: throw invalid("a date")
+        case .data: throw invalid("data")
+        case .uid: throw invalid("a keyed-archive UID")
         case .array(let a):
             out.append(UInt8(ascii: "["))
             for (k, e) in a.enumerated() {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 newline(level + 1)
-                try value(e, level: level + 1, path: path.isEmpty ? "\(k)" : "\(path).\(k)")
+                trail.push(index: k)
+                try value(e, level: level + 1)
+                trail.pop()
             }
             if !a.isEmpty { newline(level) }
             out.append(UInt8(ascii: "]"))
@@ -51,16 +61,14 @@ struct JSONWriter {
                 let (key, element) = d[i]
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 newline(level + 1)
-                string(key.string)
+                JSONEscape.appendQuoted(key.string, into: &out, escapingSlash: true)
                 out.append(ascii: pretty ? " : " : ":")
-                try value(element, level: level + 1, path: path.isEmpty ? key.string : "\(path).\(key)")
+                trail.push(key: key.string)
+                try value(element, level: level + 1)
+                trail.pop()
             }
             if !d.isEmpty { newline(level) }
             out.append(UInt8(ascii: "}"))
         }
-    }
-
-    private mutating func string(_ s: String) {
-        JSONEscape.appendQuoted(s, to: &out, escapingSlash: true)
     }
 }

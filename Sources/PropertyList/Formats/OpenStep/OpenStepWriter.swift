@@ -11,22 +11,23 @@ import Foundation
 /// unquoted; data is `<hex>`; integers, reals, booleans and dates use
 /// GNUstep's typed forms `<*I…>`, `<*R…>`, `<*BY>`/`<*BN>` and `<*D…>`
 /// (which Apple's reader does not know). UIDs have no old-style form.
-struct OpenStepWriter {
-    private var out: [UInt8] = []
+struct OpenStepWriter: ~Copyable {
+    private var out = ByteOutput(capacity: 1 << 16)
+    private var trail = KeyPathTrail()
 
-    static func write(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
+    static func write(_ value: PropertyList) throws(PropertyListError) -> ByteOutput {
         var w = OpenStepWriter()
-        try w.value(value, level: 0, path: "")
+        try w.value(value, level: 0)
         w.out.append(0x0A)
         return w.out
     }
 
-    private mutating func value(_ v: PropertyList, level: Int, path: String) throws(PropertyListError) {
+    private mutating func value(_ v: PropertyList, level: Int) throws(PropertyListError) {
         switch v {
         case .string(let s): string(s)
         case .integer(let n):
             out.append(ascii: "<*I")
-            out.append(string: n.description)
+            if let i = n.int64Value { out.append(decimal: i) } else { out.append(decimal: n.uint64Value!) }
             out.append(UInt8(ascii: ">"))
         case .real(let d):
             out.append(ascii: "<*R")
@@ -35,7 +36,7 @@ struct OpenStepWriter {
         case .boolean(let b): out.append(ascii: b ? "<*BY>" : "<*BN>")
         case .date(let d):
             guard d.timeIntervalSinceReferenceDate == d.timeIntervalSinceReferenceDate.rounded(.down) else {
-                throw PropertyListError(format: .openStep, location: .keyPath(path),
+                throw PropertyListError(format: .openStep, location: .keyPath(trail.text),
                     reason: "the old-style date form holds whole seconds only; this date has a fraction of a second")
             }
             out.append(ascii: "<*D")
@@ -43,6 +44,7 @@ struct OpenStepWriter {
             out.append(UInt8(ascii: ">"))
         case .data(let d):
             out.append(UInt8(ascii: "<"))
+            out.reserve(d.count * 9 / 4 + 2)
             for (k, byte) in d.enumerated() {
                 if k > 0, k % 4 == 0 { out.append(0x20) }
                 out.append(ASCII.hexDigits[Int(byte >> 4)])
@@ -50,14 +52,16 @@ struct OpenStepWriter {
             }
             out.append(UInt8(ascii: ">"))
         case .uid:
-            throw PropertyListError(format: .openStep, location: .keyPath(path),
+            throw PropertyListError(format: .openStep, location: .keyPath(trail.text),
                 reason: "keyed-archive UIDs have no old-style form")
         case .array(let a):
             if a.isEmpty { out.append(ascii: "()"); return }
             out.append(ascii: "(\n")
             for (k, e) in a.enumerated() {
                 out.append(spaces: 4 * (level + 1))
-                try value(e, level: level + 1, path: path.isEmpty ? "\(k)" : "\(path).\(k)")
+                trail.push(index: k)
+                try value(e, level: level + 1)
+                trail.pop()
                 if k + 1 < a.count { out.append(UInt8(ascii: ",")) }
                 out.append(0x0A)
             }
@@ -71,7 +75,9 @@ struct OpenStepWriter {
                 out.append(spaces: 4 * (level + 1))
                 string(key.string)
                 out.append(ascii: " = ")
-                try value(element, level: level + 1, path: path.isEmpty ? key.string : "\(path).\(key)")
+                trail.push(key: key.string)
+                try value(element, level: level + 1)
+                trail.pop()
                 out.append(ascii: ";\n")
             }
             out.append(spaces: 4 * level)

@@ -17,12 +17,12 @@ struct XMLWriter {
 
         """
 
-    static func write(_ value: PropertyList) -> [UInt8] {
+    static func write(_ value: PropertyList) -> ByteOutput {
         var out = ByteOutput(capacity: 1 << 16)
         out.append(string: header)
         Self.value(value, indent: 0, into: &out)
         out.append(ascii: "</plist>\n")
-        return out.bytes()
+        return out
     }
 
     private static func value(_ v: PropertyList, indent: Int, into out: inout ByteOutput) {
