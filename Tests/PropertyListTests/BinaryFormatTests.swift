@@ -222,3 +222,30 @@ struct BinaryFormatTests {
         }
     }
 }
+
+@Suite("The binary writer's table of numbers")
+struct ScalarTableTests {
+    @Test("every number recorded is found under its kind, absent ones are not, through growth and through the overflow of long probes")
+    func findsWhatItHolds() {
+        for maxProbe in [1, 2, 32] {
+            var table = ScalarTable(capacity: 4, maxProbe: maxProbe)
+            var expected: [UInt64: Int] = [:]
+            var id = 0
+            // Sequential, random, and alike-but-for-the-kind values.
+            let values: [UInt64] = Array(0..<3000) + (0..<3000).map { _ in UInt64.random(in: 0...UInt64.max) } + (0..<200).map { $0 << 52 }
+            for v in values where expected[v] == nil {
+                for kind in UInt8(0)..<3 {
+                    table.insert(kind, v, id: id + Int(kind))
+                }
+                expected[v] = id
+                id += 3
+            }
+            for (v, first) in expected {
+                for kind in UInt8(0)..<3 { #expect(table.find(kind, v) == first + Int(kind)) }
+                #expect(table.find(4, v) == nil)
+            }
+            #expect(table.find(0, 1 << 63) == nil)
+            table._checkInvariants()
+        }
+    }
+}

@@ -78,6 +78,15 @@ package struct ByteOutput: ~Copyable, ByteAppending {
         count &+= n
     }
 
+    /// `n` tabs, stored in place (the XML writer's indentation).
+    mutating func append(tabs n: Int) {
+        guard n > 0 else { return }
+        write(upTo: n) { p in
+            p.initializeMemory(as: UInt8.self, repeating: 0x09, count: n)
+            return n
+        }
+    }
+
     /// Runs `body` over the bytes written.
     package func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))

@@ -27,7 +27,7 @@ struct BinaryWriter {
     }
 
     /// A number's identity in the table of numbers written once: its kind and bits.
-    private struct Scalar: Hashable {
+    private struct Scalar {
         var kind: UInt8
         var bits: UInt64
     }
@@ -36,7 +36,7 @@ struct BinaryWriter {
     /// Object numbers (at most 2³² objects: a table of more would not fit in memory).
     private var refs: [UInt32] = []
     private var strings: [LiteralString: Int] = [:]
-    private var scalars: [Scalar: Int] = [:]
+    private var scalars = ScalarTable()
     private var booleans: (Int?, Int?) = (nil, nil)
     /// The object numbers of strings and numbers met lately (``RecentObjects``):
     /// most keys and many values recur, and this finds them without hashing.
@@ -87,11 +87,11 @@ struct BinaryWriter {
         let recent = (UInt64(key.kind), key.bits)
         if let id = recentScalars[recent] { return id }
         let id: Int
-        if let known = scalars[key] {
+        if let known = scalars.find(key.kind, key.bits) {
             id = known
         } else {
             id = add(object())
-            scalars[key] = id
+            scalars.insert(key.kind, key.bits, id: id)
         }
         recentScalars[recent] = id
         return id

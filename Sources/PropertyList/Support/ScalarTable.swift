@@ -1,0 +1,99 @@
+/// The binary writer's table of numbers written once: a kind and 64 bits
+/// to an object number, in open addressing.
+///
+/// Swift's `Dictionary` seeds a hasher per lookup; for the hundred thousand
+/// numbers of a large document that was a tenth of `plutil -convert binary1`
+/// (proposal 0019). Here a slot is found by a multiply-fold of the bits with
+/// a per-process random seed, so an input cannot choose numbers that share
+/// slots without knowing it; and should a probe run long anyway (32 slots),
+/// the entry goes to a `Dictionary` (SipHash) instead: time stays linear
+/// whatever the input.
+struct ScalarTable {
+    private var bits: [UInt64]
+    private var kinds: [UInt8]
+    /// Object numbers; -1 marks an empty slot.
+    private var ids: [Int32]
+    private var count = 0
+    private var overflow: [Key: Int] = [:]
+
+    private struct Key: Hashable {
+        var kind: UInt8
+        var bits: UInt64
+    }
+
+    private static let seed = UInt64.random(in: 0...UInt64.max) | 1
+    /// The longest probe before an entry goes to `overflow` (32; tests make it short).
+    private let maxProbe: Int
+
+    init(capacity: Int = 1024, maxProbe: Int = 32) {
+        self.maxProbe = maxProbe
+        let n = Swift.max(16, (capacity * 2).nextPowerOfTwo)
+        bits = Array(repeating: 0, count: n)
+        kinds = Array(repeating: 0, count: n)
+        ids = Array(repeating: -1, count: n)
+    }
+
+    @inline(__always)
+    private static func slot(_ kind: UInt8, _ value: UInt64, mask: Int) -> Int {
+        let product = (value ^ seed).multipliedFullWidth(by: (0x9E37_79B9_7F4A_7C15 ^ UInt64(kind) &* 0x100_0000_01B3) | 1)
+        return Int(truncatingIfNeeded: product.high ^ product.low) & mask
+    }
+
+    /// The object number of `(kind, value)`, or nil.
+    func find(_ kind: UInt8, _ value: UInt64) -> Int? {
+        let mask = ids.count - 1
+        var i = Self.slot(kind, value, mask: mask)
+        for _ in 0..<maxProbe {
+            let id = ids[i]
+            if id < 0 { return nil }
+            if bits[i] == value, kinds[i] == kind { return Int(id) }
+            i = (i + 1) & mask
+        }
+        return overflow[Key(kind: kind, bits: value)]
+    }
+
+    /// Records `(kind, value)` (not present) as object `id`.
+    mutating func insert(_ kind: UInt8, _ value: UInt64, id: Int) {
+        if 2 * (count + 1) > ids.count { grow() }
+        count += 1
+        place(kind, value, id: id)
+    }
+
+    private mutating func place(_ kind: UInt8, _ value: UInt64, id: Int) {
+        let mask = ids.count - 1
+        var i = Self.slot(kind, value, mask: mask)
+        for _ in 0..<maxProbe {
+            if ids[i] < 0 {
+                bits[i] = value
+                kinds[i] = kind
+                ids[i] = Int32(truncatingIfNeeded: id)
+                return
+            }
+            i = (i + 1) & mask
+        }
+        overflow[Key(kind: kind, bits: value)] = id
+    }
+
+    private mutating func grow() {
+        let (oldBits, oldKinds, oldIDs) = (bits, kinds, ids)
+        let n = 2 * ids.count
+        bits = Array(repeating: 0, count: n)
+        kinds = Array(repeating: 0, count: n)
+        ids = Array(repeating: -1, count: n)
+        for k in 0..<oldIDs.count where oldIDs[k] >= 0 { place(oldKinds[k], oldBits[k], id: Int(oldIDs[k])) }
+        // Entries that overflowed may find a slot now; they stay findable either way.
+    }
+
+    #if DEBUG
+    /// Every entry is found where a lookup probes for it.
+    func _checkInvariants() {
+        for k in 0..<ids.count where ids[k] >= 0 {
+            assert(find(kinds[k], bits[k]) == Int(ids[k]), "slot \(k) is not found by a lookup")
+        }
+    }
+    #endif
+}
+
+extension Int {
+    fileprivate var nextPowerOfTwo: Int { self <= 1 ? 1 : 1 << (Int.bitWidth - (self - 1).leadingZeroBitCount) }
+}
