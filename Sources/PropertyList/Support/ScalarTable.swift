@@ -45,7 +45,7 @@ struct ScalarTable {
         var i = Self.slot(kind, value, mask: mask)
         for _ in 0..<maxProbe {
             let id = ids[i]
-            if id < 0 { return nil }
+            if id < 0 { return nil }  // (what overflowed lies behind no empty slot: see `grow`)
             if bits[i] == value, kinds[i] == kind { return Int(id) }
             i = (i + 1) & mask
         }
@@ -80,8 +80,12 @@ struct ScalarTable {
         bits = Array(repeating: 0, count: n)
         kinds = Array(repeating: 0, count: n)
         ids = Array(repeating: -1, count: n)
+        // Entries that overflowed are placed again too: a lookup that meets an
+        // empty slot on its probe stops there, so none may be left behind one.
+        let oldOverflow = overflow
+        overflow = [:]
         for k in 0..<oldIDs.count where oldIDs[k] >= 0 { place(oldKinds[k], oldBits[k], id: Int(oldIDs[k])) }
-        // Entries that overflowed may find a slot now; they stay findable either way.
+        for (key, id) in oldOverflow { place(key.kind, key.bits, id: id) }
     }
 
     #if DEBUG
