@@ -1,7 +1,10 @@
 /// Byte classes shared by the text readers and writers.
 enum ASCII {
+    /// Space, tab, newline, carriage return, vertical tab or form feed: one
+    /// comparison and one bit of a mask (the readers skip indentation with it).
     @inline(__always) static func isSpace(_ c: UInt8) -> Bool {
-        c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0x0B || c == 0x0C
+        let mask: UInt64 = 1 << 0x20 | 1 << 0x0A | 1 << 0x0D | 1 << 0x09 | 1 << 0x0B | 1 << 0x0C
+        return c <= 0x20 && (mask >> UInt64(c)) & 1 != 0
     }
     @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
     @inline(__always) static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) &- 0x61 < 26 }
