@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         // The load generator's raw HTTP/1.1 watchers.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The bare HTTP floor of commits (http-floor), on the server's own stack.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .executableTarget(
@@ -81,6 +83,14 @@ let package = Package(
             name: "BenchmarkSupport",
             dependencies: [.product(name: "OpenDefaults", package: "OpenDefaults")],
             path: "Sources/BenchmarkSupport"),
+        // The sync server's HTTP floor: a commit route that reads the body and answers.
+        .executableTarget(
+            name: "http-floor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/http-floor"),
         // A durable set in a loop, for profiling it.
         .executableTarget(
             name: "defaults-set-loop",

@@ -71,7 +71,10 @@ struct ServerDefaultsTests {
 
     /// The `key=value` pairs of the server's `serving` log line (logfmt).
     static func startLine(_ server: SyncServer) throws -> [String: String] {
-        let line = try #require(server.logText.split(separator: "\n").first { $0.split(separator: " ").contains("msg=serving") })
+        // The server prints its URL before its log line reaches the file: wait for the line.
+        func serving() -> Substring? { server.logText.split(separator: "\n").first { $0.split(separator: " ").contains("msg=serving") } }
+        _ = eventually(30) { serving() != nil }
+        let line = try #require(serving())
         var pairs: [String: String] = [:]
         for field in line.split(separator: " ") {
             let kv = field.split(separator: "=", maxSplits: 1)

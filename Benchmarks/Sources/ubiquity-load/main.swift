@@ -32,6 +32,7 @@ var rawClient = true
 var shutdown = false
 var dataDirectory: String? = nil
 var backupTo: String? = nil
+var floor = false
 let stopAsking = NIOLockedValueBox(false)
 var args = CommandLine.arguments.dropFirst()
 let usage = """
@@ -54,12 +55,15 @@ let usage = """
                the time until it exits (every stream ended, the data folder released).
       --threads N: the watchers' threads in this program (default 1: the server keeps the other cores).
       --fill N (PostgreSQL only, needs psql): first load N stores of 100 keys into the database.
+      --floor (commits, raw client): then the same writers against http-floor (built beside this
+               program: a Hummingbird route that reads the body and answers 200), and the ratio.
 
     """
 while let a = args.popFirst() {
     switch a {
     case "--watchers": watchers = Int(args.popFirst() ?? "") ?? watchers
     case "--shutdown": shutdown = true
+    case "--floor": floor = true
     case "--data": dataDirectory = args.popFirst()
     case "--backup-to": backupTo = args.popFirst()
     case "--commits": commits = Int(args.popFirst() ?? "") ?? commits
@@ -368,22 +372,27 @@ if mode == "commits" {
         try b.run()
         backup = b
     }
-    let t0 = DispatchTime.now().uptimeNanoseconds
-    if rawClient {
+    /// Raw writers, spread over `ports`, until `tally` has its commits.
+    func rawCommits(ports: [Int], tally: WriteTally) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: loadThreads)
         var finished: [EventLoopFuture<Void>] = []
         for w in 0..<writers {
-            let server = servers[w % servers.count]
+            let port = ports[w % ports.count]
             let loop = group.next()
             let done = loop.makePromise(of: Void.self)
             let writer = RawWriter(key: "w\(w)", path: "/v1/stores/com.load.s\(w % storeCount)/commit",
-                                   headers: "Host: 127.0.0.1:\(server.port)\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n",
+                                   headers: "Host: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n",
                                    tally: tally, done: done)
             _ = try await ClientBootstrap(group: loop).channelInitializer { $0.pipeline.addHandler(writer) }
-                .connect(host: "127.0.0.1", port: server.port).get()
+                .connect(host: "127.0.0.1", port: port).get()
             finished.append(done.futureResult)
         }
         for f in finished { try await f.get() }
+        try await group.shutdownGracefully()
+    }
+    let t0 = DispatchTime.now().uptimeNanoseconds
+    if rawClient {
+        try await rawCommits(ports: servers.map(\.port), tally: tally)
     } else {
         let transports = (0..<instances).map { i in
             HTTPUbiquityTransport(account: UbiquityAccount(server: servers[i].url, token: token, name: "load", identifier: "load"),
@@ -428,6 +437,39 @@ if mode == "commits" {
                      ended == nil ? "finished after the commits, in" : "finished within the commits, by", took, seconds))
     }
     for s in servers { s.process.terminate() }
+    if floor && rawClient {
+        // The same writers against the bare HTTP floor, in the same run.
+        let floorTool = here.appendingPathComponent("http-floor").path
+        let out = work + "/floor.out"
+        FileManager.default.createFile(atPath: out, contents: nil)
+        let floorServer = Process()
+        floorServer.executableURL = URL(fileURLWithPath: floorTool)
+        floorServer.standardOutput = FileHandle(forWritingAtPath: out)
+        try floorServer.run()
+        defer { floorServer.terminate() }
+        var line = ""
+        for _ in 0..<200 {
+            line = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+            if line.hasSuffix("\n") { break }
+            usleep(50_000)
+        }
+        guard let floorPort = Int(line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").last ?? "") else {
+            print("ubiquity-load: http-floor did not start (build it: swift build -c release --product http-floor)")
+            exit(1)
+        }
+        let floorTally = WriteTally(goal: commits)
+        let floorCPU0 = cpuSeconds(floorServer.processIdentifier)
+        let f0 = DispatchTime.now().uptimeNanoseconds
+        try await rawCommits(ports: [floorPort], tally: floorTally)
+        let floorSeconds = Double(DispatchTime.now().uptimeNanoseconds - f0) / 1e9
+        let floorCPU = cpuSeconds(floorServer.processIdentifier) - floorCPU0
+        let (floorDone, floorLatencies) = floorTally.state.withLockedValue { ($0.applied, $0.latencies) }
+        let floorSorted = floorLatencies.sorted()
+        let floorRate = Double(floorDone) / floorSeconds
+        print(String(format: "floor: %d answered in %.3f s = %.0f requests/s (http-floor: Hummingbird reads the body, answers 200); latency p50 %.1f ms, p99 %.1f ms; its CPU %.0f µs a request",
+                     floorDone, floorSeconds, floorRate, percentile(floorSorted, 0.5), percentile(floorSorted, 0.99), floorCPU / Double(floorDone) * 1e6))
+        print(String(format: "commits / floor: %.3f (goal >= 0.333)", Double(done) / seconds / floorRate))
+    }
     exit(0)
 }
 
