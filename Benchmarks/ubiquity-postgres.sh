@@ -10,6 +10,10 @@
 # (proposal 0012 promises 0.3 s; the test only checks the 503, issue 31).
 # --observability: only the 8-store run with logs (info) and Prometheus metrics on, against
 # both off (log level critical, no metrics listener), interleaved, five of each, with the medians (issue 29).
+# --floor: only single-key commits from 64 writers over 8 stores on SQLite and on PostgreSQL,
+# each followed in the same run by the same writers against http-floor (a Hummingbird route
+# that reads the body and answers 200; build it too: swift build -c release --product http-floor),
+# three rounds, with the ratio (issue 42: goal >= 1/3).
 #
 # Starts a throw-away PostgreSQL (Debian's postgresql; initdb/pg_ctl as the
 # postgres user when run as root) on a Unix socket in a temporary folder,
@@ -20,18 +24,31 @@ fill=0
 latency_only=0
 down=0
 observability=0
+floor=0
 while [ $# -gt 0 ]; do
   case $1 in
     --fill) fill=${2:?--fill needs a number of stores}; shift 2 ;;
     --latency-only) latency_only=1; shift ;;
     --down) down=1; latency_only=1; shift ;;
     --observability) observability=1; latency_only=1; shift ;;
-    *) echo "usage: ubiquity-postgres.sh [--fill N [--latency-only]] [--down] [--observability]"; exit 64 ;;
+    --floor) floor=1; latency_only=1; shift ;;
+    *) echo "usage: ubiquity-postgres.sh [--fill N [--latency-only]] [--down] [--observability] [--floor]"; exit 64 ;;
   esac
 done
 load=.build/release/ubiquity-load
 [ -x "$load" ] && [ -x .build/release/ubiquity ] || { echo "build first: swift build -c release --product ubiquity-load && swift build -c release --product ubiquity"; exit 1; }
 source ./throwaway-postgres.sh
+
+if [ "$floor" = 1 ]; then
+  [ -x .build/release/http-floor ] || { echo "build first: swift build -c release --product http-floor"; exit 1; }
+  for round in 1 2 3; do
+    echo "== round $round: SQLite, then the floor"
+    $load --mode commits --writers 64 --stores 8 --commits 20000 --floor
+    echo "== round $round: PostgreSQL, then the floor"
+    $load --mode commits --writers 64 --stores 8 --commits 20000 --floor --postgres "$(db)"
+  done
+  exit 0
+fi
 
 if [ "$latency_only" = 0 ]; then
 echo "== one store, 32 writers"

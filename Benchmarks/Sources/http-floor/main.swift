@@ -26,8 +26,9 @@ let app = Application(
     router: router,
     configuration: .init(address: .hostname("127.0.0.1", port: 0)),
     onServerRunning: { channel in
-        print("http://127.0.0.1:\(channel.localAddress?.port ?? 0)")
-        fflush(stdout)
+        // Written straight to the file descriptor: stdout's buffer is not flushed until exit.
+        let line = Array("http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8)
+        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
     }
 )
 try await app.runService()
