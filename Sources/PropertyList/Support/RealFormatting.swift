@@ -122,6 +122,18 @@ struct ExactDigits {
                 exponent -= 1
             }
         }
+        if s <= 60 {
+            // The common magnitudes: ten times the fraction fits in 64 bits.
+            var small = UInt64(fraction)
+            let mask: UInt64 = (1 << UInt64(s)) &- 1
+            while n < Self.count, small != 0 {
+                small &*= 10
+                push(UInt8(small >> UInt64(s)))
+                small &= mask
+            }
+            if small != 0 { sticky = true }
+            return
+        }
         while n < Self.count, fraction != 0 {
             fraction *= 10
             push(UInt8(fraction >> s))
