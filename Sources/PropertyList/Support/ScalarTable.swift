@@ -88,14 +88,16 @@ struct ScalarTable {
         for (key, id) in oldOverflow { place(key.kind, key.bits, id: id) }
     }
 
-    #if DEBUG
-    /// Every entry is found where a lookup probes for it.
+    /// Every entry is found where a lookup probes for it, and the count is the slots in use.
     func _checkInvariants() {
+        var used = 0
         for k in 0..<ids.count where ids[k] >= 0 {
-            assert(find(kinds[k], bits[k]) == Int(ids[k]), "slot \(k) is not found by a lookup")
+            used += 1
+            precondition(find(kinds[k], bits[k]) == Int(ids[k]), "ScalarTable: slot \(k) is not found by a lookup")
         }
+        precondition(used + overflow.count == count, "ScalarTable: \(used) slots and \(overflow.count) overflowed, but count \(count)")
+        precondition(2 * count <= ids.count, "ScalarTable: more than half full")
     }
-    #endif
 }
 
 extension Int {
