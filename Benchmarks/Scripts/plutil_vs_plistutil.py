@@ -10,7 +10,7 @@ Rounds are interleaved (ours, theirs, ours, ...) and medians are printed, with
 MB/s of XML (or text) read or written, the ratio to plistutil, and each
 program's peak resident memory against its input's size.
 
-    cd Benchmarks && swift build -c release --product plist-mixed
+    cd Benchmarks && swift build -c release --product plist-mixed    # (libplist-utils is installed if missing, as root)
     swift build -c release --product plutil          # in the repository root
     python3 Benchmarks/Scripts/plutil_vs_plistutil.py [ROUNDS]
 
@@ -57,6 +57,10 @@ def main():
         if not os.access(tool, os.X_OK):
             sys.exit(f"{tool} is not built (see this script's header)")
     plistutil = shutil.which("plistutil")
+    if plistutil is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        # The peer is Debian's libplist-utils: installed here when the script may.
+        subprocess.run(["apt-get", "install", "-y", "libplist-utils"], stdout=subprocess.DEVNULL, check=False)
+        plistutil = shutil.which("plistutil")
     if plistutil is None:
         sys.exit("plistutil is not installed (apt-get install -y libplist-utils)")
     work = tempfile.mkdtemp(prefix="plutil-bench.")
