@@ -52,3 +52,41 @@ struct RecurringKeys<Signature> {
         if shape != nil || shapes[place] != nil { shapes[place] = shape }
     }
 }
+
+extension RecurringKeys where Signature == UInt64 {
+    /// The dictionary of the entries on `stack` from `base` (taken off it),
+    /// whose keys' text has `fingerprint` (the text readers' signature).
+    ///
+    /// Keys met in this order before are laid out in a shape: from the third
+    /// such dictionary on, the shape's template is copied and no key is
+    /// hashed (the second makes the shape, the first is only noted). A
+    /// fingerprint only finds a candidate: the keys themselves are compared
+    /// before a shape is used. A repeated key keeps the value met last, as
+    /// when the entries are inserted in order.
+    mutating func dictionary(taking stack: inout [(LiteralString, PropertyList)], from base: Int, fingerprint: UInt64) -> [LiteralString: PropertyList] {
+        let count = stack.count - base
+        let place = Self.place(fingerprint)
+        var recurring = false
+        switch lookup(place, isSame: { $0 == fingerprint }) {
+        case .shape(let shape) where shape.matches(stack[base...].lazy.map { $0.0 }):
+            var entries = shape.template
+            var k = count
+            while stack.count > base {
+                k -= 1
+                entries.values[shape.slots[k]] = stack.removeLast().1
+            }
+            return entries
+        case .metOnce: recurring = true
+        case .shape, .new: break
+        }
+        let keys = recurring ? stack[base...].map { $0.0 } : []
+        // Moved off the stack from the end, so nothing is copied.
+        var entries = [LiteralString: PropertyList](minimumCapacity: count)
+        while stack.count > base {
+            let (key, value) = stack.removeLast()
+            entries.insertIfAbsent(value, forKey: key)
+        }
+        note(fingerprint, at: place, shape: recurring ? DictionaryShape(keys: keys) : nil)
+        return entries
+    }
+}

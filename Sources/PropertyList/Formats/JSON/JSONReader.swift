@@ -6,6 +6,10 @@ struct JSONReader {
 
     private let bytes: UnsafeRawBufferPointer
     private var i = 0
+    /// Entries of the objects being read, innermost last: each dictionary is
+    /// built once, at its final size, or copied from a recurring shape.
+    private var entryStack: [(LiteralString, PropertyList)] = []
+    private var recurringKeys = RecurringKeys<UInt64>()
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -44,22 +48,32 @@ struct JSONReader {
         switch bytes[i] {
         case UInt8(ascii: "{"):
             i += 1
-            var entries: [LiteralString: PropertyList] = [:]
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .dictionary(entries) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .dictionary([:]) }
+            let base = entryStack.count
+            defer { if entryStack.count > base { entryStack.removeSubrange(base...) } }
+            // A fingerprint of the keys (see RecurringKeys): each key's length and end bytes.
+            var fingerprint: UInt64 = 0
             while true {
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a quoted key") }
+                let keyStart = i
                 let key = try string()
+                let mix = UInt64(i - keyStart) << 16 | UInt64(bytes[min(keyStart + 1, i - 1)]) << 8 | UInt64(bytes[i - 2 >= keyStart ? i - 2 : keyStart])
+                fingerprint = ((fingerprint ^ mix) &* 0x100_0000_01B3 ^ 1) &* 0x100_0000_01B3
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':' after the key") }
                 i += 1
                 skipSpace()
-                entries[key] = try value(depth: depth + 1)
+                let element = try value(depth: depth + 1)
+                entryStack.append((LiteralString(key), element))
                 skipSpace()
                 guard i < bytes.count else { throw fail("expected ',' or '}', found the end of the document") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return .dictionary(entries) }
+                if bytes[i] == UInt8(ascii: "}") {
+                    i += 1
+                    return .dictionary(recurringKeys.dictionary(taking: &entryStack, from: base, fingerprint: fingerprint))
+                }
                 throw fail("expected ',' or '}' in the object")
             }
         case UInt8(ascii: "["):

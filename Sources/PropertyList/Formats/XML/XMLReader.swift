@@ -328,33 +328,7 @@ struct XMLReader {
         {
             return .uid(u)
         }
-        // Keys met in this order before are laid out in a shape: from the
-        // third such dictionary on, the shape's template is copied and no key
-        // is hashed (the second makes the shape, the first is only noted).
-        let place = RecurringKeys<UInt64>.place(fingerprint)
-        var recurring = false
-        switch recurringKeys.lookup(place, isSame: { $0 == fingerprint }) {
-        case .shape(let shape) where shape.matches(entryStack[base...].lazy.map { $0.0 }):
-            var entries = shape.template
-            var k = count
-            while entryStack.count > base {
-                k -= 1
-                entries.values[shape.slots[k]] = entryStack.removeLast().1
-            }
-            return .dictionary(entries)
-        case .metOnce: recurring = true
-        case .shape, .new: break
-        }
-        let keys = recurring ? entryStack[base...].map { $0.0 } : []
-        // Moved off the stack from the end, so nothing is copied; a repeated
-        // key keeps the value met last, as when they are inserted in order.
-        var entries = [LiteralString: PropertyList](minimumCapacity: count)
-        while entryStack.count > base {
-            let (key, value) = entryStack.removeLast()
-            entries.insertIfAbsent(value, forKey: key)
-        }
-        recurringKeys.note(fingerprint, at: place, shape: recurring ? DictionaryShape(keys: keys) : nil)
-        return .dictionary(entries)
+        return .dictionary(recurringKeys.dictionary(taking: &entryStack, from: base, fingerprint: fingerprint))
     }
 
     // MARK: - Text content
