@@ -20,7 +20,7 @@ struct RecurringDictionaryTests {
         })
     }
 
-    @Test("records read back equal, from the first to the hundredth", arguments: [PropertyListFormat.xml, .binary, .json])
+    @Test("records read back equal, from the first to the hundredth", arguments: [PropertyListFormat.xml, .binary, .json, .openStep])
     func records(format: PropertyListFormat) throws {
         for count in [1, 2, 3, 4, 100] {
             let value = Self.records(count)
@@ -28,7 +28,7 @@ struct RecurringDictionaryTests {
         }
     }
 
-    @Test("dictionaries read from one layout are independent values", arguments: [PropertyListFormat.xml, .binary, .json])
+    @Test("dictionaries read from one layout are independent values", arguments: [PropertyListFormat.xml, .binary, .json, .openStep])
     func independentCopies(format: PropertyListFormat) throws {
         guard case .array(let expected) = Self.records(5),
             case .array(var records) = try PropertyList(decoding: PropertyList.array(expected).encoded(as: format), format: format),
@@ -59,7 +59,7 @@ struct RecurringDictionaryTests {
         }
     }
 
-    @Test("nested records of many shapes, so that shapes met inside others share their places", arguments: [PropertyListFormat.xml, .binary, .json])
+    @Test("nested records of many shapes, so that shapes met inside others share their places", arguments: [PropertyListFormat.xml, .binary, .json, .openStep])
     func nestedShapes(format: PropertyListFormat) throws {
         var gen = RandomValues(rng: SeededRandom(seed: 11), leafKinds: [.string, .integer, .boolean])
         let names = (0..<40).map { "k\($0)" }
@@ -90,6 +90,23 @@ struct RecurringDictionaryTests {
         #expect(value[5] == ["ayb": 7, "axb": 8])
         #expect(value[6] == ["a1b": 9, "a2b": 10])
         #expect(value[7] == ["axb": 11, "ayb": 12])
+    }
+
+    @Test("old-style: a repeated key keeps its last value in a dictionary that looks like a known one")
+    func openStepRepeatedKey() throws {
+        func dict(_ entries: [(String, Int)]) -> String {
+            "{" + entries.map { "\($0.0) = \($0.1);" }.joined(separator: " ") + "}"
+        }
+        let known = (0..<4).map { dict([("axb", $0), ("ayb", $0)]) }
+        let lookalikes = [dict([("axb", 5), ("axb", 6)]), dict([("ayb", 7), ("axb", 8)]), dict([("a1b", 9), ("a2b", 10)])]
+        let text = "(" + (known + lookalikes + [dict([("axb", 11), ("ayb", 12)])]).joined(separator: ", ") + ")"
+        let value = try decode(text, .openStep)
+        // Old-style text has no numbers: the values are strings.
+        #expect(value[3] == ["axb": "3", "ayb": "3"])
+        #expect(value[4] == ["axb": "6"])
+        #expect(value[5] == ["ayb": "7", "axb": "8"])
+        #expect(value[6] == ["a1b": "9", "a2b": "10"])
+        #expect(value[7] == ["axb": "11", "ayb": "12"])
     }
 
     @Test("XML: a repeated key keeps its last value in a dictionary that looks like a known one")

@@ -25,6 +25,10 @@ struct OpenStepReader {
     private let bytes: UnsafeRawBufferPointer
     private let strict: Bool
     private var i = 0
+    /// Entries of the dictionaries being read, innermost last: each dictionary
+    /// is built once, at its final size, or copied from a recurring shape.
+    private var entryStack: [(LiteralString, PropertyList)] = []
+    private var recurringKeys = RecurringKeys<UInt64>()
 
     private init(_ bytes: UnsafeRawBufferPointer, strict: Bool) {
         self.bytes = bytes
@@ -157,9 +161,13 @@ struct OpenStepReader {
     /// Entries `key = value;` (or `key;`) up to a character that cannot start a key.
     private mutating func dictionaryContent(depth: Int) throws(PropertyListError) -> PropertyList {
         guard depth <= Self.maxDepth else { throw fail("nesting is deeper than \(Self.maxDepth) levels") }
-        var entries: [LiteralString: PropertyList] = [:]
+        let base = entryStack.count
+        defer { if entryStack.count > base { entryStack.removeSubrange(base...) } }
+        // A fingerprint of the keys (see RecurringKeys): each key's length and end bytes.
+        var fingerprint: UInt64 = 0
         while try skipSpace() {
             let c = bytes[i]
+            let keyStart = i
             let key: String
             if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
                 key = try quoted()
@@ -168,12 +176,15 @@ struct OpenStepReader {
             } else {
                 break
             }
+            let mix = UInt64(i - keyStart) << 16 | UInt64(bytes[keyStart]) << 8 | UInt64(bytes[i - 1])
+            fingerprint = ((fingerprint ^ mix) &* 0x100_0000_01B3 ^ 1) &* 0x100_0000_01B3
             guard try skipSpace() else { throw fail("expected '=' or ';' after the key \"\(key.prefix(40))\", found the end of the file") }
             if bytes[i] == UInt8(ascii: ";") {
-                entries[key] = .string(key)
+                entryStack.append((LiteralString(key), .string(key)))
             } else if bytes[i] == UInt8(ascii: "=") {
                 i += 1
-                entries[key] = try object(depth: depth)
+                let value = try object(depth: depth)
+                entryStack.append((LiteralString(key), value))
                 guard try skipSpace(), bytes[i] == UInt8(ascii: ";") else {
                     throw fail("expected ';' after the value of \"\(key.prefix(40))\"")
                 }
@@ -182,7 +193,8 @@ struct OpenStepReader {
             }
             i += 1
         }
-        return .dictionary(entries)
+        if entryStack.count == base { return .dictionary([:]) }
+        return .dictionary(recurringKeys.dictionary(taking: &entryStack, from: base, fingerprint: fingerprint))
     }
 
     private mutating func unquoted() -> String {
