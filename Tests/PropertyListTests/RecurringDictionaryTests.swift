@@ -76,37 +76,25 @@ struct RecurringDictionaryTests {
         }
     }
 
-    @Test("JSON: a repeated key keeps its last value in an object that looks like a known one")
-    func jsonRepeatedKey() throws {
-        func object(_ entries: [(String, Int)]) -> String {
-            "{" + entries.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
-        }
-        let known = (0..<4).map { object([("axb", $0), ("ayb", $0)]) }
-        let lookalikes = [object([("axb", 5), ("axb", 6)]), object([("ayb", 7), ("axb", 8)]), object([("a1b", 9), ("a2b", 10)])]
-        let json = "[" + (known + lookalikes + [object([("axb", 11), ("ayb", 12)])]).joined(separator: ", ") + "]"
-        let value = try decode(json, .json)
-        #expect(value[3] == ["axb": 3, "ayb": 3])
-        #expect(value[4] == ["axb": 6])
-        #expect(value[5] == ["ayb": 7, "axb": 8])
-        #expect(value[6] == ["a1b": 9, "a2b": 10])
-        #expect(value[7] == ["axb": 11, "ayb": 12])
-    }
-
-    @Test("old-style: a repeated key keeps its last value in a dictionary that looks like a known one")
-    func openStepRepeatedKey() throws {
+    @Test("JSON and old-style text: a repeated key keeps its last value in a dictionary that looks like a known one",
+          arguments: [PropertyListFormat.json, .openStep])
+    func textRepeatedKey(format: PropertyListFormat) throws {
+        let json = format == .json
         func dict(_ entries: [(String, Int)]) -> String {
-            "{" + entries.map { "\($0.0) = \($0.1);" }.joined(separator: " ") + "}"
+            json ? "{" + entries.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+                 : "{" + entries.map { "\($0.0) = \($0.1);" }.joined(separator: " ") + "}"
         }
+        // Old-style text has no numbers: its values are strings.
+        func v(_ n: Int) -> PropertyList { json ? PropertyList(n) : .string(String(n)) }
         let known = (0..<4).map { dict([("axb", $0), ("ayb", $0)]) }
         let lookalikes = [dict([("axb", 5), ("axb", 6)]), dict([("ayb", 7), ("axb", 8)]), dict([("a1b", 9), ("a2b", 10)])]
-        let text = "(" + (known + lookalikes + [dict([("axb", 11), ("ayb", 12)])]).joined(separator: ", ") + ")"
-        let value = try decode(text, .openStep)
-        // Old-style text has no numbers: the values are strings.
-        #expect(value[3] == ["axb": "3", "ayb": "3"])
-        #expect(value[4] == ["axb": "6"])
-        #expect(value[5] == ["ayb": "7", "axb": "8"])
-        #expect(value[6] == ["a1b": "9", "a2b": "10"])
-        #expect(value[7] == ["axb": "11", "ayb": "12"])
+        let items = known + lookalikes + [dict([("axb", 11), ("ayb", 12)])]
+        let value = try decode((json ? "[" : "(") + items.joined(separator: ", ") + (json ? "]" : ")"), format)
+        #expect(value[3] == .dictionary(["axb": v(3), "ayb": v(3)]))
+        #expect(value[4] == .dictionary(["axb": v(6)]))
+        #expect(value[5] == .dictionary(["ayb": v(7), "axb": v(8)]))
+        #expect(value[6] == .dictionary(["a1b": v(9), "a2b": v(10)]))
+        #expect(value[7] == .dictionary(["axb": v(11), "ayb": v(12)]))
     }
 
     @Test("XML: a repeated key keeps its last value in a dictionary that looks like a known one")
