@@ -90,7 +90,7 @@ struct ExactDigits {
     }
 
     /// Writes `%.{significant}g` (significant ≤ 17).
-    mutating func format(significant p: Int, into text: inout GText) {
+    func format(significant p: Int, into text: inout GText) {
         var rounded = self
         var x = exponent
         // Round at digit p: up when the rest is above half, or exactly half and the last kept digit is odd.

@@ -28,7 +28,7 @@ enum RealFormatting {
             if v == 0 && v.sign == .minus { out.append(ascii: "-0") } else { out.append(decimal: Int64(v)) }
             return
         }
-        guard var digits = ExactDigits(v) else {
+        guard let digits = ExactDigits(v) else {
             let short = g(v, precision: 15)
             out.append(string: Double(short) == v ? short : g(v, precision: 17))
             return

@@ -54,6 +54,18 @@ struct RecurringKeys<Signature> {
 }
 
 extension RecurringKeys where Signature == UInt64 {
+    /// `fingerprint` with one more key mixed in, from the key's text as the
+    /// document spells it: its length and its first and last bytes. The text
+    /// readers' signature of a dictionary's keys (it only finds a candidate).
+    @inline(__always)
+    static func fingerprint(_ fingerprint: UInt64, adding text: UnsafeRawBufferPointer) -> UInt64 {
+        var f = fingerprint
+        if let first = text.first, let last = text.last {
+            f = (f ^ (UInt64(text.count) << 16 | UInt64(first) << 8 | UInt64(last))) &* 0x100_0000_01B3
+        }
+        return (f ^ 1) &* 0x100_0000_01B3
+    }
+
     /// The dictionary of the entries on `stack` from `base` (taken off it),
     /// whose keys' text has `fingerprint` (the text readers' signature).
     ///

@@ -53,18 +53,7 @@ enum KeyOrder {
 
     @inline(__always)
     static func less(_ a: String, _ b: String) -> Bool {
-        if layoutIsKnown {
-            let x = unsafeBitCast(a, to: (UInt64, UInt64).self)
-            let y = unsafeBitCast(b, to: (UInt64, UInt64).self)
-            if x.1 >> 60 == 0xE, y.1 >> 60 == 0xE {
-                let x0 = x.0.byteSwapped, y0 = y.0.byteSwapped
-                if x0 != y0 { return x0 < y0 }
-                let x1 = (x.1 & 0x00FF_FFFF_FFFF_FFFF).byteSwapped, y1 = (y.1 & 0x00FF_FFFF_FFFF_FFFF).byteSwapped
-                if x1 != y1 { return x1 < y1 }
-                // Equal bytes up to the shorter one's end (NULs pad the rest).
-                return (x.1 >> 56) & 0xF < (y.1 >> 56) & 0xF
-            }
-        }
+        if layoutIsKnown, let x = words(a), let y = words(b) { return x < y }
         return LiteralString.compare(a, b) < 0
     }
 }

@@ -59,8 +59,8 @@ struct JSONReader {
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a quoted key") }
                 let keyStart = i
                 let key = try string()
-                let mix = UInt64(i - keyStart) << 16 | UInt64(bytes[min(keyStart + 1, i - 1)]) << 8 | UInt64(bytes[i - 2 >= keyStart ? i - 2 : keyStart])
-                fingerprint = ((fingerprint ^ mix) &* 0x100_0000_01B3 ^ 1) &* 0x100_0000_01B3
+                // The key's text between its quotes.
+                fingerprint = RecurringKeys.fingerprint(fingerprint, adding: UnsafeRawBufferPointer(rebasing: bytes[(keyStart + 1)..<(i - 1)]))
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':' after the key") }
                 i += 1

@@ -176,8 +176,7 @@ struct OpenStepReader {
             } else {
                 break
             }
-            let mix = UInt64(i - keyStart) << 16 | UInt64(bytes[keyStart]) << 8 | UInt64(bytes[i - 1])
-            fingerprint = ((fingerprint ^ mix) &* 0x100_0000_01B3 ^ 1) &* 0x100_0000_01B3
+            fingerprint = RecurringKeys.fingerprint(fingerprint, adding: UnsafeRawBufferPointer(rebasing: bytes[keyStart..<i]))
             guard try skipSpace() else { throw fail("expected '=' or ';' after the key \"\(key.prefix(40))\", found the end of the file") }
             if bytes[i] == UInt8(ascii: ";") {
                 entryStack.append((LiteralString(key), .string(key)))

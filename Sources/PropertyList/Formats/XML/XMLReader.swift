@@ -309,11 +309,8 @@ struct XMLReader {
             }
             let keyText = i
             let key = selfClosing ? "" : try text(.key)
-            if i > keyText {
-                let mix = UInt64(i - keyText) << 16 | UInt64(bytes[keyText]) << 8 | UInt64(bytes[max(keyText, i - 7)])
-                fingerprint = (fingerprint ^ mix) &* 0x100_0000_01B3
-            }
-            fingerprint = (fingerprint ^ 1) &* 0x100_0000_01B3
+            // The key's text: up to the closing `</key>` (nothing for `<key/>`).
+            fingerprint = RecurringKeys.fingerprint(fingerprint, adding: UnsafeRawBufferPointer(rebasing: bytes[keyText..<max(keyText, i - 6)]))
             try skipMisc(allowDoctype: false)
             if peekClose() || i >= bytes.count {
                 throw fail("expected a value after <key>\(key.prefix(40))</key>")
