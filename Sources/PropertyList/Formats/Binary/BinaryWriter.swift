@@ -45,35 +45,8 @@ struct BinaryWriter {
 
     static func write(_ value: PropertyList) -> ByteOutput {
         var w = BinaryWriter()
-        let counts = Self.counts(value)
-        // Only the references are reserved (their number is exact): objects,
-        // strings and numbers are far fewer than their bounds where values
-        // recur, and reserving the bounds raised peak memory by a quarter.
-        w.refs.reserveCapacity(counts.references)
         _ = w.flatten(value)
         return w.serialize()
-    }
-
-    /// The exact number of references.
-    private struct Counts {
-        var references = 0
-    }
-
-    private static func counts(_ v: PropertyList) -> Counts {
-        var c = Counts()
-        func visit(_ v: PropertyList) {
-            switch v {
-            case .array(let a):
-                c.references += a.count
-                for e in a { visit(e) }
-            case .dictionary(let d):
-                c.references += 2 * d.count
-                for e in d.values { visit(e) }
-            default: break
-            }
-        }
-        visit(v)
-        return c
     }
 
     // MARK: Pass 1: number the objects
