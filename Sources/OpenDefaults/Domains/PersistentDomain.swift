@@ -453,10 +453,27 @@ import Synchronization
 
     // MARK: Reloading
 
+    /// Takes other processes' writes now, as the file watcher would a moment
+    /// later: re-reads the file if it changed (one `stat` when it did not)
+    /// and notifies what changed. For a caller about to compare memory with
+    /// news from elsewhere (a sync download) that must not take a write
+    /// another process already made for news.
+    /// Returns true when the entries changed.
+    @discardableResult
+    package func refresh() -> Bool {
+        reloading(origin: .otherProcess, notify: true).changed
+    }
+
     /// Re-reads the file when it changed since this process last saw it, and
     /// reports what changed. Returns the error when it cannot be read.
     @discardableResult
     func reload(origin: DomainChange.Origin, notify: Bool) -> StorageError? {
+        reloading(origin: origin, notify: notify).error
+    }
+
+    /// ``reload(origin:notify:)``, also saying whether the entries changed
+    /// (known only when it notifies).
+    private func reloading(origin: DomainChange.Origin, notify: Bool) -> (changed: Bool, error: StorageError?) {
         // Serialized with flushes: a reload the watcher starts for this
         // process's own write waits for the flush to record the file's new
         // signature, then finds nothing to do.
@@ -465,7 +482,7 @@ import Synchronization
         if notify, !changes.isEmpty {
             self.notify(DomainChange(domain: name, scope: scope, changes: changes, origin: origin, source: self))
         }
-        return reported
+        return (!changes.isEmpty, reported)
     }
 
     /// Reads the file if it changed and makes it the entries; under the

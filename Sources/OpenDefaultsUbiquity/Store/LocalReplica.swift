@@ -32,6 +32,17 @@ package final class LocalReplica: Sendable {
         /// The pending writes (key → sequence), as `dirty:` entries hold them on disk.
         var pending: [LiteralString: Int64] = [:]
 
+        /// Takes every key's size from `values` (after another process wrote).
+        mutating func measure(_ values: PersistentDomain) {
+            sizes = [:]
+            total = 0
+            for (key, value) in values.entries {
+                let size = UbiquityLimits.size(of: value)
+                sizes[key] = size
+                total += size
+            }
+        }
+
         mutating func clearPending(_ key: String, in meta: PersistentDomain) {
             if pending.removeValue(forKey: key) != nil { meta.set(nil, forKey: LocalReplica.dirtyPrefix + key) }
         }
@@ -43,11 +54,7 @@ package final class LocalReplica: Sendable {
         meta = domainStore.domain(atPath: Self.statePath(folder: folder, storeIdentifier: storeIdentifier))
         Self.adoptLegacyState(folder: folder, storeIdentifier: storeIdentifier, domainStore: domainStore, into: meta)
         var b = Book()
-        for (key, value) in values.entries {
-            let size = UbiquityLimits.size(of: value)
-            b.sizes[key] = size
-            b.total += size
-        }
+        b.measure(values)
         for (key, value) in meta.entries where key.string.utf8.starts(with: Self.dirtyPrefix.utf8) {
             if case .integer(let s) = value, let seq = s.int64Value {
                 b.sequence = max(b.sequence, seq)
@@ -264,8 +271,15 @@ package final class LocalReplica: Sendable {
     /// - Throws: ``UbiquityError/badServerAnswer(_:)`` when the answer breaks
     ///   the protocol or the limits; nothing is applied then.
     package func apply(changes response: UbiquityChangesResponse, initial: Bool) throws(UbiquityError) -> [String] {
+        // Another process on this machine (`ubiquity set`) may have written the
+        // value this download brings and uploaded it; the file watcher may not
+        // have told this process yet. Compared with a stale memory, its own
+        // machine's write would be reported as a server's change.
+        let otherProcessWrote = values.refresh()
+        meta.refresh()
         var changed: [String] = []
         try book.withLock { (b: inout Book) throws(UbiquityError) in
+            if otherProcessWrote { b.measure(values) }
             let decoded = try checked(response, sizes: b.sizes)
             var listed = Set<LiteralString>()
             for (index, e) in response.entries.enumerated() {
