@@ -94,7 +94,8 @@ let package = Package(
         // A durable set in a loop, for profiling it.
         .executableTarget(
             name: "defaults-set-loop",
-            dependencies: ["BenchmarkSupport", .product(name: "OpenDefaults", package: "OpenDefaults")],
+            dependencies: ["BenchmarkSupport", .product(name: "OpenDefaults", package: "OpenDefaults"),
+                           .product(name: "PropertyList", package: "OpenDefaults")],
             path: "Sources/defaults-set-loop"),
         // The mixed property list of the property-list figures, and a program that writes it.
         .target(

@@ -25,8 +25,11 @@ public struct ObserverList<Handler: Sendable>: Sendable {
 
     package init() {}
 
-    package var isEmpty: Bool { handlers.isEmpty }
-    package var count: Int { handlers.count }
+    /// Inlinable (public, as ``handlers`` is): the write path asks it of
+    /// every change, and an unspecialized call looks up the list's generic
+    /// metadata each time (it cost a fifth of a `set`).
+    @inlinable public var isEmpty: Bool { handlers.isEmpty }
+    @inlinable public var count: Int { handlers.count }
 
     /// Adds `handler`; the id removes it.
     package mutating func add(_ handler: Handler) -> UInt64 {

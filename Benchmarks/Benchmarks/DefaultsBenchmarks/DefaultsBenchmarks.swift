@@ -494,6 +494,28 @@ let benchmarks: @Sendable () -> Void = {
             locked.withLock { $0["counter"] = v }
         }
     }
+    // The goal as a ratio measured in one place: rounds of 10,000 sets and
+    // of 10,000 locked inserts alternate within each iteration, and the
+    // ratio of their times (×100) is the metric. The two benchmarks above
+    // run seconds apart, and the machine's speed changes in between.
+    let setOverInsert = BenchmarkMetric.custom("set ÷ locked insert (×100)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark("set(Int) ÷ locked insert, interleaved · ratio", configuration: .init(metrics: [setOverInsert], maxDuration: .seconds(5), maxIterations: 200)) { b in
+        for _ in b.scaledIterations {
+            var setTime = Duration.zero, insertTime = Duration.zero
+            for _ in 0..<5 {
+                var start = ContinuousClock.now
+                for _ in 0..<2_000 { defaults.set(Counter.next(), forKey: "counter") }
+                setTime += ContinuousClock.now - start
+                start = ContinuousClock.now
+                for _ in 0..<2_000 {
+                    let v = Counter.next()
+                    locked.withLock { $0["counter"] = v }
+                }
+                insertTime += ContinuousClock.now - start
+            }
+            b.measurement(setOverInsert, Int((100 * (setTime / insertTime)).rounded()))
+        }
+    }
     Benchmark("locked [String: Any] read · floor", configuration: fast) { b in
         for _ in b.scaledIterations { blackHole(locked.withLock { $0["key500"] }) }
     }

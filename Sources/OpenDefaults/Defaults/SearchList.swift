@@ -44,6 +44,9 @@ final class SearchList: DomainDependent {
     let store: DomainStore
     /// What the defaults objects over ``store`` share (registration, suites).
     let context: DefaultsContext
+    /// ``DefaultsContext/instanceObservers`` of ``context``, tested on every
+    /// change (kept here: reaching it through the context retains it).
+    let instanceObservers: ObserverRegistry<@Sendable (Defaults) -> Void>
     /// `NSRegistrationDomain` of ``context``.
     var registration: RegistrationDomain { context.registration }
     /// `NSArgumentDomain`.
@@ -62,6 +65,7 @@ final class SearchList: DomainDependent {
         self.domainName = domainName
         self.store = store
         self.context = DefaultsContext.of(store)
+        self.instanceObservers = context.instanceObservers
         self.arguments = arguments
         self.languages = languages
         self.state = Lock(State())
@@ -73,8 +77,8 @@ final class SearchList: DomainDependent {
 
     /// Tells process-wide observers that the effective values changed.
     private func notifyAllInstances() {
-        let observers = context.instanceObservers
-        guard !observers.isEmpty else { return }
+        guard !instanceObservers.isEmpty else { return }
+        let observers = instanceObservers
         guard let defaults = owner.withLock({ $0.defaults }) else { return }
         for h in observers.handlers { h(defaults) }
     }
@@ -214,7 +218,9 @@ final class SearchList: DomainDependent {
     /// `DomainChange` built.
     func domainChanged(_ domain: PersistentDomain, key: String, hash: UInt64, value: PropertyList?, version: UInt64) {
         var pending: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
-        let any: [@Sendable () -> Void]? = state.withLock { s in
+        // nil when the effective value did not change; no handlers are
+        // copied out when there are none (the common write).
+        let any: [@Sendable () -> Void]?? = state.withLock { s in
             // The change's value is used only if nothing was written to the
             // domain after it (with two threads setting the key, the later
             // delivery may carry the older value); otherwise it is looked up.
@@ -224,11 +230,11 @@ final class SearchList: DomainDependent {
             if !s.keyObservers.isEmpty, let observers = s.keyObservers[key] {
                 for o in observers.handlers { pending.append((o, old, new)) }
             }
-            return s.anyObservers.handlers
+            return .some(s.anyObservers.isEmpty ? nil : s.anyObservers.handlers)
         }
         guard let any else { return }
         for (o, old, new) in pending { o(old, new) }
-        for o in any { o() }
+        if let any { for o in any { o() } }
         notifyAllInstances()
     }
 

@@ -12,7 +12,10 @@ import Synchronization
 final class SuiteLists: Sendable {
     private struct State {
         var suites: [LiteralString: [LiteralString]] = [:]
-        var members: [LiteralString: [ObjectIdentifier: Weak<SearchList>]] = [:]
+        /// Held strongly until they leave (their defaults object's deinit):
+        /// a weak reference would give each list a side table, and every
+        /// retain of it on the write path would take the slow path.
+        var members: [LiteralString: [ObjectIdentifier: SearchList]] = [:]
     }
 
     private let state = Lock(State())
@@ -29,7 +32,7 @@ final class SuiteLists: Sendable {
         let members = state.withLock { s -> [SearchList]? in
             guard !(s.suites[app] ?? []).contains(suite) else { return nil }
             s.suites[app, default: []].append(suite)
-            return s.members[app]?.values.compactMap(\.object)
+            return s.members[app].map { Array($0.values) }
         }
         guard let members else { return false }
         for list in members { list.rebuildAndNotify() }
@@ -44,7 +47,7 @@ final class SuiteLists: Sendable {
             guard let i = s.suites[app]?.firstIndex(of: suite) else { return nil }
             s.suites[app]!.remove(at: i)
             if s.suites[app]!.isEmpty { s.suites[app] = nil }
-            return s.members[app]?.values.compactMap(\.object)
+            return s.members[app].map { Array($0.values) }
         }
         guard let members else { return false }
         for list in members { list.rebuildAndNotify() }
@@ -53,7 +56,7 @@ final class SuiteLists: Sendable {
 
     /// `list` is rebuilt when its application's suites change (until it leaves).
     func join(_ list: SearchList) {
-        state.withLock { $0.members[LiteralString(list.domainName), default: [:]][ObjectIdentifier(list)] = Weak(list) }
+        state.withLock { $0.members[LiteralString(list.domainName), default: [:]][ObjectIdentifier(list)] = list }
     }
 
     /// `list` no longer hears of suite changes.

@@ -96,6 +96,9 @@ import Synchronization
         var old: PropertyList? = nil
         var version: UInt64 = 0
         var journalFailed = false
+        // The old value is kept only for the store's observers (a handler
+        // added while this write runs may miss it, as one added after it).
+        let delivering = store.hasHandlers
         defer { if journalFailed { reportJournalFailure() } }
         let hash = KeyHash.hash(key)
         let dependents: [any DomainDependent]? = state.withLock { s in
@@ -111,7 +114,7 @@ import Synchronization
                 }
                 return nil
             case .changed(let before):
-                old = before
+                if delivering { old = before }
             }
             if journal(&s, key, value) { journalFailed = true }
             scheduleFlush(&s)
@@ -120,7 +123,7 @@ import Synchronization
         }
         guard let dependents else { return }
         for d in dependents { d.domainChanged(self, key: key, hash: hash, value: value, version: version) }
-        if store.hasHandlers {
+        if delivering {
             store.deliver(DomainChange(domain: name, scope: scope, changes: [LiteralString(key): .init(old: old, new: value)], origin: .thisProcess, source: self))
         }
     }
@@ -200,8 +203,8 @@ import Synchronization
     @inline(__always)
     private func journal(_ s: inout DomainState, _ key: String, _ value: PropertyList?,
                          operation: JournalRecord.Operation? = nil, continues: Bool = false) -> Bool {
-        guard file.journaled, s.journalFailure == nil else { return false }
-        if s.journal == nil {
+        guard file.journaled, !s.journalOff else { return false }
+        if s.journalForWrites == nil {
             do { s.journal = try DomainJournal.create(forDomainFile: file.path) } catch {
                 s.journalFailure = StorageError(domain: name, path: error.path, kind: .unwritable,
                     reason: "\(error.reason); writes to this domain are kept in memory until flushed, and are lost if the process dies first")
@@ -209,7 +212,8 @@ import Synchronization
             }
         }
         let op = operation ?? (value == nil ? .remove : .set)
-        if !s.journal!.append(sequence: s.sequence, operation: op, key: key, value: value, continues: continues) {
+        let sequence = s.sequence
+        if !s.journalForWrites.unsafelyUnwrapped.withObject({ $0.append(sequence: sequence, operation: op, key: key, value: value, continues: continues) }) {
             s.journalFailure = StorageError(domain: name, path: s.journal!.path, kind: .unwritable,
                 reason: "the journal cannot grow (disk full?); writes to this domain are kept in memory until flushed")
             return true

@@ -22,11 +22,14 @@ struct ProbeTable<Value> {
         if capacity > slots.count { rehash(capacity) }
     }
 
+    // Probing reads a slot's hash through `slots[i]?.hash`, not `while let
+    // entry = slots[i]`: binding the entry copies its key and value (a
+    // retain, and an outlined copy and destroy of the value) at every probe.
     @inline(__always)
     func get(_ key: String, hash: UInt64) -> Value? {
         var i = Int(truncatingIfNeeded: hash) & mask
-        while let entry = slots[i] {
-            if entry.hash == hash, LiteralString.equal(entry.key, key) { return entry.value }
+        while let h = slots[i]?.hash {
+            if h == hash, LiteralString.equal(slots[i].unsafelyUnwrapped.key, key) { return slots[i].unsafelyUnwrapped.value }
             i = (i + 1) & mask
         }
         return nil
@@ -39,11 +42,12 @@ struct ProbeTable<Value> {
     @discardableResult
     mutating func set(_ key: String, hash: UInt64, _ value: Value) -> Value? {
         var i = Int(truncatingIfNeeded: hash) & mask
-        while let entry = slots[i] {
-            if entry.hash == hash, LiteralString.equal(entry.key, key) {
-                let old = entry.value
-                slots[i]!.value = value
-                return old
+        while let h = slots[i]?.hash {
+            if h == hash, LiteralString.equal(slots[i].unsafelyUnwrapped.key, key) {
+                // The new value moves in and the old one out, without a copy of either.
+                var value = value
+                swap(&value, &slots[i]!.value)
+                return value
             }
             i = (i + 1) & mask
         }
@@ -58,8 +62,8 @@ struct ProbeTable<Value> {
     @discardableResult
     mutating func remove(_ key: String, hash: UInt64) -> Value? {
         var i = Int(truncatingIfNeeded: hash) & mask
-        while let entry = slots[i] {
-            if entry.hash == hash, LiteralString.equal(entry.key, key) { break }
+        while let h = slots[i]?.hash {
+            if h == hash, LiteralString.equal(slots[i].unsafelyUnwrapped.key, key) { break }
             i = (i + 1) & mask
         }
         guard let removed = slots[i] else { return nil }
