@@ -249,3 +249,28 @@ struct ScalarTableTests {
         }
     }
 }
+
+@Suite("The binary writer's memory of recent objects")
+struct RecentObjectsTests {
+    @Test("it starts small (a small value zeroes no large table), grows with what it records, and never answers wrongly")
+    func growsAndNeverLies() {
+        var recent = RecentObjects()
+        #expect(recent.slotCount == 1 << RecentObjects.initialBits)
+        var recorded: [(UInt64, UInt64)] = []
+        for i in 0..<20_000 {
+            let key = (UInt64(i) &* 0x9E37_79B9_7F4A_7C15 | 1, UInt64(i))
+            recent[key] = i
+            recorded.append(key)
+            // What it answers, it answers right; what it forgot is nil (a cache).
+            if i % 97 == 0 {
+                for (j, k) in recorded.enumerated() where j % 31 == 0 {
+                    if let id = recent[k] { #expect(id == j) }
+                }
+            }
+        }
+        #expect(recent.slotCount == 1 << RecentObjects.maximumBits)
+        // The newest identity is always remembered.
+        #expect(recent[recorded.last!] == recorded.count - 1)
+        #expect(recent[(0, 0)] == nil)
+    }
+}

@@ -4,15 +4,27 @@
 /// A slot holds the last identity that mapped to it; a lookup compares the
 /// whole identity, so it never answers wrongly, and a miss (a collision, even
 /// one an input arranges) only sends the writer to its hashed tables.
+///
+/// It starts small and grows with the document (to 4,096 slots): a small
+/// value (a sync server validates every one it is sent) must not pay for
+/// zeroing a large table, which also costs page faults when the block is
+/// mapped fresh. Growing forgets what the slots held: they are only a cache.
 struct RecentObjects {
     private var keys: [(UInt64, UInt64)]
     private var ids: [Int]
-    private static let bits = 12
+    private var bits = Self.initialBits
+    /// Identities recorded since the table last grew.
+    private var recorded = 0
+    static let initialBits = 6
+    static let maximumBits = 12
 
     init() {
-        keys = Array(repeating: (0, 0), count: 1 << Self.bits)
-        ids = Array(repeating: -1, count: 1 << Self.bits)
+        keys = Array(repeating: (0, 0), count: 1 << Self.initialBits)
+        ids = Array(repeating: -1, count: 1 << Self.initialBits)
     }
+
+    /// The number of slots (tests).
+    var slotCount: Int { ids.count }
 
     /// A string's two words: its UTF-8 bytes and count when short (held
     /// inline), else its count and storage; equal words are equal strings.
@@ -21,19 +33,31 @@ struct RecentObjects {
     }
 
     @inline(__always)
-    private static func slot(_ key: (UInt64, UInt64)) -> Int {
+    private func slot(_ key: (UInt64, UInt64)) -> Int {
         Int(truncatingIfNeeded: (((key.0 &* 0x9E37_79B9_7F4A_7C15) ^ key.1) &* 0xBF58_476D_1CE4_E5B9) >> (64 - UInt64(bits)))
+    }
+
+    /// Four times the slots, emptied, once as many identities were recorded as there are slots.
+    private mutating func grow() {
+        bits = Swift.min(bits + 2, Self.maximumBits)
+        recorded = 0
+        keys = Array(repeating: (0, 0), count: 1 << bits)
+        ids = Array(repeating: -1, count: 1 << bits)
     }
 
     subscript(key: (UInt64, UInt64)) -> Int? {
         get {
             guard key != (0, 0) else { return nil }
-            let i = Self.slot(key)
+            let i = slot(key)
             return keys[i] == key && ids[i] >= 0 ? ids[i] : nil
         }
         set {
             guard key != (0, 0), let newValue else { return }
-            let i = Self.slot(key)
+            if bits < Self.maximumBits {
+                recorded += 1
+                if recorded > ids.count { grow() }
+            }
+            let i = slot(key)
             keys[i] = key
             ids[i] = newValue
         }

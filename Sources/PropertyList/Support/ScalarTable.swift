@@ -25,7 +25,7 @@ struct ScalarTable {
     /// The longest probe before an entry goes to `overflow` (32; tests make it short).
     private let maxProbe: Int
 
-    init(capacity: Int = 1024, maxProbe: Int = 32) {
+    init(capacity: Int = 8, maxProbe: Int = 32) {
         self.maxProbe = maxProbe
         let n = Swift.max(16, (capacity * 2).nextPowerOfTwo)
         bits = Array(repeating: 0, count: n)

@@ -18,7 +18,7 @@ struct XMLWriter {
         """
 
     static func write(_ value: PropertyList) -> ByteOutput {
-        var out = ByteOutput(capacity: 1 << 16)
+        var out = ByteOutput()
         out.append(string: header)
         Self.value(value, indent: 0, into: &out)
         out.append(ascii: "</plist>\n")
