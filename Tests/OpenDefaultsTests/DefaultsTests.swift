@@ -343,9 +343,13 @@ struct ObservationTests {
         let own = store.domain("com.example.released")
         let suite = store.domain("group.released")
         weak var released: Defaults?
+        weak var releasedList: SearchList?
+        let suiteLists = DefaultsContext.of(store).suiteLists
         do {
             let d = Defaults(domainName: "com.example.released", store: store, arguments: [])
             released = d
+            releasedList = d.searchList
+            #expect(suiteLists.memberCount == 1)
             #expect(own.dependentCount == 1)
             d.addSuite(named: "group.released")
             #expect(suite.dependentCount == 1)
@@ -357,6 +361,10 @@ struct ObservationTests {
             #expect(d.string(forKey: "S") == nil)
         }
         #expect(released == nil)
+        // The suite lists hold search lists strongly (a weak reference would put every
+        // write on the slow reference-counting path): the object's release let its list go.
+        #expect(suiteLists.memberCount == 0)
+        #expect(releasedList == nil)
         #expect(own.dependentCount == 0)
         #expect(store.domain(PreferencesLayout.globalDomainName).dependentCount == 0)
         own.set("still writable", forKey: "K")

@@ -59,6 +59,9 @@ final class SuiteLists: Sendable {
         state.withLock { $0.members[LiteralString(list.domainName), default: [:]][ObjectIdentifier(list)] = list }
     }
 
+    /// The search lists held (tests: a released defaults object's list leaves).
+    var memberCount: Int { state.withLock { $0.members.values.reduce(0) { $0 + $1.count } } }
+
     /// `list` no longer hears of suite changes.
     func leave(_ list: SearchList) {
         let app = LiteralString(list.domainName)
