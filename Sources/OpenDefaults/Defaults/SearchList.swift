@@ -218,9 +218,7 @@ final class SearchList: DomainDependent {
     /// `DomainChange` built.
     func domainChanged(_ domain: PersistentDomain, key: String, hash: UInt64, value: PropertyList?, version: UInt64) {
         var pending: [(@Sendable (PropertyList?, PropertyList?) -> Void, PropertyList?, PropertyList?)] = []
-        // nil when the effective value did not change; no handlers are
-        // copied out when there are none (the common write).
-        let any: [@Sendable () -> Void]?? = state.withLock { s in
+        let any: [@Sendable () -> Void]? = state.withLock { s in
             // The change's value is used only if nothing was written to the
             // domain after it (with two threads setting the key, the later
             // delivery may carry the older value); otherwise it is looked up.
@@ -230,11 +228,11 @@ final class SearchList: DomainDependent {
             if !s.keyObservers.isEmpty, let observers = s.keyObservers[key] {
                 for o in observers.handlers { pending.append((o, old, new)) }
             }
-            return .some(s.anyObservers.isEmpty ? nil : s.anyObservers.handlers)
+            return s.anyObservers.handlers
         }
         guard let any else { return }
         for (o, old, new) in pending { o(old, new) }
-        if let any { for o in any { o() } }
+        for o in any { o() }
         notifyAllInstances()
     }
 

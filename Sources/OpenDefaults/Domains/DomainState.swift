@@ -29,12 +29,7 @@ struct DomainState {
     var dependents = DependentList()
     /// This process's journal of the domain, made on the first write
     /// (proposal 0007); nil before, or when journaling failed.
-    var journal: DomainJournal? = nil {
-        didSet { journalForWrites = journal.map(Unretained.init) }
-    }
-    /// ``journal`` for the write path: appending through it takes no retain
-    /// and release of the journal (``journal`` keeps it alive).
-    private(set) var journalForWrites: Unretained<DomainJournal>? = nil
+    var journal: DomainJournal? = nil
     /// Why journaling is off for this domain (reported once).
     var journalFailure: StorageError? = nil {
         didSet { journalOff = journalFailure != nil }

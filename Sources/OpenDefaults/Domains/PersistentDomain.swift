@@ -204,7 +204,7 @@ import Synchronization
     private func journal(_ s: inout DomainState, _ key: String, _ value: PropertyList?,
                          operation: JournalRecord.Operation? = nil, continues: Bool = false) -> Bool {
         guard file.journaled, !s.journalOff else { return false }
-        if s.journalForWrites == nil {
+        if s.journal == nil {
             do { s.journal = try DomainJournal.create(forDomainFile: file.path) } catch {
                 s.journalFailure = StorageError(domain: name, path: error.path, kind: .unwritable,
                     reason: "\(error.reason); writes to this domain are kept in memory until flushed, and are lost if the process dies first")
@@ -212,8 +212,7 @@ import Synchronization
             }
         }
         let op = operation ?? (value == nil ? .remove : .set)
-        let sequence = s.sequence
-        if !s.journalForWrites.unsafelyUnwrapped.withObject({ $0.append(sequence: sequence, operation: op, key: key, value: value, continues: continues) }) {
+        if !s.journal!.append(sequence: s.sequence, operation: op, key: key, value: value, continues: continues) {
             s.journalFailure = StorageError(domain: name, path: s.journal!.path, kind: .unwritable,
                 reason: "the journal cannot grow (disk full?); writes to this domain are kept in memory until flushed")
             return true
