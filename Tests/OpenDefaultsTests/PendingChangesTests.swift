@@ -42,10 +42,15 @@ struct PendingChangesTests {
         #expect(pending.isEmpty)
     }
 
-    @Test func aDiscardedChangeIsForgotten() {
+    @Test func changesThatSetWhatTheFileHoldsChangeNothingInIt() {
         var pending = PendingChanges()
         _ = pending.record("same", 1, sequence: 1)
-        pending.discard("same")
-        #expect(pending.isEmpty)
+        _ = pending.record("absent", nil, sequence: 2)
+        #expect(pending.changesNothing(in: ["same": 1, "other": 3]))
+        #expect(!pending.changesNothing(in: ["same": 2]))
+        #expect(!pending.changesNothing(in: ["same": 1, "absent": 4]))
+        // Exact scalars: a look-alike key is another key.
+        _ = pending.record("caf\u{E9}", 5, sequence: 3)
+        #expect(!pending.changesNothing(in: ["same": 1, "cafe\u{301}": 5]))
     }
 }

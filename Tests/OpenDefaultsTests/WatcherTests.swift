@@ -24,6 +24,48 @@ struct WatcherTests {
         #expect(eventually(timeout: .seconds(2)) { defaults.string(forKey: "k") == "made" })
     }
 
+    @Test("a removal, or a set of the value reads saw, issued after another process's write wins over it however late the watcher is")
+    func lateWatcherLosesNoWrite() throws {
+        let sandbox = try Sandbox()
+        let mine = sandbox.makeStore(), other = sandbox.makeStore()
+        let name = "com.example.late"
+        let domain = mine.domain(name)
+        #expect(domain.entries.isEmpty)   // loaded, so watched
+        // A first write of the other process holds this one's file watcher in an observer.
+        let held = HeldCall()
+        let token = mine.observe { _ in held.call() }
+        defer { held.release(); withExtendedLifetime(token) {} }
+        try other.domain(name).update { $0["mode"] = 1 }
+        #expect(eventually(timeout: .seconds(30)) { held.entered }, "the file watcher never saw the first write")
+        #expect(domain.value(forKey: "mode") == 1)
+
+        // The other process writes again; this process has not read it, and then writes.
+        try other.domain(name).update { $0["gone"] = 2; $0["mode"] = 2; $0["kept"] = 3 }
+        #expect(domain.value(forKey: "gone") == nil && domain.value(forKey: "mode") == 1,
+                "the held watcher took the write: the test proves nothing")
+        domain.set(nil, forKey: "gone")   // reads saw no such key
+        domain.set(1, forKey: "mode")     // reads saw 1 already
+        try domain.synchronize()
+
+        let expected: [LiteralString: PropertyList] = ["mode": 1, "kept": 3]
+        #expect(domain.entries == expected)
+        #expect(sandbox.makeStore().domain(name).entries == expected, "the file lost this process's later writes")
+    }
+
+    @Test("a set of the value the file already holds writes nothing")
+    func unchangedSetWritesNothing() throws {
+        let sandbox = try Sandbox()
+        let domain = sandbox.makeStore().domain("com.example.same")
+        domain.set(1, forKey: "k")
+        try domain.synchronize()
+        let before = try FileSignature.lookup(sandbox.path("com.example.same")).get()
+        domain.set(1, forKey: "k")
+        domain.set(nil, forKey: "absent")
+        try domain.synchronize()
+        #expect(try FileSignature.lookup(sandbox.path("com.example.same")).get() == before)
+        #expect(domain.entries == ["k": 1])
+    }
+
     @Test("a folder deleted and made again is watched again")
     func folderReplaced() throws {
         let sandbox = try Sandbox()

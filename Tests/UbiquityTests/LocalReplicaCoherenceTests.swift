@@ -2,7 +2,6 @@ import Foundation
 @_spi(Engine) import OpenDefaults
 @testable import OpenDefaultsUbiquity
 import PropertyList
-import Synchronization
 import Testing
 import TestSupport
 
@@ -11,35 +10,14 @@ import TestSupport
 /// write, coming back from the server, for news from another machine.
 @Suite("ubiquity: processes of one machine share their store")
 struct LocalReplicaCoherenceTests {
-    /// An observer that holds the first call it gets on another thread (the
-    /// file watcher's) until released: while it is held, that process's
-    /// watcher has not taken any later write.
-    final class HeldWatcher: Sendable {
-        private let state = Mutex((entered: false, released: false, held: false))
-
-        func observe(_ change: DomainChange) {
-            let hold = state.withLock { s -> Bool in
-                if s.held { return false }
-                s.held = true
-                s.entered = true
-                return true
-            }
-            guard hold else { return }
-            while !state.withLock({ $0.released }) { usleep(1000) }
-        }
-
-        var entered: Bool { state.withLock { $0.entered } }
-        func release() { state.withLock { $0.released = true } }
-    }
-
     @Test("a download bringing back a write another process of this machine made is no ServerChange, however late the file watcher is")
     func ownMachinesWriteIsNoNews() async throws {
         let folder = try TemporaryFolder("coherence")
         let watching = DomainStore(layout: .current), setting = DomainStore(layout: .current)
         let watcherSide = LocalReplica(folder: folder.path, storeIdentifier: "com.example.s", domainStore: watching)
         let setterSide = LocalReplica(folder: folder.path, storeIdentifier: "com.example.s", domainStore: setting)
-        let held = HeldWatcher()
-        let token = watching.observe { held.observe($0) }
+        let held = HeldCall()
+        let token = watching.observe { _ in held.call() }
         defer { held.release(); withExtendedLifetime(token) {} }
 
         // A first write holds the watching process's file watcher in its observer.

@@ -80,10 +80,12 @@ struct DomainState {
     enum SetOutcome: Equatable {
         /// The key now has another value (or none): `old` is what reads saw before.
         case changed(old: PropertyList?)
-        /// The key already had the value. `pendingKept`: a change of it was pending and is
-        /// recorded again (the next flush writes it, so it is journaled as any change);
-        /// otherwise nothing is pending for it.
-        case unchanged(pendingKept: Bool)
+        /// Reads already saw the value. The change is recorded all the same (journaled and
+        /// flushed as any change): what reads saw is this process's last look at the file, and
+        /// another process may have written the key since. A removal or a set issued after that
+        /// write must still win over it, as it would had the file watcher been quicker; a flush
+        /// that finds the file as this process last read it writes nothing for it.
+        case unchanged
     }
 
     /// Sets (nil removes) one key: a new sequence number, the change recorded as pending, the
@@ -92,10 +94,7 @@ struct DomainState {
         sequence += 1
         let previous = pending.record(key, hash: hash, value, sequence: sequence)
         let old = previous ?? base[key]
-        guard old != value else {
-            if previous == nil { pending.discard(key) }
-            return .unchanged(pendingKept: previous != nil)
-        }
+        guard old != value else { return .unchanged }
         if old == nil { count += 1 } else if value == nil { count -= 1 }
         return .changed(old: old)
     }

@@ -48,11 +48,6 @@ struct PendingChanges: Sendable {
         return table.set(key, hash: hash, Change(value: value, sequence: sequence)).map(\.value)
     }
 
-    /// Forgets the pending change of `key` (it turned out to change nothing).
-    mutating func discard(_ key: String) {
-        table.remove(key, hash: KeyHash.hash(key))
-    }
-
     /// The pending value of `key`: `.some(nil)` for a pending removal, nil
     /// when the key has no pending change.
     @inline(__always)
@@ -64,6 +59,12 @@ struct PendingChanges: Sendable {
     /// Applies the changes to `values`.
     func apply(to values: inout [LiteralString: PropertyList]) {
         for entry in table.entries { values[entry.key] = entry.value.value }
+    }
+
+    /// Whether applying the changes to `base` leaves it as it is (each sets the value the key
+    /// has, or removes a key that is absent).
+    func changesNothing(in base: [LiteralString: PropertyList]) -> Bool {
+        table.entries.allSatisfy { base[$0.key] == $0.value.value }
     }
 
     /// `base` with the changes applied (`base` itself when there are none).

@@ -104,14 +104,12 @@ import Synchronization
         let dependents: [any DomainDependent]? = state.withLock { s in
             defer { s._checkInvariantsAfterChange() }
             switch s.set(value, forKey: key, hash: hash) {
-            case .unchanged(let pendingKept):
-                // Setting the value a key already has changes nothing: with
-                // no pending change there is nothing to write; a pending one
-                // (just recorded again) is written by the next flush.
-                if pendingKept {
-                    if journal(&s, key, value) { journalFailed = true }
-                    scheduleFlush(&s)
-                }
+            case .unchanged:
+                // Reads see no change, so nobody is told; the file may differ
+                // (another process's write not yet read), so it is journaled
+                // and flushed as any change.
+                if journal(&s, key, value) { journalFailed = true }
+                scheduleFlush(&s)
                 return nil
             case .changed(let before):
                 if delivering { old = before }
@@ -376,6 +374,11 @@ import Synchronization
                     if let stop = moveCorruptAside(error, sparing: "replaced") { return .failure(stop) }
                 case .absent, .loaded: break
                 }
+            }
+            if unchanged, orphans.isEmpty, snapshot.replaced == nil, transform == nil, snapshot.pending.changesNothing(in: snapshot.base) {
+                // The file is as this process last read it and every pending change sets what
+                // it holds (sets of the value a key had): nothing to write.
+                return .success((snapshot.base, snapshot.signature, format, nil))
             }
             if snapshot.replaced != nil || unchanged {
                 // The copy is made here, on the flushing thread, not by the next write.
