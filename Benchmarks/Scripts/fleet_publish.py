@@ -7,20 +7,31 @@ agent for each (real processes), then publishes revisions and measures, per mach
 from the publish command's start until the server holds that machine's report of the revision
 (the report's `Applied` date, and the wall clock until `org machines` shows all of them).
 
-    sudo python3 Benchmarks/Scripts/fleet_publish.py [MACHINES] [ROUNDS]   # from the repository
+    sudo python3 Benchmarks/Scripts/fleet_publish.py [MACHINES] [ROUNDS] [--per-process K] [--tmpfs]
 
 Uses the debug build's `ubiquity` unless UBIQUITY points at another. Prints p50, p99 and the
 last machine's time per round, and the server's resident memory per idle machine.
+
+--per-process K: K machines per agent process (`ubiquity agent --root … --root …`), each with its
+own root, credential and connection; the default, 1, is a process per machine.
+--tmpfs: the machines' roots (and the server's data) on a tmpfs (/dev/shm). Real machines each
+fsync their own disk; machines simulated on one disk queue behind each other's fsyncs, which the
+tmpfs takes out of the figure (the fsyncs are still made).
 """
-import json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, uuid
+import concurrent.futures, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, uuid
 from datetime import datetime
 
-machines = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
+per_process = 1
+if "--per-process" in sys.argv:
+    per_process = int(sys.argv[sys.argv.index("--per-process") + 1])
+    args.remove(str(per_process))
+machines = int(args[0]) if len(args) > 0 else 50
+rounds = int(args[1]) if len(args) > 1 else 5
 tool = os.environ.get("UBIQUITY", os.path.abspath(".build/debug/ubiquity"))
 if os.geteuid() != 0:
     sys.exit("fleet_publish: run as root (agents install profiles)")
-work = tempfile.mkdtemp(prefix="fleet-bench-", dir="/var/tmp")
+work = tempfile.mkdtemp(prefix="fleet-bench-", dir="/dev/shm" if "--tmpfs" in sys.argv else "/var/tmp")
 os.chmod(work, 0o755)
 procs = []
 
@@ -85,11 +96,18 @@ try:
         os.chmod(root + "/etc", 0o755)
         with open(root + "/etc/machine-id", "w") as f:
             f.write(uuid.uuid4().hex + "\n")
-        env = dict(os.environ, HOME=root, OPENDEFAULTS_SYSTEM_ROOT=root)
-        run([tool, "enroll", url, "--group", "bench"], env=env, input=secret + "\n")
-        roots.append((root, env))
-    for root, env in roots:
-        procs.append(subprocess.Popen([tool, "agent"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        roots.append((root, dict(os.environ, HOME=root, OPENDEFAULTS_SYSTEM_ROOT=root)))
+    # Enrolments, a process each, two at a time.
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda r: run([tool, "enroll", url, "--group", "bench"], env=r[1], input=secret + "\n"), roots))
+    if per_process == 1:
+        for root, env in roots:
+            procs.append(subprocess.Popen([tool, "agent"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    else:
+        for first in range(0, machines, per_process):
+            flags = [f for root, _ in roots[first:first + per_process] for f in ("--root", root)]
+            procs.append(subprocess.Popen([tool, "agent", *flags], env=dict(os.environ, HOME=work),
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     office = dict(os.environ, HOME=os.path.join(work, "office"))
     os.mkdir(office["HOME"])
     run([tool, "login", url], env=office, input=admin + "\n")
@@ -135,6 +153,8 @@ try:
         p99 = applied[min(len(applied) - 1, int(len(applied) * 0.99))]
         print(f"round {r}: {machines} machines: applied p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms; "
               f"all reported (seen by org machines) after {last * 1000:.0f} ms")
+    agents_kb = sum(rss_kb(p.pid) for p in procs[1:])
+    print(f"agents: {len(procs) - 1} processes, {agents_kb // 1024} MB resident in all ({agents_kb / machines:.0f} kB a machine)")
     print(f"server resident memory: {rss_before} kB before the agents, {rss_idle} kB with {machines} idle agents "
           f"connected: {(rss_idle - rss_before) / machines:.1f} kB per idle machine")
 finally:

@@ -39,9 +39,9 @@ package enum ProfileSignatureCheck {
         }
     }
 
-    /// The system's CA bundles, then every `.pem` or `.crt` file in `<system root>/etc/opendefaults/profile-trust`.
-    package static func defaultTrustFiles() -> [String] {
-        let root = PreferencesLayout.systemRoot
+    /// The system's CA bundles, then every `.pem` or `.crt` file in `<root>/etc/opendefaults/profile-trust`
+    /// (`root`: the system root by default; another machine's tree for an agent that manages several).
+    package static func defaultTrustFiles(root: String = PreferencesLayout.systemRoot) -> [String] {
         var files = ["/etc/ssl/certs/ca-certificates.crt"].filter(FileStatus.exists)
         let folder = root + "/etc/opendefaults/profile-trust"
         // An anchor is trusted only when root (or the user running the tool) alone could have

@@ -58,11 +58,11 @@ package struct AgentCredential: Sendable, Hashable {
     }
 
     /// The machine's credential, or nil when it is not enrolled.
-    package static func load() throws(FleetError) -> AgentCredential? {
-        try AgentFiles.read(AgentFiles.credentialPath).map { d throws(FleetError) in try AgentCredential(d) }
+    package static func load(from files: AgentFiles) throws(FleetError) -> AgentCredential? {
+        try files.read(files.credentialPath).map { d throws(FleetError) in try AgentCredential(d) }
     }
 
-    package func save() throws(FleetError) {
-        try AgentFiles.write(propertyList, to: AgentFiles.credentialPath)
+    package func save(to files: AgentFiles) throws(FleetError) {
+        try files.write(propertyList, to: files.credentialPath)
     }
 }

@@ -8,16 +8,31 @@ import PlatformIO
 package import PropertyList
 import UbiquityProtocol
 
-/// Where a machine keeps its enrolment and what it applied: `<system root>/var/lib/opendefaults/agent`,
-/// a folder root alone may enter (0700), files root alone may read (0600).
-package enum AgentFiles {
-    package static var folder: String { PreferencesLayout.systemRoot + "/var/lib/opendefaults/agent" }
-    package static var credentialPath: String { folder + "/credential.plist" }
-    package static var statePath: String { folder + "/state.plist" }
+/// Where a machine keeps its enrolment and what it applied: `<root>/var/lib/opendefaults/agent`,
+/// a folder root alone may enter (0700), files root alone may read (0600). A machine is its
+/// file tree: the process's system root (`OPENDEFAULTS_SYSTEM_ROOT`, or `/`) by default, or
+/// another tree (a container's) that one agent process manages beside others.
+package struct AgentFiles: Sendable, Hashable {
+    /// The machine's root ("" for `/`), without a trailing `/`.
+    package let root: String
 
-    /// The machine's id: `<system root>/etc/machine-id` (systemd's), the first line.
-    package static func machineID() throws(FleetError) -> String {
-        let path = PreferencesLayout.systemRoot + "/etc/machine-id"
+    /// The files of the machine whose tree is at `root` ("" or "/" for this one's `/`).
+    package init(root: String) {
+        self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
+    }
+
+    /// The files of the machine this process runs on (its system root).
+    package init() { self.init(root: PreferencesLayout.systemRoot) }
+
+    package var folder: String { root + "/var/lib/opendefaults/agent" }
+    package var credentialPath: String { folder + "/credential.plist" }
+    package var statePath: String { folder + "/state.plist" }
+    /// The machine's managed-preferences folder, where its profiles are installed.
+    package var managedDirectory: String { root + "/etc/managed-preferences" }
+
+    /// The machine's id: `<root>/etc/machine-id` (systemd's), the first line.
+    package func machineID() throws(FleetError) -> String {
+        let path = root + "/etc/machine-id"
         let bytes: [UInt8]
         do { bytes = try FileIO.read(path, limit: 4096) } catch {
             throw FleetError(.malformed, "cannot read the machine id: \(error)")
@@ -30,7 +45,7 @@ package enum AgentFiles {
     }
 
     /// Reads a property list written by ``write(_:to:)``; nil when there is none.
-    package static func read(_ path: String) throws(FleetError) -> [LiteralString: PropertyList]? {
+    package func read(_ path: String) throws(FleetError) -> [LiteralString: PropertyList]? {
         guard FileStatus.exists(path) else { return nil }
         if let problem = PathTrust.problem(with: path, owners: PathTrust.rootOrMe) {
             throw FleetError(.untrusted, "\(path) is not trusted: \(problem)")
@@ -44,7 +59,7 @@ package enum AgentFiles {
     }
 
     /// Writes `value` whole (a new file renamed over the old), readable by its owner alone.
-    package static func write(_ value: PropertyList, to path: String) throws(FleetError) {
+    package func write(_ value: PropertyList, to path: String) throws(FleetError) {
         do {
             try FileIO.makeDirectories(folder, mode: 0o700)
             try FileIO.write(value.encoded(as: .binary), to: path, mode: 0o600)

@@ -63,12 +63,12 @@ package struct AgentState: Sendable, Hashable {
         if case .string(let s)? = d["HandoverRefusal"] { handoverRefusal = s }
     }
 
-    package static func load() throws(FleetError) -> AgentState {
-        try AgentFiles.read(AgentFiles.statePath).map { d throws(FleetError) in try AgentState(d) } ?? AgentState()
+    package static func load(from files: AgentFiles) throws(FleetError) -> AgentState {
+        try files.read(files.statePath).map { d throws(FleetError) in try AgentState(d) } ?? AgentState()
     }
 
-    package func save() throws(FleetError) {
-        try AgentFiles.write(propertyList, to: AgentFiles.statePath)
+    package func save(to files: AgentFiles) throws(FleetError) {
+        try files.write(propertyList, to: files.statePath)
     }
 
     /// The status report sent to the server: per group, the revision applied, each profile's

@@ -15,7 +15,7 @@ import X509
 /// command feeds it what the server's streams deliver and sends the reports it makes.
 ///
 /// ```swift
-/// let agent = try FleetAgent(credential: credential)
+/// let agent = try FleetAgent(credential: credential, files: AgentFiles())
 /// let changed = await agent.receive(group: "desktops", signed: bytes)   // applied or refused; state saved
 /// let report = agent.report()
 /// ```
@@ -23,15 +23,18 @@ package final class FleetAgent: @unchecked Sendable {
     package private(set) var credential: AgentCredential
     package private(set) var state: AgentState
     var pinned: Certificate
+    /// The machine's files: its enrolment, its state, and the tree its profiles go into.
+    package let files: AgentFiles
     let store: ProfileStore
 
-    package init(credential: AgentCredential, store: ProfileStore = ProfileStore()) throws(FleetError) {
+    package init(credential: AgentCredential, files: AgentFiles) throws(FleetError) {
         self.credential = credential
-        self.store = store
+        self.files = files
+        store = ProfileStore(managedDirectory: files.managedDirectory)
         do { pinned = try Certificate(derEncoded: credential.certificate) } catch {
             throw FleetError(.malformed, "the pinned certificate cannot be read: \(error)")
         }
-        state = try AgentState.load()
+        state = try AgentState.load(from: files)
     }
 
     /// The status report: the state, with the fingerprint of the certificate pinned now.
@@ -97,17 +100,17 @@ package final class FleetAgent: @unchecked Sendable {
             var updated = credential
             updated.certificate = handover.certificate
             updated.handoverSequence = handover.sequence
-            try updated.save()
+            try updated.save(to: files)
             credential = updated
         } catch {
             if state.handoverRefusal == error.message { return false }
             state.handoverRefusal = error.message
-            try? state.save()
+            try? state.save(to: files)
             return true
         }
         pinned = next
         state.handoverRefusal = nil
-        try? state.save()
+        try? state.save(to: files)
         return true
     }
 
@@ -117,7 +120,7 @@ package final class FleetAgent: @unchecked Sendable {
         entry.refusal = error.message
         entry.refusalKind = error.kind.rawValue
         state.groups[group] = entry
-        try? state.save()
+        try? state.save(to: files)
         return true
     }
 
@@ -150,7 +153,7 @@ package final class FleetAgent: @unchecked Sendable {
                 continue
             }
             if installing.contains(where: { $0.profile.identifier == id }) { outcomes[id] = "failed: declared twice"; continue }
-            let signature = await ProfileSignatureCheck.check(bytes, trustFiles: ProfileSignatureCheck.defaultTrustFiles())
+            let signature = await ProfileSignatureCheck.check(bytes, trustFiles: ProfileSignatureCheck.defaultTrustFiles(root: files.root))
             guard let status = signature.status else {
                 if case .invalid(let why) = signature { outcomes[id] = "failed: \(why)" }
                 continue
@@ -174,7 +177,7 @@ package final class FleetAgent: @unchecked Sendable {
             entry.refusal = "revision \(declaration.revision) could not be applied: \(error)"
             entry.refusalKind = FleetError.Kind.apply.rawValue
             state.groups[group] = entry
-            try? state.save()
+            try? state.save(to: files)
         }
         return true
     }
@@ -182,16 +185,16 @@ package final class FleetAgent: @unchecked Sendable {
     /// Notes the intent, changes the profiles in one step, then records the result.
     func change(installing: [ProfileStore.BatchProfile], removing: [String], _ record: (inout AgentState) -> Void) throws(FleetError) {
         state.pending = installing.map(\.profile.identifier)
-        try state.save()
+        try state.save(to: files)
         do {
             _ = try store.apply(installing: installing, removing: removing)
         } catch {
             state.pending = []
-            try? state.save()
+            try? state.save(to: files)
             throw FleetError(.apply, "\(error)")
         }
         record(&state)
         state.pending = []
-        try state.save()
+        try state.save(to: files)
     }
 }

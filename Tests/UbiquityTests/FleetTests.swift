@@ -82,6 +82,21 @@ final class FleetMachine: @unchecked Sendable {
         }
     }
 
+    /// `ubiquity agent --root` for this machine and `others`, in one process of this machine's,
+    /// whose own system root is `/` (so nothing may land there); returns once it said READY=1.
+    func startAgent(managing others: [FleetMachine]) throws {
+        let notify = try NotifySocket(in: home.path)
+        var env = environment.merging(notify.environment) { $1 }
+        env["OPENDEFAULTS_SYSTEM_ROOT"] = nil
+        agent = try startProcess(products.appendingPathComponent("ubiquity").path, ["agent"] + ([self] + others).flatMap { ["--root", $0.root] },
+                                 environment: env,
+                                 output: .file(URL(fileURLWithPath: agentLog)), errors: .file(URL(fileURLWithPath: agentLog + ".err")))
+        self.notify = notify
+        guard notify.wait(timeout: .seconds(30), { $0.hasPrefix("READY=1") }) else {
+            throw SyncServer.ServerFailed(message: "ubiquity agent did not say READY=1: \(agentErrors)")
+        }
+    }
+
     var agentErrors: String { (try? String(contentsOfFile: agentLog + ".err", encoding: .utf8)) ?? "" }
 
     func stopAgent() {
@@ -249,6 +264,32 @@ struct FleetTests {
         // Withdrawn: the machines take back what the group installed.
         try scene.withdraw()
         #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == nil }, "\(a.agentErrors)")
+    }
+
+    @Test("one agent process manages several machines' trees (--root), each with its own credential, groups and report")
+    func severalMachinesInOneAgent() throws {
+        let scene = try FleetScene(try SyncServer(.sqlite))
+        let a = try FleetMachine("one-a"), b = try FleetMachine("one-b"), c = try FleetMachine("one-c")
+        try scene.enroll(a, group: "desktops")
+        try scene.enroll(b, group: "laptops")
+        // Refused before anything runs: a relative tree, one named twice, one not enrolled.
+        for (args, says) in [(["--root", "relative/tree"], "absolute path"), (["--root", a.root, "--root", a.root + "/"], "twice"),
+                             (["--root", a.root, "--root", c.root], "not enrolled")] {
+            let r = try ubiquity(["agent", "--once"] + args, environment: a.environment)
+            #expect(r.status != 0 && r.stderr.contains(says), "\(args): \(r.stderr)")
+            if says == "not enrolled" { #expect(r.stderr.contains(c.root), "the error names the tree: \(r.stderr)") }
+        }
+        try a.startAgent(managing: [b])
+        try scene.publish(mode: "desk", group: "desktops")
+        try scene.publish(mode: "lap", group: "laptops")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "desk" }, "\(a.agentErrors)")
+        #expect(eventually(20) { (try? b.read("com.example.fleet", "Mode")) == "lap" }, "\(a.agentErrors)")
+        #expect(eventually(20) { (try? Self.reported(scene.server, a, group: "desktops").revision) == 1 })
+        #expect(eventually(20) { (try? Self.reported(scene.server, b, group: "laptops").revision) == 1 })
+        // Each machine got its own group's declaration only, and reported as itself.
+        #expect(try Self.reported(scene.server, a, group: "laptops").revision == nil)
+        #expect(try Self.reported(scene.server, b, group: "desktops").revision == nil)
+        #expect(try String(contentsOfFile: a.agentLog, encoding: .utf8).contains("following the groups of 2 machines"))
     }
 
     @Test("declarations altered, replayed, moved between groups or signed by a stranger are refused by every machine, reported, and nothing of them applied")

@@ -24,69 +24,114 @@ struct Agent: AsyncParsableCommand {
     @Flag(help: "Apply what the server holds now, report, and exit (instead of following).")
     var once = false
 
+    @Option(name: .customLong("root"), help: ArgumentHelp(
+        "Manage the machine whose file tree is at <path> (a container's root, enrolled with OPENDEFAULTS_SYSTEM_ROOT=<path> ubiquity enroll) instead of this one; repeat for several, each with its own credential and connection, all in this process.",
+        valueName: "path"))
+    var roots: [String] = []
+
+    func validate() throws {
+        for root in roots where !root.hasPrefix("/") {
+            throw ValidationError("--root \(TerminalText.safe(root)): give the machine's tree as an absolute path")
+        }
+        let distinct = Set(roots.map { AgentFiles(root: $0).root })
+        if distinct.count != roots.count { throw ValidationError("--root names one machine twice") }
+    }
+
     func run() async throws {
         guard Environment.effectiveUserID == 0 else {
             throw fail("the agent needs root: it installs profiles, which the library trusts only in files root owns")
         }
+        let machines = roots.isEmpty ? [AgentFiles()] : roots.map { AgentFiles(root: $0) }
+        var runners: [AgentRunner] = []
+        for files in machines {
+            runners.append(try runner(for: files, named: roots.isEmpty ? nil : files.root))
+        }
+        if once {
+            for runner in runners { try await runner.applyOnce() }
+            return
+        }
+        if let only = runners.first, runners.count == 1 {
+            let credential = only.agent.credential
+            agentSay("following \(credential.groups.count == 1 ? "group" : "groups") \(credential.groups.joined(separator: ", ")) of \(TerminalText.safe(credential.organization)) at \(TerminalText.safe(credential.server))")
+        } else {
+            agentSay("following the groups of \(runners.count) machines")
+        }
+        for runner in runners { _ = await runner.report() }
+        ServiceManager.notify("READY=1\nSTATUS=following \(runners.count == 1 ? runners[0].agent.credential.groups.joined(separator: ", ") : "\(runners.count) machines")")
+        await withTaskGroup(of: Void.self) { tasks in
+            for runner in runners {
+                // The organisation's store first: a hand-over of its certificate.
+                tasks.addTask {
+                    await runner.follow(store: UbiquityFleetNames.organizationStore) { await runner.receiveOrganization($0) }
+                }
+                for group in runner.agent.credential.groups {
+                    tasks.addTask {
+                        await runner.follow(store: UbiquityFleetNames.policyStore(group: group)) { await runner.receive(group: group, $0) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The runner of the machine whose files are `files`: its credential, its agent (having left
+    /// the groups it no longer follows) and its own connection to the server.
+    func runner(for files: AgentFiles, named name: String?) throws -> AgentRunner {
+        let which = name.map { " (\(TerminalText.safe($0)))" } ?? ""
         let credential: AgentCredential
         let agent: FleetAgent
         do {
-            guard let c = try AgentCredential.load() else {
-                throw fail("this machine is not enrolled (\(AgentFiles.credentialPath) does not exist): run `ubiquity enroll URL --group NAME` first")
+            guard let c = try AgentCredential.load(from: files) else {
+                throw fail("this machine\(which) is not enrolled (\(TerminalText.safe(files.credentialPath)) does not exist): run `ubiquity enroll URL --group NAME` first")
             }
             credential = c
-            agent = try FleetAgent(credential: c)
+            agent = try FleetAgent(credential: c, files: files)
             _ = try agent.leaveOtherGroups()
         } catch let error as FleetError {
-            throw fail("\(error)")
+            throw fail("\(name.map { TerminalText.safe($0) + ": " } ?? "")\(error)")
         }
         let account = UbiquityAccount(server: credential.server, token: credential.token, name: credential.organization,
                                       identifier: credential.machine, certificateAuthorities: credential.certificateAuthorities)
         let transport = HTTPUbiquityTransport(account: account, maximumConnections: credential.groups.count + 2)
-        let runner = AgentRunner(agent: agent, transport: transport)
-        if once {
-            if let answer = try? await transport.changes(store: UbiquityFleetNames.organizationStore, after: 0, wait: nil) {
-                await runner.receiveOrganization(answer)
-            }
-            for group in credential.groups {
-                let answer: UbiquityChangesResponse
-                do { answer = try await transport.changes(store: UbiquityFleetNames.policyStore(group: group), after: 0, wait: nil) } catch {
-                    throw fail("cannot read group \(group)'s declaration: \(error)")
-                }
-                await runner.receive(group: group, answer)
-            }
-            guard await runner.report() else { throw fail("the status report could not be sent") }
-            return
-        }
-        say("following \(credential.groups.count == 1 ? "group" : "groups") \(credential.groups.joined(separator: ", ")) of \(credential.organization) at \(TerminalText.safe(credential.server))")
-        _ = await runner.report()
-        ServiceManager.notify("READY=1\nSTATUS=following \(credential.groups.joined(separator: ", "))")
-        await withTaskGroup(of: Void.self) { tasks in
-            // The organisation's store first: a hand-over of its certificate.
-            tasks.addTask {
-                await runner.follow(store: UbiquityFleetNames.organizationStore) { await runner.receiveOrganization($0) }
-            }
-            for group in credential.groups {
-                tasks.addTask {
-                    await runner.follow(store: UbiquityFleetNames.policyStore(group: group)) { await runner.receive(group: group, $0) }
-                }
-            }
-        }
+        return AgentRunner(agent: agent, transport: transport, name: name)
     }
 }
 
 /// Feeds the agent from the server's event streams, one change at a time, and sends reports.
 actor AgentRunner {
-    let agent: FleetAgent
+    nonisolated let agent: FleetAgent
     let transport: HTTPUbiquityTransport
+    /// The machine's root when the process manages several (its messages name it), else nil.
+    nonisolated let name: String?
     /// The revision of the last report the server holds (the base of the next one).
     var reportBase: Int64 = 0
     var reportDue = false
 
-    init(agent: FleetAgent, transport: HTTPUbiquityTransport) {
+    init(agent: FleetAgent, transport: HTTPUbiquityTransport, name: String?) {
         self.agent = agent
         self.transport = transport
+        self.name = name
     }
+
+    /// `--once`: applies what the server holds now for the organisation and each group, then reports.
+    func applyOnce() async throws {
+        if let answer = try? await transport.changes(store: UbiquityFleetNames.organizationStore, after: 0, wait: nil) {
+            await receiveOrganization(answer)
+        }
+        for group in agent.credential.groups {
+            let answer: UbiquityChangesResponse
+            do { answer = try await transport.changes(store: UbiquityFleetNames.policyStore(group: group), after: 0, wait: nil) } catch {
+                throw fail("\(prefix)cannot read group \(group)'s declaration: \(error)")
+            }
+            await receive(group: group, answer)
+        }
+        guard await report() else { throw fail("\(prefix)the status report could not be sent") }
+    }
+
+    /// What the machine's messages start with: its root, when the process manages several.
+    nonisolated var prefix: String { name.map { TerminalText.safe($0) + ": " } ?? "" }
+
+    nonisolated func say(_ line: String) { agentSay(prefix + line) }
+    nonisolated func complain(_ line: String) { agentComplain(prefix + line) }
 
     /// Follows one store until the process ends: the event stream, again from its cursor after
     /// each end (the stream lasts 30 s) or failure (backing off to 1 s while the server is away).
@@ -173,5 +218,5 @@ actor AgentRunner {
     }
 }
 
-func say(_ line: String) { StandardStream.output.write("ubiquity agent: \(line)\n") }
-func complain(_ line: String) { StandardStream.error.write("ubiquity agent: \(line)\n") }
+func agentSay(_ line: String) { StandardStream.output.write("ubiquity agent: \(line)\n") }
+func agentComplain(_ line: String) { StandardStream.error.write("ubiquity agent: \(line)\n") }

@@ -62,7 +62,8 @@ struct Enroll: AsyncParsableCommand {
         }
         let secret = try enrolmentSecret()
         let machine: String
-        do { machine = try AgentFiles.machineID() } catch { throw fail("\(error)") }
+        let files = AgentFiles()
+        do { machine = try files.machineID() } catch { throw fail("\(error)") }
         let host = ProcessInfo.processInfo.hostName
         let caPath = caFile.map { $0.hasPrefix("/") ? $0 : (Environment["PWD"] ?? ".") + "/" + $0 }
         let probe = UbiquityAccount(server: server, token: secret, name: "", identifier: "", certificateAuthorities: caPath)
@@ -82,11 +83,11 @@ struct Enroll: AsyncParsableCommand {
         }
         let credential = AgentCredential(server: server, token: answer.token, organization: answer.organization, machine: machine,
                                          host: host, groups: groups, certificate: der, certificateAuthorities: caPath)
-        do { try credential.save() } catch { throw fail("\(error)") }
+        do { try credential.save(to: files) } catch { throw fail("\(error)") }
         StandardStream.output.write("""
             Enrolled \(machine) (\(TerminalText.safe(host))) in \(TerminalText.safe(answer.organization)), groups \(groups.joined(separator: ", ")).
             Pinned the organisation's certificate \(TerminalText.safe(certificate.subject.description)) (SHA-256 \(fingerprint)).
-            The credential is in \(AgentFiles.credentialPath); `ubiquity agent` applies the groups' declarations.
+            The credential is in \(files.credentialPath); `ubiquity agent` applies the groups' declarations.
 
             """)
     }
