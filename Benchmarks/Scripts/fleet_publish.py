@@ -21,11 +21,13 @@ tmpfs takes out of the figure (the fsyncs are still made).
 import concurrent.futures, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, uuid
 from datetime import datetime
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
+argv = sys.argv[1:]
 per_process = 1
-if "--per-process" in sys.argv:
-    per_process = int(sys.argv[sys.argv.index("--per-process") + 1])
-    args.remove(str(per_process))
+if "--per-process" in argv:
+    at = argv.index("--per-process")
+    per_process = int(argv[at + 1])
+    del argv[at:at + 2]
+args = [a for a in argv if not a.startswith("--")]
 machines = int(args[0]) if len(args) > 0 else 50
 rounds = int(args[1]) if len(args) > 1 else 5
 tool = os.environ.get("UBIQUITY", os.path.abspath(".build/debug/ubiquity"))

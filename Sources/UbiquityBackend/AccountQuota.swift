@@ -1,3 +1,5 @@
+import UbiquityProtocol
+
 /// How much an account may hold across its stores (`ubiquity serve --quota-stores/--quota-bytes`).
 package struct AccountQuota: Sendable, Hashable {
     package var maximumStores: Int
@@ -10,4 +12,16 @@ package struct AccountQuota: Sendable, Hashable {
 
     /// The default: 1,000 stores and 100 MiB together.
     package static let standard = AccountQuota(maximumStores: 1_000, maximumBytes: 100 << 20)
+
+    /// Whether the store named `store` counts toward ``maximumStores``. A fleet machine's status
+    /// store (`fleet.status.<machine>`) does not: an organisation has one per enrolled machine,
+    /// only that machine's credential writes it (the server refuses any other token), and a
+    /// credential is made only by enrolment with the organisation's secret. Its bytes count.
+    package static func countsStore(_ store: String) -> Bool {
+        !store.utf8.starts(with: UbiquityFleetNames.statusStorePrefix.utf8)
+    }
+
+    /// The SQL condition (on a column `store`) that ``countsStore(_:)`` is, for the backends'
+    /// usage queries; both SQLite and PostgreSQL compare the name's first bytes exactly.
+    package static let countedStoreSQL = "substr(store, 1, \(UbiquityFleetNames.statusStorePrefix.utf8.count)) <> '\(UbiquityFleetNames.statusStorePrefix)'"
 }

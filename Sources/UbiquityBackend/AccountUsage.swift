@@ -8,13 +8,14 @@ package struct AccountUsage: Sendable, Hashable {
         self.bytes = bytes
     }
 
-    /// This usage without `store`'s part (a store counts once it has a commit).
-    package func without(_ store: StoreHead) -> AccountUsage {
-        AccountUsage(stores: stores - (store.revision > 0 ? 1 : 0), bytes: bytes - store.total)
+    /// This usage without the part of `store`, named `name` (a store counts once it has a
+    /// commit, and when ``AccountQuota/countsStore(_:)``; its bytes always).
+    package func without(_ store: StoreHead, named name: String) -> AccountUsage {
+        AccountUsage(stores: stores - (store.revision > 0 && AccountQuota.countsStore(name) ? 1 : 0), bytes: bytes - store.total)
     }
 
-    /// This usage with `store`'s part.
-    package func with(_ store: StoreHead) -> AccountUsage {
-        AccountUsage(stores: stores + (store.revision > 0 ? 1 : 0), bytes: bytes + store.total)
+    /// This usage with the part of `store`, named `name`.
+    package func with(_ store: StoreHead, named name: String) -> AccountUsage {
+        AccountUsage(stores: stores + (store.revision > 0 && AccountQuota.countsStore(name) ? 1 : 0), bytes: bytes + store.total)
     }
 }

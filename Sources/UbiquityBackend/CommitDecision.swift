@@ -59,11 +59,11 @@ package struct CommitDecision: Sendable {
     /// or keeps a store's size always passes, even over a quota lowered since).
     package var growsAccount: Bool { writes && (previous.revision == 0 || next.total > previous.total) }
 
-    /// Refuses the commit when it would take the account past `quota`;
-    /// `others` is what the account's other stores hold.
-    package mutating func enforce(_ quota: AccountQuota, others: AccountUsage) {
+    /// Refuses the commit to the store named `store` when it would take the account past
+    /// `quota`; `others` is what the account's other stores hold.
+    package mutating func enforce(_ quota: AccountQuota, others: AccountUsage, store: String) {
         guard growsAccount else { return }
-        if previous.revision == 0, others.stores + 1 > quota.maximumStores {
+        if previous.revision == 0, AccountQuota.countsStore(store), others.stores + 1 > quota.maximumStores {
             refusal = .quotaStores(wouldHold: others.stores + 1, quota: quota.maximumStores)
         } else if next.total > previous.total, others.bytes + next.total > quota.maximumBytes {
             refusal = .quotaBytes(wouldHold: others.bytes + next.total, quota: quota.maximumBytes)

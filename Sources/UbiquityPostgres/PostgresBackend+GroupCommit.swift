@@ -176,7 +176,7 @@ extension PostgresBackend {
                 }
                 var decision = CommitDecision(changes: job.changes, head: after, current: here)
                 if let quota, decision.growsAccount {
-                    if let others { decision.enforce(quota, others: others) } else { needsQuota = true }
+                    if let others { decision.enforce(quota, others: others, store: store) } else { needsQuota = true }
                 }
                 outcomes.append(decision.outcome(for: job.changes, head: after, current: here))
                 guard decision.writes else { continue }
@@ -332,7 +332,7 @@ extension PostgresBackend {
             let accounts = Array(Set(stores.map(\.account))).sorted()
             try await db.query("SELECT id FROM accounts WHERE id = ANY(\(accounts)::text[]) ORDER BY id FOR NO KEY UPDATE", logger: logger)
             let rows = try await db.query("""
-                SELECT account, count(*), coalesce(sum(total_bytes), 0)::bigint FROM stores
+                SELECT account, count(*) FILTER (WHERE \(unescaped: AccountQuota.countedStoreSQL)), coalesce(sum(total_bytes), 0)::bigint FROM stores
                 WHERE account = ANY(\(accounts)::text[]) AND revision > 0 GROUP BY account
                 """, logger: logger)
             for try await (account, n, bytes) in rows.decode((String, Int64, Int64).self) {
@@ -382,13 +382,13 @@ extension PostgresBackend {
             // What the account's other stores hold: its usage without this store's part.
             var others: AccountUsage? = nil
             if quota != nil {
-                others = (usage[store.account] ?? AccountUsage(stores: 0, bytes: 0)).without(head)
+                others = (usage[store.account] ?? AccountUsage(stores: 0, bytes: 0)).without(head, named: store.store)
             }
             let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
                                          current: state.current[storeKey] ?? [:], validTokens: state.validTokens, quota: quota, others: others)
             if let others {
                 // The next store of the same account sees this one's new size.
-                usage[store.account] = others.with(decision.after)
+                usage[store.account] = others.with(decision.after, named: store.store)
             }
             decisions.append(decision)
         }

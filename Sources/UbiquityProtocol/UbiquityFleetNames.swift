@@ -15,10 +15,13 @@ public enum UbiquityFleetNames {
     public static let machineTokenPrefix = "machine."
     /// A group's declaration: the store `fleet.policy.<group>`, key ``declarationKey``.
     public static let policyStorePrefix = "fleet.policy."
-    /// A machine's status report: the store `fleet.status.<machine id>`, key ``reportKey``.
+    /// A machine's status: the store `fleet.status.<machine id>`, with its report (key
+    /// ``reportKey``, the machine's) and what it was enrolled with (key ``enrolmentKey``, the server's).
     public static let statusStorePrefix = "fleet.status."
-    /// The enrolled machines (written by the server at enrolment): a key per machine id.
+    /// Where earlier versions kept every machine's enrolment, a key per machine id (read for
+    /// machines enrolled then; no longer written: a store holds at most 1,024 keys).
     public static let machinesStore = "fleet.machines"
+    public static let enrolmentKey = "enrolment"
     /// The organisation itself: its signing certificate (key ``certificateKey``).
     public static let organizationStore = "fleet.organization"
     public static let declarationKey = "declaration"

@@ -579,8 +579,8 @@ package final class SQLiteBackend: UbiquityBackend {
         if let quota, decision.growsAccount {
             // Exact: this connection is the only writer, and sees the group's earlier commits.
             let other = try await db.query(
-                "SELECT count(*) AS n, coalesce(sum(total_bytes), 0) AS b FROM stores WHERE account = ? AND store <> ? AND revision > 0", [a, s]).first
-            decision.enforce(quota, others: AccountUsage(stores: other?.column("n")?.integer ?? 0, bytes: other?.column("b")?.integer ?? 0))
+                "SELECT count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)) AS n, coalesce(sum(total_bytes), 0) AS b FROM stores WHERE account = ? AND store <> ? AND revision > 0", [a, s]).first
+            decision.enforce(quota, others: AccountUsage(stores: other?.column("n")?.integer ?? 0, bytes: other?.column("b")?.integer ?? 0), store: job.store)
         }
         let outcome = decision.outcome(for: job.changes, head: head, current: current)
         guard decision.writes else { return (outcome, nil) }

@@ -1,7 +1,10 @@
 import Foundation
+import OpenDefaultsUbiquity
+import OpenDefaultsUbiquityHTTP
 import PropertyList
 import Testing
 import TestSupport
+import UbiquityProtocol
 
 /// An organisation's certificates, made by openssl as an administrator would: the organisation's
 /// CA (what machines pin), a signing certificate it issued, and a stranger's CA and signer.
@@ -290,6 +293,52 @@ struct FleetTests {
         #expect(try Self.reported(scene.server, a, group: "laptops").revision == nil)
         #expect(try Self.reported(scene.server, b, group: "desktops").revision == nil)
         #expect(try String(contentsOfFile: a.agentLog, encoding: .utf8).contains("following the groups of 2 machines"))
+    }
+
+    @Test("an organisation outgrows one store and the store quota: 1,025 machines enrol and are listed, each reports, the group still publishes; only a machine writes its status store",
+          arguments: Backend.available)
+    func manyMachines(backend: Backend) async throws {
+        // A quota of three stores: the organisation's own, a group's, and room for one more.
+        let scene = try FleetScene(try SyncServer(backend, extraArguments: ["--quota-stores", "3"]))
+        let server = scene.server
+        let enrolling = HTTPUbiquityTransport(account: UbiquityAccount(server: server.url, token: scene.secret, name: "", identifier: ""),
+                                              maximumConnections: 8)
+        let count = 1_025
+        let tokens = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            var tokens: [Int: String] = [:]
+            for i in 0..<count {
+                if i >= 8, let (n, token) = try await group.next() { tokens[n] = token }
+                group.addTask {
+                    let answer = try await enrolling.enroll(UbiquityEnrollRequest(machine: String(format: "m%04d", i), host: "host\(i)", groups: ["desktops"]))
+                    return (i, answer.token)
+                }
+            }
+            for try await (n, token) in group { tokens[n] = token }
+            return tokens
+        }
+        #expect(tokens.count == count)
+        // Machines report (each status store is a store of the account's, beyond the quota).
+        for i in [0, 512, 1_024] {
+            let machine = String(format: "m%04d", i)
+            let transport = HTTPUbiquityTransport(account: UbiquityAccount(server: server.url, token: tokens[i]!, name: "acme", identifier: machine))
+            let answer = try await transport.commit(store: UbiquityFleetNames.statusStore(machine: machine), UbiquityCommitRequest(changes: [
+                UbiquityWireChange(key: UbiquityFleetNames.reportKey, base: 0, value: UbiquityWireValue.encode(.dictionary(["Machine": .string(machine)]))),
+            ]))
+            #expect(answer.results.first?.status == .applied, "\(machine): \(answer.refusal ?? "")")
+        }
+        let listed = try Self.machines(server)
+        #expect(listed.count == count)
+        #expect(Set(listed.compactMap { $0["host"] as? String }) == Set((0..<count).map { "host\($0)" }))
+        // The group's store is the account's second counted store: within the quota.
+        try scene.publish(mode: "many")
+        // No other token makes a status store (they are not counted): the administrator's is refused.
+        let body = #"{"changes":[{"key":"report","base":0,"value":null}]}"#
+        #expect(try Self.status(server, token: scene.admin, "POST", "/v1/stores/fleet.status.intruder/commit", body: body) == 403)
+        #expect(try Self.status(server, token: tokens[1]!, "POST", "/v1/stores/fleet.status.intruder/commit", body: body) == 403)
+        // Counted stores still meet the quota: a second group fills it, a third is refused.
+        try scene.publish(mode: "more", group: "laptops")
+        let refused = try scene.publish([try scene.profile("com.example.fleet.mode", ["Mode": "over"])], group: "kiosks")
+        #expect(refused.status != 0 && refused.stderr.contains("quota"), "\(refused.stderr)")
     }
 
     @Test("declarations altered, replayed, moved between groups or signed by a stranger are refused by every machine, reported, and nothing of them applied")

@@ -17,6 +17,8 @@ extension UbiquityService {
     /// - A machine reads its organisation's declarations and certificate, and writes its own
     ///   status: a report for another machine is refused (403), as is any other store.
     /// - Enrolment needs the enrolment secret.
+    /// - A machine's status store is written by that machine alone: it does not count toward the
+    ///   account's store quota (``AccountQuota/countsStore(_:)``), so no other token may make one.
     /// - Any other token (the administrator's, an ordinary account's) is unchanged.
     static func fleetRefusal(_ kind: Route.Kind, store: String, token: String?) -> ServerResponse? {
         let names = UbiquityFleetNames.self
@@ -26,7 +28,12 @@ extension UbiquityService {
         if kind == .enroll {
             return error(403, "only the organisation's enrolment secret enrols machines")
         }
-        guard let token, let machine = names.machine(ofToken: token) else { return nil }
+        guard let token, let machine = names.machine(ofToken: token) else {
+            if kind == .commit, store.hasPrefix(names.statusStorePrefix) {
+                return error(403, "a machine's status store (\(names.statusStorePrefix)…) is written by that machine's credential alone")
+            }
+            return nil
+        }
         switch kind {
         case .health, .ready, .account, .enroll: return nil
         case .changes, .events:
@@ -76,7 +83,8 @@ extension UbiquityService {
             let machineEntry: PropertyList = .dictionary([
                 "Host": .string(asked.host), "Groups": .array(asked.groups.map { .string($0) }), "Enrolled": .date(Date()),
             ])
-            try await record(machineEntry, key: asked.machine, store: names.machinesStore, account: account)
+            // In the machine's own status store (not one store of all machines, which would hold at most 1,024).
+            try await record(machineEntry, key: names.enrolmentKey, store: names.statusStore(machine: asked.machine), account: account)
             let answer = UbiquityEnrollResponse(organization: account.name, token: token,
                                                 certificate: Data(certificate).base64EncodedString())
             return Self.json(200, answer)

@@ -35,20 +35,25 @@ enum FleetRecords {
         guard let account = try await backend.accounts().first(where: { $0.name == organization }) else {
             throw BackendError(status: 404, "no organisation is called \(organization)")
         }
+        let names = UbiquityFleetNames.self
+        // The enrolled machines are the machine credentials (a removed machine's is deleted);
+        // what each was enrolled with is in its status store, or, for machines enrolled by an
+        // earlier version, in the one store of all machines (which could hold only 1,024).
         let tokens = try await backend.tokens(account: organization)
-        let listed = try await backend.changes(account: account.id, store: UbiquityFleetNames.machinesStore, after: 0)
+        let legacy = try await backend.changes(account: account.id, store: names.machinesStore, after: 0)
         var out: [Machine] = []
-        for entry in listed.entries.sorted(by: { $0.key < $1.key }) {
-            guard let text = entry.value, case .dictionary(let d)? = UbiquityWireValue.decode(text)?.value else { continue }
+        for id in tokens.compactMap({ names.machine(ofToken: $0.name) }).sorted() {
+            let status = try await backend.changes(account: account.id, store: names.statusStore(machine: id), after: 0)
+            let enrolment = status.entries.first { $0.key == names.enrolmentKey } ?? legacy.entries.first { $0.key == id }
+            guard let entry = enrolment, let text = entry.value, case .dictionary(let d)? = UbiquityWireValue.decode(text)?.value else { continue }
             var host = "", groups: [String] = [], enrolled: Date? = nil
             if case .string(let h)? = d["Host"] { host = h }
             if case .array(let g)? = d["Groups"] { groups = g.compactMap { if case .string(let s) = $0 { s } else { nil } } }
             if case .date(let e)? = d["Enrolled"] { enrolled = e }
-            let used = tokens.first { $0.name == UbiquityFleetNames.machineToken(entry.key) }?.lastUsed
-            var machine = Machine(machine: entry.key, host: host, enrolled: enrolled,
+            let used = tokens.first { $0.name == names.machineToken(id) }?.lastUsed
+            var machine = Machine(machine: id, host: host, enrolled: enrolled,
                                   lastSeen: used.map { Date(timeIntervalSince1970: Double($0)) }, reported: nil, pinned: nil, handoverRefused: nil,
                                   groups: groups.map { Machine.Group(name: $0, revision: nil, applied: nil, failures: [:]) })
-            let status = try await backend.changes(account: account.id, store: UbiquityFleetNames.statusStore(machine: entry.key), after: 0)
             if let text = status.entries.first(where: { $0.key == UbiquityFleetNames.reportKey })?.value,
                case .dictionary(let report)? = UbiquityWireValue.decode(text)?.value {
                 if case .date(let r)? = report["Reported"] {
