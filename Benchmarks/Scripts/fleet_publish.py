@@ -33,6 +33,23 @@ rounds = int(args[1]) if len(args) > 1 else 5
 tool = os.environ.get("UBIQUITY", os.path.abspath(".build/debug/ubiquity"))
 if os.geteuid() != 0:
     sys.exit("fleet_publish: run as root (agents install profiles)")
+# Thousands of machines: each holds two event streams and a connection for its reports, on the
+# server's side and the agents'. The processes started here inherit a limit that fits.
+import resource
+need = max(4096, machines * 4 + 1024)
+if resource.getrlimit(resource.RLIMIT_NOFILE)[1] < need:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (need, need))
+elif resource.getrlimit(resource.RLIMIT_NOFILE)[0] < need:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (need, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+# Up to three loopback connections a machine to one server port: more than Linux's default
+# range of local ports (32768-60999) past about 9,000 machines. Widened for the run, then put back.
+ports_file = "/proc/sys/net/ipv4/ip_local_port_range"
+ports_before = open(ports_file).read().split()
+if machines * 3 > int(ports_before[1]) - int(ports_before[0]) - 1000:
+    with open(ports_file, "w") as f:
+        f.write("1024 65535\n")
+else:
+    ports_before = None
 work = tempfile.mkdtemp(prefix="fleet-bench-", dir="/dev/shm" if "--tmpfs" in sys.argv else "/var/tmp")
 os.chmod(work, 0o755)
 procs = []
@@ -120,10 +137,17 @@ try:
         out = run([tool, "org", "machines", "acme", "--output", "json", "--data", data], env=base).stdout
         return json.loads(out)
 
-    # Wait until every agent reported once (they report at start).
-    deadline = time.time() + 120
-    while time.time() < deadline and sum(1 for m in reports() if m.get("reported")) < machines:
+    def metric(name, *labels):
+        text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
+        line = next((l for l in text.splitlines() if l.startswith(name) and all(x in l for x in labels)), None)
+        return int(float(line.rsplit(" ", 1)[1])) if line else 0
+
+    # Wait until every agent reported once (they report at start), by the server's count.
+    deadline = time.time() + 120 + machines / 20
+    while time.time() < deadline and metric("ubiquity_fleet_reports_total") < machines:
         time.sleep(0.2)
+    if metric("ubiquity_fleet_reports_total") < machines:
+        sys.exit(f"only {metric('ubiquity_fleet_reports_total')} of {machines} machines reported at start")
     time.sleep(2)
     rss_idle = rss_kb(server.pid)
 
@@ -149,10 +173,7 @@ try:
             if time.time() - started > 300:
                 sys.exit(f"round {r}: only {current} of {machines} machines reported within 300 s")
             time.sleep(0.02)
-            text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
-            line = next((l for l in text.splitlines() if l.startswith("ubiquity_fleet_machines{") and 'group="bench"' in l
-                         and 'state="current"' in l), None)
-            current = int(float(line.rsplit(" ", 1)[1])) if line else 0
+            current = metric("ubiquity_fleet_machines{", 'group="bench"', 'state="current"')
         last = time.time() - started
         got = reports()
         done = [m for m in got for g in m["groups"] if g["name"] == "bench" and g.get("revision") == r]
@@ -169,6 +190,9 @@ try:
     print(f"server resident memory: {rss_before} kB before the agents, {rss_idle} kB with {machines} idle agents "
           f"connected: {(rss_idle - rss_before) / machines:.1f} kB per idle machine")
 finally:
+    if ports_before:
+        with open(ports_file, "w") as f:
+            f.write(" ".join(ports_before) + "\n")
     for p in procs:
         p.send_signal(signal.SIGKILL)
     shutil.rmtree(work, ignore_errors=True)
