@@ -36,11 +36,16 @@ if os.geteuid() != 0:
 # Thousands of machines: each holds two event streams and a connection for its reports, on the
 # server's side and the agents'. The processes started here inherit a limit that fits.
 import resource
-need = max(4096, machines * 4 + 1024)
-if resource.getrlimit(resource.RLIMIT_NOFILE)[1] < need:
-    resource.setrlimit(resource.RLIMIT_NOFILE, (need, need))
-elif resource.getrlimit(resource.RLIMIT_NOFILE)[0] < need:
-    resource.setrlimit(resource.RLIMIT_NOFILE, (need, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+need = max(4096, machines * 3 + 1024)
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if hard < need:
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, need))
+    except (ValueError, OSError):
+        sys.exit(f"fleet_publish: {machines} machines need {need} open files in the server, and this system's "
+                 f"hard limit is {hard}, which this process may not raise")
+elif soft < need:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
 # Up to three loopback connections a machine to one server port: more than Linux's default
 # range of local ports (32768-60999) past about 9,000 machines. Widened for the run, then put back.
 ports_file = "/proc/sys/net/ipv4/ip_local_port_range"
@@ -93,7 +98,8 @@ try:
     port, metrics_port = free_port(), free_port()
     # Its log goes to a file: a pipe nobody reads would fill and stop the server.
     log = open(os.path.join(work, "serve.log"), "w+")
-    server = subprocess.Popen([tool, "serve", "--port", str(port), "--data", data, "--metrics", f"127.0.0.1:{metrics_port}"], env=base,
+    server = subprocess.Popen([tool, "serve", "--port", str(port), "--data", data, "--metrics", f"127.0.0.1:{metrics_port}",
+                               "--max-connections", str(max(10_240, machines * 3 + 256))], env=base,
                               stdout=log, stderr=subprocess.DEVNULL, text=True)
     procs.append(server)
     url = ""
@@ -138,7 +144,14 @@ try:
         return json.loads(out)
 
     def metric(name, *labels):
-        text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
+        # A server busy with thousands of machines may take its time to answer.
+        for attempt in range(10):
+            try:
+                text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=30).read().decode()
+                break
+            except (TimeoutError, OSError):
+                if attempt == 9:
+                    raise
         line = next((l for l in text.splitlines() if l.startswith(name) and all(x in l for x in labels)), None)
         return int(float(line.rsplit(" ", 1)[1])) if line else 0
 
