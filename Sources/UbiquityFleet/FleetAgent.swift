@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-package import ConfigurationProfiles
+import ConfigurationProfiles
 import ProfileSignatures
 package import PropertyList
 import SwiftASN1

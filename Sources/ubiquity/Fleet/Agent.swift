@@ -60,11 +60,13 @@ struct Agent: AsyncParsableCommand {
         ServiceManager.notify("READY=1\nSTATUS=following \(runners.count == 1 ? runners[0].agent.credential.groups.joined(separator: ", ") : "\(runners.count) machines")")
         await withTaskGroup(of: Void.self) { tasks in
             for runner in runners {
+                // Read before its first task runs: a hand-over then changes the credential.
+                let groups = runner.agent.credential.groups
                 // The organisation's store first: a hand-over of its certificate.
                 tasks.addTask {
                     await runner.follow(store: UbiquityFleetNames.organizationStore) { await runner.receiveOrganization($0) }
                 }
-                for group in runner.agent.credential.groups {
+                for group in groups {
                     tasks.addTask {
                         await runner.follow(store: UbiquityFleetNames.policyStore(group: group)) { await runner.receive(group: group, $0) }
                     }
