@@ -161,8 +161,11 @@ try:
         time.sleep(0.2)
     if metric("ubiquity_fleet_reports_total") < machines:
         sys.exit(f"only {metric('ubiquity_fleet_reports_total')} of {machines} machines reported at start")
-    time.sleep(2)
+    # Idle: what the machines keep open once their first reports are done (an agent closes its
+    # report connection 2 s after a report).
+    time.sleep(5)
     rss_idle = rss_kb(server.pid)
+    files_idle = len(os.listdir(f"/proc/{server.pid}/fd"))
 
     for r in range(1, rounds + 1):
         profile = os.path.join(work, f"p{r}.mobileconfig")
@@ -200,6 +203,7 @@ try:
               f"all reported (counted by the server's metrics) after {last * 1000:.0f} ms")
     agents_kb = sum(rss_kb(p.pid) for p in procs[1:])
     print(f"agents: {len(procs) - 1} processes, {agents_kb // 1024} MB resident in all ({agents_kb / machines:.0f} kB a machine)")
+    print(f"server open files with the machines idle: {files_idle}")
     print(f"server resident memory: {rss_before} kB before the agents, {rss_idle} kB with {machines} idle agents "
           f"connected: {(rss_idle - rss_before) / machines:.1f} kB per idle machine")
 finally:

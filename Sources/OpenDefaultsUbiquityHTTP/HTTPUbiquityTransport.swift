@@ -34,7 +34,14 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     /// A transport for `account` (its server, token and trusted certificate
     /// authorities), keeping at most `maximumConnections` connections to the
     /// server (a store needs two: its event stream and its commits).
-    public init(account: UbiquityAccount, maximumConnections: Int = 4) {
+    public convenience init(account: UbiquityAccount, maximumConnections: Int = 4) {
+        self.init(account: account, maximumConnections: maximumConnections, idleTimeout: .seconds(50) as Duration)
+    }
+
+    /// As ``init(account:maximumConnections:)``, closing a connection once it has been idle for
+    /// `idleTimeout`. A fleet agent, whose commits are rare reports, keeps no connection beside
+    /// its event streams (each one costs the server memory for every machine).
+    package init(account: UbiquityAccount, maximumConnections: Int, idleTimeout: Duration) {
         self.account = account
         base = account.server.hasSuffix("/") ? String(account.server.dropLast()) : account.server
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -45,7 +52,9 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         // with ``certificateAuthorityProblem(at:)``.)
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.timeout = .init(connect: .seconds(2), read: .seconds(40))
-        configuration.connectionPool = .init(idleTimeout: .seconds(50), concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnections)
+        let (seconds, attoseconds) = idleTimeout.components
+        configuration.connectionPool = .init(idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000),
+                                             concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnections)
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }

@@ -93,7 +93,9 @@ struct Agent: AsyncParsableCommand {
         }
         let account = UbiquityAccount(server: credential.server, token: credential.token, name: credential.organization,
                                       identifier: credential.machine, certificateAuthorities: credential.certificateAuthorities)
-        let transport = HTTPUbiquityTransport(account: account, maximumConnections: credential.groups.count + 2)
+        // Its reports are rare: their connection closes 2 s after each, leaving the server one
+        // connection per event stream for each idle machine.
+        let transport = HTTPUbiquityTransport(account: account, maximumConnections: credential.groups.count + 2, idleTimeout: .seconds(2))
         return AgentRunner(agent: agent, transport: transport, name: name)
     }
 }
