@@ -2,13 +2,27 @@
 // built helper programs, spawning one, and values never written before.
 import Foundation
 import OpenDefaults
+import Synchronization
+
+/// The folders ``Sandbox/folder(named:)`` made, removed when the process exits.
+private let madeFolders = Mutex<[String]>([])
 
 /// A private preferences folder for both implementations in this process.
 public enum Sandbox {
-    /// Makes `<tmp>/<prefix>-<pid>` and points `XDG_CONFIG_HOME` at it (Foundation and spawned tools use it).
+    /// Makes `<tmp>/<prefix>-<pid>` and points `XDG_CONFIG_HOME` at it (Foundation and spawned tools
+    /// use it). The folder is removed when the process exits.
     public static func folder(named prefix: String) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let first = madeFolders.withLock { made in
+            made.append(dir)
+            return made.count == 1
+        }
+        if first {
+            atexit {
+                for folder in madeFolders.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: folder) }
+            }
+        }
         setenv("XDG_CONFIG_HOME", dir, 1)
         return dir
     }
