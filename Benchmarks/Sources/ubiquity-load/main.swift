@@ -113,7 +113,9 @@ guard FileManager.default.isExecutableFile(atPath: tool) else {
 }
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("ubiquity-load-\(getpid())").path
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(atPath: work) }
+// Removed however the program ends (it leaves through exit() as well as the end of this file).
+nonisolated(unsafe) var workToRemove = work
+atexit { try? FileManager.default.removeItem(atPath: workToRemove) }
 
 func run(_ arguments: [String]) -> String {
     let p = Process()
