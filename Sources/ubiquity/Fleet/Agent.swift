@@ -56,7 +56,10 @@ struct Agent: AsyncParsableCommand {
         } else {
             agentSay("following the groups of \(runners.count) machines")
         }
-        for runner in runners { _ = await runner.report() }
+        // Each machine's first report, all at once (each machine has its own connection).
+        await withTaskGroup(of: Void.self) { reports in
+            for runner in runners { reports.addTask { _ = await runner.report() } }
+        }
         ServiceManager.notify("READY=1\nSTATUS=following \(runners.count == 1 ? runners[0].agent.credential.groups.joined(separator: ", ") : "\(runners.count) machines")")
         await withTaskGroup(of: Void.self) { tasks in
             for runner in runners {
