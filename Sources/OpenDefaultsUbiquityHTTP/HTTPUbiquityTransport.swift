@@ -35,7 +35,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     /// authorities), keeping at most `maximumConnections` connections to the
     /// server (a store needs two: its event stream and its commits).
     public convenience init(account: UbiquityAccount, maximumConnections: Int = 4) {
-        self.init(account: account, maximumConnections: maximumConnections, idleTimeout: .seconds(50) as Duration)
+        self.init(account: account, maximumConnections: maximumConnections, idleTimeout: .seconds(50))
     }
 
     /// As ``init(account:maximumConnections:)``, closing a connection once it has been idle for
@@ -52,9 +52,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         // with ``certificateAuthorityProblem(at:)``.)
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.timeout = .init(connect: .seconds(2), read: .seconds(40))
-        let (seconds, attoseconds) = idleTimeout.components
-        configuration.connectionPool = .init(idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000),
-                                             concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnections)
+        configuration.connectionPool = .init(idleTimeout: TimeAmount(idleTimeout), concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnections)
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }

@@ -18,7 +18,7 @@ package struct AccountQuota: Sendable, Hashable {
     /// only that machine's credential writes it (the server refuses any other token), and a
     /// credential is made only by enrolment with the organisation's secret. Its bytes count.
     package static func countsStore(_ store: String) -> Bool {
-        !store.utf8.starts(with: UbiquityFleetNames.statusStorePrefix.utf8)
+        !UbiquityFleetNames.isStatusStore(store)
     }
 
     /// The SQL condition (on a column `store`) that ``countsStore(_:)`` is, for the backends'

@@ -28,7 +28,7 @@ package struct AgentFiles: Sendable, Hashable {
     package var credentialPath: String { folder + "/credential.plist" }
     package var statePath: String { folder + "/state.plist" }
     /// The machine's managed-preferences folder, where its profiles are installed.
-    package var managedDirectory: String { root + "/etc/managed-preferences" }
+    package var managedDirectory: String { root + PreferencesLayout.managedFolder }
 
     /// The machine's id: `<root>/etc/machine-id` (systemd's), the first line.
     package func machineID() throws(FleetError) -> String {

@@ -34,6 +34,8 @@ public enum UbiquityFleetNames {
 
     public static func policyStore(group: String) -> String { policyStorePrefix + group }
     public static func statusStore(machine: String) -> String { statusStorePrefix + machine }
+    /// Whether `store` is a machine's status store (`fleet.status.*`), compared by bytes.
+    public static func isStatusStore(_ store: String) -> Bool { store.utf8.starts(with: statusStorePrefix.utf8) }
     public static func machineToken(_ machine: String) -> String { machineTokenPrefix + machine }
 
     /// The machine id a token's name carries, or nil for a token that is not a machine's.

@@ -50,7 +50,7 @@ public struct ProfileStore: Sendable {
     /// The store inside `managedDirectory`.
     public init(managedDirectory: String) {
         self.managedDirectory = managedDirectory
-        let suffix = "/etc/managed-preferences"
+        let suffix = PreferencesLayout.managedFolder
         applicationRoot = managedDirectory.hasSuffix(suffix) ? String(managedDirectory.dropLast(suffix.count)) : nil
     }
 

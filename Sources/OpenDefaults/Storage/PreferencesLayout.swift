@@ -94,6 +94,9 @@ public struct PreferencesLayout: Sendable, Hashable {
         Environment["OPENDEFAULTS_SYSTEM_ROOT"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
     }
 
+    /// Where the managed-preferences folder is under a system root (`<root>/etc/managed-preferences`).
+    package static let managedFolder = "/etc/managed-preferences"
+
     /// The layout for this process's environment.
     public static var current: PreferencesLayout {
         let config = UserDirectories.config
@@ -103,7 +106,7 @@ public struct PreferencesLayout: Sendable, Hashable {
         return PreferencesLayout(
             userDirectory: config,
             systemDirectory: root + "/usr/local/etc",
-            managedDirectory: root + "/etc/managed-preferences",
+            managedDirectory: root + managedFolder,
             hostRoot: root)
     }
 

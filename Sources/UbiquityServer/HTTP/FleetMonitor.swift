@@ -52,7 +52,7 @@ final class FleetMonitor: Sendable {
             let group = Group(organization: organization, group: String(store.dropFirst(UbiquityFleetNames.policyStorePrefix.count)))
             state.withLock { $0.published[group] = (revision, .now) }
             updateGauges(group)
-        } else if store.hasPrefix(UbiquityFleetNames.statusStorePrefix), let token,
+        } else if UbiquityFleetNames.isStatusStore(store), let token,
                   let machine = UbiquityFleetNames.machine(ofToken: token), store == UbiquityFleetNames.statusStore(machine: machine),
                   let text = entries.first(where: { $0.key == UbiquityFleetNames.reportKey })?.value,
                   case .dictionary(let report)? = UbiquityWireValue.decode(text)?.value {

@@ -29,7 +29,7 @@ extension UbiquityService {
             return error(403, "only the organisation's enrolment secret enrols machines")
         }
         guard let token, let machine = names.machine(ofToken: token) else {
-            if kind == .commit, store.hasPrefix(names.statusStorePrefix) {
+            if kind == .commit, names.isStatusStore(store) {
                 return error(403, "a machine's status store (\(names.statusStorePrefix)…) is written by that machine's credential alone")
             }
             return nil

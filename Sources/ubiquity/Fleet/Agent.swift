@@ -81,18 +81,17 @@ struct Agent: AsyncParsableCommand {
     /// The runner of the machine whose files are `files`: its credential, its agent (having left
     /// the groups it no longer follows) and its own connection to the server.
     func runner(for files: AgentFiles, named name: String?) throws -> AgentRunner {
-        let which = name.map { " (\(TerminalText.safe($0)))" } ?? ""
         let credential: AgentCredential
         let agent: FleetAgent
         do {
             guard let c = try AgentCredential.load(from: files) else {
-                throw fail("this machine\(which) is not enrolled (\(TerminalText.safe(files.credentialPath)) does not exist): run `ubiquity enroll URL --group NAME` first")
+                throw fail("\(AgentRunner.prefix(for: name))this machine is not enrolled (\(TerminalText.safe(files.credentialPath)) does not exist): run `ubiquity enroll URL --group NAME` first")
             }
             credential = c
             agent = try FleetAgent(credential: c, files: files)
             _ = try agent.leaveOtherGroups()
         } catch let error as FleetError {
-            throw fail("\(name.map { TerminalText.safe($0) + ": " } ?? "")\(error)")
+            throw fail("\(AgentRunner.prefix(for: name))\(error)")
         }
         let account = UbiquityAccount(server: credential.server, token: credential.token, name: credential.organization,
                                       identifier: credential.machine, certificateAuthorities: credential.certificateAuthorities)
@@ -134,8 +133,9 @@ actor AgentRunner {
         guard await report() else { throw fail("\(prefix)the status report could not be sent") }
     }
 
-    /// What the machine's messages start with: its root, when the process manages several.
-    nonisolated var prefix: String { name.map { TerminalText.safe($0) + ": " } ?? "" }
+    /// What a machine's messages start with: its root, when the process manages several.
+    static func prefix(for name: String?) -> String { name.map { TerminalText.safe($0) + ": " } ?? "" }
+    nonisolated var prefix: String { Self.prefix(for: name) }
 
     nonisolated func say(_ line: String) { agentSay(prefix + line) }
     nonisolated func complain(_ line: String) { agentComplain(prefix + line) }

@@ -41,16 +41,17 @@ enum FleetRecords {
         // earlier version, in the one store of all machines (which could hold only 1,024).
         let tokens = try await backend.tokens(account: organization)
         let legacy = try await backend.changes(account: account.id, store: names.machinesStore, after: 0)
+        let legacyEntries = Dictionary(legacy.entries.map { ($0.key, $0) }) { _, last in last }
+        let machineTokens = tokens.compactMap { t in names.machine(ofToken: t.name).map { (id: $0, lastUsed: t.lastUsed) } }
         var out: [Machine] = []
-        for id in tokens.compactMap({ names.machine(ofToken: $0.name) }).sorted() {
+        for (id, used) in machineTokens.sorted(by: { $0.id < $1.id }) {
             let status = try await backend.changes(account: account.id, store: names.statusStore(machine: id), after: 0)
-            let enrolment = status.entries.first { $0.key == names.enrolmentKey } ?? legacy.entries.first { $0.key == id }
+            let enrolment = status.entries.first { $0.key == names.enrolmentKey } ?? legacyEntries[id]
             guard let entry = enrolment, let text = entry.value, case .dictionary(let d)? = UbiquityWireValue.decode(text)?.value else { continue }
             var host = "", groups: [String] = [], enrolled: Date? = nil
             if case .string(let h)? = d["Host"] { host = h }
             if case .array(let g)? = d["Groups"] { groups = g.compactMap { if case .string(let s) = $0 { s } else { nil } } }
             if case .date(let e)? = d["Enrolled"] { enrolled = e }
-            let used = tokens.first { $0.name == names.machineToken(id) }?.lastUsed
             var machine = Machine(machine: id, host: host, enrolled: enrolled,
                                   lastSeen: used.map { Date(timeIntervalSince1970: Double($0)) }, reported: nil, pinned: nil, handoverRefused: nil,
                                   groups: groups.map { Machine.Group(name: $0, revision: nil, applied: nil, failures: [:]) })
