@@ -98,7 +98,9 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do throws(UbiquityError) {
-                    try await follow(store: store, after: after) { continuation.yield($0) }
+                    try await follow("/v1/stores/\(store)/events?after=\(after)") { data throws(UbiquityError) in
+                        continuation.yield(try decodeEvent(UbiquityChangesResponse.self, data))
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -108,8 +110,41 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         }
     }
 
-    func follow(store: String, after: Int64, _ deliver: (UbiquityChangesResponse) -> Void) async throws(UbiquityError) {
-        var request = HTTPClientRequest(url: base + "/v1/stores/\(store)/events?after=\(after)")
+    /// Several stores' changes as one event stream of the server (`GET /v1/events`), each
+    /// store from its own revision: the stream's first answers (one a store), then one a
+    /// commit, each with the store it answers for, for the stream's 30 seconds. One
+    /// connection, and one stream on the server, however many stores (at most 16).
+    package func events(stores: [(store: String, after: Int64)]) -> AsyncThrowingStream<(store: String, changes: UbiquityChangesResponse), any Error> {
+        let list = stores.map { "\($0.store):\($0.after)" }.joined(separator: ",")
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do throws(UbiquityError) {
+                    try await follow("/v1/events?stores=\(list)") { data throws(UbiquityError) in
+                        let named = try decodeEvent(StoreNamed.self, data)
+                        continuation.yield((named.store, try decodeEvent(UbiquityChangesResponse.self, data)))
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The store an event of a stream of several stores names.
+    struct StoreNamed: Decodable { var store: String }
+
+    func decodeEvent<T: Decodable>(_ type: T.Type, _ data: Data) throws(UbiquityError) -> T {
+        guard let value = try? JSONDecoder().decode(T.self, from: data) else {
+            throw UbiquityError.unreachable("\(base) sent an event that is not a changes answer")
+        }
+        return value
+    }
+
+    /// Reads the event stream at `path`, handing each event's data to `deliver`.
+    func follow(_ path: String, _ deliver: (Data) throws(UbiquityError) -> Void) async throws(UbiquityError) {
+        var request = HTTPClientRequest(url: base + path)
         request.headers.add(name: "Authorization", value: "Bearer \(account.token)")
         request.headers.add(name: "Accept", value: "text/event-stream")
         let response: HTTPClientResponse
@@ -130,10 +165,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
                     guard event.name == "message" else {
                         throw UbiquityError.unreachable("\(base) ended the event stream: \(Self.errorBody(data).message)")
                     }
-                    guard let answer = try? JSONDecoder().decode(UbiquityChangesResponse.self, from: data) else {
-                        throw UbiquityError.unreachable("\(base) sent an event that is not a changes answer")
-                    }
-                    deliver(answer)
+                    try deliver(data)
                 }
             }
         } catch let error as UbiquityError {

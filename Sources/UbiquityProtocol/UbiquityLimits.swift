@@ -22,6 +22,8 @@ public enum UbiquityLimits {
     public static let maximumValueBytes = 1_048_576
     /// At most 64 bytes of UTF-8 in a key (and at least one).
     public static let maximumKeyBytes = 64
+    /// The most stores one event stream of the server follows (`GET /v1/events`).
+    package static let maximumStreamStores = 16
     /// How far a value received (by the server, or by a client from the
     /// server) may expand through shared references before it is refused,
     /// checked while it is decoded, before anything is expanded: a value

@@ -254,6 +254,11 @@ struct FleetTests {
         #expect(try Self.status(server, token: tokenA, "GET", "/v1/stores/fleet.machines/changes?after=0") == 403)
         #expect(try Self.status(server, token: tokenA, "POST", "/v1/stores/fleet.policy.desktops/commit", body: report) == 403)
         #expect(try Self.status(server, token: tokenA, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0") == 200)
+        // One stream of several stores is admitted only if each store is one the machine reads.
+        #expect(try Self.status(server, token: tokenA, "GET", "/v1/events?stores=fleet.organization:0,fleet.machines:0&wait=0") == 403)
+        #expect(try Self.status(server, token: tokenA, "GET", "/v1/events?stores=fleet.organization:0,fleet.status.\(b.id):0&wait=0") == 403)
+        #expect(try Self.status(server, token: tokenA, "GET", "/v1/events?stores=fleet.organization:0,fleet.policy.desktops:0&wait=0") == 200)
+        #expect(try Self.status(server, token: secret, "GET", "/v1/events?stores=fleet.policy.desktops:0&wait=0") == 403, "the enrolment secret only enrols")
         #expect(try Self.status(server, token: secret, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0") == 403, "the enrolment secret only enrols")
         #expect(try Self.status(server, token: admin, "POST", "/v1/fleet/enroll", body: #"{"machine":"x","host":"h","groups":[]}"#) == 403)
         // A second revision replaces the first on both.

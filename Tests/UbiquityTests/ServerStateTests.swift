@@ -73,7 +73,7 @@ struct ServerStateTests {
             case 0: tickets[store, default: []].append(hub.subscribe(account: "acct", store: store))
             case 1:
                 if let t = tickets[store]?.popLast() { hub.cancel(t) }
-            case 2: streams[store, default: []].append(hub.openStream(account: "acct", store: store))
+            case 2: streams[store, default: []].append(hub.openStream(account: "acct", stores: [store]))
             case 3:
                 if let s = streams[store]?.popLast() { hub.closeStream(s) }
             case 4:
@@ -81,7 +81,7 @@ struct ServerStateTests {
                 let stamp = hub.stamp(account: "acct", store: store)
                 let revision = (revisions[store] ?? 0) + 1
                 revisions[store] = revision
-                hub.published(account: "acct", store: store, revision: revision, since: stamp) { ChangeHub.Commit(revision: revision, encoded: []) }
+                hub.published(account: "acct", store: store, revision: revision, since: stamp) { ChangeHub.Commit(store: store, revision: revision, encoded: []) }
                 tickets[store] = nil
             case 5:
                 // Another server's commit: the watchers read again unless this revision is known here.

@@ -17,7 +17,7 @@ extension ChangeHub {
                 precondition(!open.isEmpty, "ChangeHub: an empty stream list kept for \(key.store)")
                 for (id, stream) in open {
                     precondition(id == ObjectIdentifier(stream), "ChangeHub: a stream filed under another's identity")
-                    precondition(stream.key == key, "ChangeHub: a stream of \(stream.key.store) filed under \(key.store)")
+                    precondition(stream.keys.contains(key), "ChangeHub: a stream of \(stream.keys.map(\.store)) filed under \(key.store)")
                 }
             }
         }

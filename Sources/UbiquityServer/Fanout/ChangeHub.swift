@@ -15,18 +15,25 @@ package final class ChangeHub: Sendable {
     /// A commit as watchers hear of it, with the answer of a watcher one
     /// revision behind encoded once for all of them.
     package struct Commit: Sendable {
+        /// The store committed to.
+        package var store: String
         package var revision: Int64
         /// The answer as a long poll's JSON body.
         package var encoded: [UInt8]
         /// The answer as one server-sent event (``ServerSentEvent/frame(revision:data:)``).
         package var event: ResponseChunk
+        /// The event as a stream of several stores sends it, naming the store
+        /// (``ServerSentEvent/frame(store:revision:data:)``).
+        package var storeEvent: ResponseChunk
         /// When it was published (the fan-out's latency is measured from here).
         package var published: ContinuousClock.Instant
-        package init(revision: Int64, encoded: [UInt8]) {
+        package init(store: String, revision: Int64, encoded: [UInt8]) {
+            self.store = store
             self.revision = revision
             self.encoded = encoded
             self.published = .now
             self.event = ServerSentEvent.frame(revision: revision, data: encoded)
+            self.storeEvent = ServerSentEvent.frame(store: store, revision: revision, data: encoded)
         }
     }
 
@@ -59,8 +66,10 @@ package final class ChangeHub: Sendable {
     /// The event streams of each store (registered for their whole life).
     let streams = Lock<[Key: [ObjectIdentifier: StreamSubscription]]>([:])
 
-    /// The event streams open now.
-    package var openStreamCount: Int { streams.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+    /// The event streams open now (a stream of several stores counted once).
+    package var openStreamCount: Int {
+        streams.withLock { s in Set(s.values.flatMap { $0.keys }).count }
+    }
 
     /// What the hub knows of the stores' revisions, and how many wake-ups from
     /// other servers each has had (a read that began before a wake-up must not
@@ -87,7 +96,7 @@ package final class ChangeHub: Sendable {
     }
 
     /// The commit a wake-up hands to watchers: not the next revision, so they read.
-    static let reread = Commit(revision: -1, encoded: [])
+    static let reread = Commit(store: "", revision: -1, encoded: [])
 
     package init() {}
 
@@ -139,7 +148,7 @@ package final class ChangeHub: Sendable {
                 return s.values.flatMap { $0.values }
             }
             for sub in all { sub.fire(Self.reread) }
-            for stream in streams.withLock({ $0.values.flatMap { $0.values } }) { stream.reread() }
+            for stream in streams.withLock({ $0.values.flatMap { $0.values } }) { stream.rereadAll() }
         case let .store(account, store, revision):
             let key = Key(account: account, store: store)
             let stale = known.withLock { k -> Bool in
@@ -151,7 +160,7 @@ package final class ChangeHub: Sendable {
                 return true
             }
             guard stale else { return }
-            for stream in streams.withLock({ $0[key] })?.values ?? [:].values { stream.reread() }
+            for stream in streams.withLock({ $0[key] })?.values ?? [:].values { stream.reread(store: store) }
             guard let subs = subscribers.withLock({ $0.removeValue(forKey: key) }) else { return }
             for sub in subs.values { sub.fire(Self.reread) }
         }
@@ -159,7 +168,7 @@ package final class ChangeHub: Sendable {
 
     /// The number of long polls waiting and event streams open.
     package var waiting: Int {
-        subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } } + streams.withLock { $0.values.reduce(0) { $0 + $1.count } }
+        subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } } + openStreamCount
     }
 
     /// Tells every watcher of the store of a commit (each hears of one commit, then reads again).
@@ -184,13 +193,16 @@ package final class ChangeHub: Sendable {
         for s in subs?.values ?? [:].values { s.fire(made) }
     }
 
-    /// Registers an event stream for every commit of a store from now on (before its first read).
-    /// While the server stops, the stream is ended at once (it sends its first answer, then ends).
-    package func openStream(account: String, store: String) -> StreamSubscription {
-        let stream = StreamSubscription(key: Key(account: account, store: store))
+    /// Registers an event stream for every commit of its stores from now on (before its first
+    /// read); `stores` are distinct. While the server stops, the stream is ended at once (it
+    /// sends its first answers, then ends).
+    package func openStream(account: String, stores: [String]) -> StreamSubscription {
+        let stream = StreamSubscription(keys: stores.map { Key(account: account, store: $0) })
         let open = stopping.withLock { stopping -> Bool in
             guard !stopping else { return false }
-            streams.withLock { $0[stream.key, default: [:]][ObjectIdentifier(stream)] = stream }
+            streams.withLock { s in
+                for key in stream.keys { s[key, default: [:]][ObjectIdentifier(stream)] = stream }
+            }
             return true
         }
         if !open { stream.end() }
@@ -204,7 +216,7 @@ package final class ChangeHub: Sendable {
         stopping.withLock { $0 = true }
         let ended = streams.withLock { s -> [StreamSubscription] in
             defer { s.removeAll() }
-            return s.values.flatMap { $0.values }
+            return s.values.flatMap { $0.values }   // (a stream of several stores is ended once for each)
         }
         for stream in ended { stream.end() }
         let waiting = subscribers.withLock { s -> [Subscription] in
@@ -218,8 +230,10 @@ package final class ChangeHub: Sendable {
     package func closeStream(_ stream: StreamSubscription) {
         stream.end()
         streams.withLock { s in
-            s[stream.key]?[ObjectIdentifier(stream)] = nil
-            if s[stream.key]?.isEmpty == true { s[stream.key] = nil }
+            for key in stream.keys {
+                s[key]?[ObjectIdentifier(stream)] = nil
+                if s[key]?.isEmpty == true { s[key] = nil }
+            }
         }
     }
 

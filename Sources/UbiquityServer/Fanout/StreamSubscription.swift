@@ -2,7 +2,8 @@ import PlatformIO
 import SharedTables
 import Synchronization
 
-/// An event stream's standing subscription to the commits of one store.
+/// An event stream's standing subscription to the commits of its stores (one, or
+/// several for `GET /v1/events`).
 ///
 /// A long poll takes a one-shot ticket per wait; a stream registers once for
 /// its whole life (``ChangeHub/openStream(account:store:)``) and the hub
@@ -13,36 +14,42 @@ package final class StreamSubscription: Sendable {
     struct State {
         /// Commits not yet taken, oldest first.
         var pending: [ChangeHub.Commit] = []
-        /// The stream must read the database (a wake-up from another server,
-        /// or more commits came than ``StreamSubscription/maximumPending``).
-        var reread = false
+        /// The stores the stream must read from the database (a wake-up from another
+        /// server, or more commits came than ``StreamSubscription/maximumPending``).
+        var rereads: [String] = []
         var ended = false
         var waiter: UnsafeContinuation<Void, Never>? = nil
     }
     let state = Lock(State())
-    let key: ChangeHub.Key
+    /// The stores followed, each once (at most ``UbiquityService/maximumStreamStores``).
+    let keys: [ChangeHub.Key]
     /// The most commits kept for a stream that has not taken them; beyond, it reads.
     static let maximumPending = 64
 
-    init(key: ChangeHub.Key) {
-        self.key = key
+    init(keys: [ChangeHub.Key]) {
+        self.keys = keys
     }
 
-    /// Queues a commit of the store.
+    /// Queues a commit of one of its stores.
     func deliver(_ commit: ChangeHub.Commit) {
         wake { s in
             if s.pending.count >= Self.maximumPending {
                 s.pending.removeAll()
-                s.reread = true
+                s.rereads = keys.map(\.store)
             } else {
                 s.pending.append(commit)
             }
         }
     }
 
-    /// Tells the stream to read the database (what it knows may be stale).
-    func reread() {
-        wake { $0.reread = true }
+    /// Tells the stream to read `store` from the database (what it knows of it may be stale).
+    func reread(store: String) {
+        wake { s in if !s.rereads.contains(store) { s.rereads.append(store) } }
+    }
+
+    /// Tells the stream to read every store it follows.
+    func rereadAll() {
+        wake { $0.rereads = keys.map(\.store) }
     }
 
     /// Ends the stream: its time is up, or it was cancelled.
@@ -60,13 +67,14 @@ package final class StreamSubscription: Sendable {
         waiter?.resume()
     }
 
-    /// Waits for commits or a reason to read, and takes them; nil once the stream has ended.
+    /// Waits for commits or stores to read, and takes them (commits oldest first); nil once
+    /// the stream has ended.
     /// (The caller ends the stream when its task is cancelled: a handler per
     /// wait would cost every watcher two more atomic updates per commit.)
-    package func next() async -> (commits: [ChangeHub.Commit], reread: Bool)? {
+    package func next() async -> (commits: [ChangeHub.Commit], rereads: [String])? {
         await withUnsafeContinuation { (c: UnsafeContinuation<Void, Never>) in
             let ready = state.withLock { s -> Bool in
-                if s.ended || s.reread || !s.pending.isEmpty { return true }
+                if s.ended || !s.rereads.isEmpty || !s.pending.isEmpty { return true }
                 s.waiter = c
                 return false
             }
@@ -74,8 +82,8 @@ package final class StreamSubscription: Sendable {
         }
         return state.withLock { s in
             if s.ended { return nil }
-            defer { s.pending = []; s.reread = false }
-            return (s.pending, s.reread)
+            defer { s.pending = []; s.rereads = [] }
+            return (s.pending, s.rereads)
         }
     }
 }

@@ -173,7 +173,7 @@ package struct UbiquityHTTPServer: Sendable {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         switch parts.count {
         case 2 where parts[1] == "healthz" || parts[1] == "readyz": return String(parts[1])
-        case 3 where parts[1] == "v1" && (parts[2] == "health" || parts[2] == "account"): return String(parts[2])
+        case 3 where parts[1] == "v1" && (parts[2] == "health" || parts[2] == "account" || parts[2] == "events"): return String(parts[2])
         case 4 where parts[1] == "v1" && parts[2] == "fleet" && parts[3] == "enroll": return "fleet/enroll"
         case 5 where parts[1] == "v1" && parts[2] == "stores" && !parts[3].isEmpty:
             switch parts[4] {

@@ -46,13 +46,31 @@ extension UbiquityService {
     /// stream is open and the store's revision); each commit after it is one
     /// more event. A commit costs a watcher one write, not a request.
     func events(_ request: ServerRequest, account: UbiquityAccountInfo, store: String, tokenHash: [UInt8]) async -> ServerResponse {
-        let after: Int64, seconds: Double
         switch Self.changesParameters(request, store: store, defaultWait: Self.maximumWait) {
         case .failure(let refusal): return refusal.response
-        case .success(let p): (after, seconds) = p
+        case .success(let p):
+            return await stream([StreamStart(store: store, after: p.after)], seconds: p.wait, naming: false,
+                                account: account, tokenHash: tokenHash)
         }
+    }
+
+    /// `GET /v1/events?stores=A:3,B:0`: one event stream for several stores (at most
+    /// ``maximumStreamStores``), each from its own revision, for a client that follows
+    /// them all (a fleet machine: its organisation's store and its groups'). It holds one
+    /// connection and one stream on the server where one per store would hold several.
+    /// Each event is the single-store stream's, with the store named first in its JSON.
+    func events(_ request: ServerRequest, account: UbiquityAccountInfo, stores: [StreamStart], tokenHash: [UInt8]) async -> ServerResponse {
+        switch Self.waitParameter(request, defaultWait: Self.maximumWait) {
+        case .failure(let refusal): return refusal.response
+        case .success(let seconds):
+            return await stream(stores, seconds: seconds, naming: true, account: account, tokenHash: tokenHash)
+        }
+    }
+
+    /// The event stream of `starts` for `seconds`; its events name their store when `naming`.
+    func stream(_ starts: [StreamStart], seconds: Double, naming: Bool, account: UbiquityAccountInfo, tokenHash: [UInt8]) async -> ServerResponse {
         // Registered before the first read: no commit falls between the read and the stream.
-        let subscription = hub.openStream(account: account.id, store: store)
+        let subscription = hub.openStream(account: account.id, stores: starts.map(\.store))
         // Known by its token: a revocation ends it (``checkTokenGeneration()``).
         tokens.opened(subscription, by: tokenHash)
         let closeStream = { @Sendable [self] in
@@ -65,26 +83,33 @@ extension UbiquityService {
             try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
             closeStream()
         }
-        // The first answer before the stream starts: a failure is then an ordinary status.
-        let first: ChangesAnswer
-        switch await nextChanges(account: account, store: store, after: after, waiting: nil) {
-        case .failure(let refusal):
-            expiry.cancel()
-            closeStream()
-            return refusal.response
-        case .success(let answer): first = answer
+        // The first answers before the stream starts: a failure is then an ordinary status.
+        var firsts: [ResponseChunk] = []
+        var cursors: [StreamStart] = []
+        for start in starts {
+            switch await nextChanges(account: account, store: start.store, after: start.after, waiting: nil) {
+            case .failure(let refusal):
+                expiry.cancel()
+                closeStream()
+                return refusal.response
+            case .success(let answer):
+                firsts.append(answer.event(naming: naming ? start.store : nil))
+                cursors.append(StreamStart(store: start.store, after: answer.revision))
+            }
         }
-        let stream = ResponseStream { [self] send in
+        let stream = ResponseStream { [self, firsts, cursors] send in
             ServerMetrics.streams.increment()
             defer {
                 ServerMetrics.streams.decrement()
                 expiry.cancel()
                 closeStream()
             }
-            do { try await send(first.event) } catch { return }
+            for first in firsts {
+                do { try await send(first) } catch { return }
+            }
             // A cancelled stream (the server shutting down) ends at once.
             await withTaskCancellationHandler {
-                await self.follow(subscription, account: account, store: store, after: first.revision, send)
+                await self.follow(subscription, account: account, cursors, naming: naming, send)
             } onCancel: {
                 subscription.end()
             }
@@ -92,30 +117,35 @@ extension UbiquityService {
         return ServerResponse(status: 200, contentType: "text/event-stream", stream: stream)
     }
 
-    /// Sends the commits of a store after `after` as they come, until the stream ends.
-    func follow(_ subscription: StreamSubscription, account: UbiquityAccountInfo, store: String, after: Int64,
+    /// Sends the commits of the stores after their cursors as they come, until the stream ends.
+    func follow(_ subscription: StreamSubscription, account: UbiquityAccountInfo, _ cursors: [StreamStart], naming: Bool,
                 _ send: (ResponseChunk) async throws -> Void) async {
-        var after = after
-        while let (commits, reread) = await subscription.next() {
+        var cursors = cursors
+        while let (commits, rereads) = await subscription.next() {
             // Commits that follow on from what the client has are sent as they are;
-            // a gap (or a wake-up from another server) is a read.
-            var read = reread
-            for commit in commits where commit.revision > after {
-                guard !read, commit.revision == after + 1 else { read = true; break }
-                do { try await send(commit.event) } catch { return }
-                ServerMetrics.fanout(.now - commit.published)
-                after = commit.revision
-            }
-            guard read else { continue }
-            switch await self.read(account: account, store: store, after: after) {
-            case .failure(let refusal):
-                try? await send(ServerSentEvent.error(data: refusal.response.body))
-                return
-            case .success(let answer):
-                if !answer.empty {
-                    do { try await send(answer.event) } catch { return }
+            // a gap (or a wake-up from another server) is a read of that store.
+            var reads = rereads
+            for commit in commits {
+                guard let i = cursors.firstIndex(where: { $0.store == commit.store }), commit.revision > cursors[i].after else { continue }
+                guard !reads.contains(commit.store), commit.revision == cursors[i].after + 1 else {
+                    if !reads.contains(commit.store) { reads.append(commit.store) }
+                    continue
                 }
-                after = max(after, answer.revision)
+                do { try await send(naming ? commit.storeEvent : commit.event) } catch { return }
+                ServerMetrics.fanout(.now - commit.published)
+                cursors[i].after = commit.revision
+            }
+            for i in cursors.indices where reads.contains(cursors[i].store) {
+                switch await self.read(account: account, store: cursors[i].store, after: cursors[i].after) {
+                case .failure(let refusal):
+                    try? await send(ServerSentEvent.error(data: refusal.response.body))
+                    return
+                case .success(let answer):
+                    if !answer.empty {
+                        do { try await send(answer.event(naming: naming ? cursors[i].store : nil)) } catch { return }
+                    }
+                    cursors[i].after = max(cursors[i].after, answer.revision)
+                }
             }
         }
     }
@@ -128,16 +158,51 @@ extension UbiquityService {
     /// The store, `after` and `wait` (`defaultWait` when not given) of a changes request, checked.
     static func changesParameters(_ request: ServerRequest, store: String, defaultWait: Double) -> Result<(after: Int64, wait: Double), Refusal> {
         guard UbiquityLimits.isValidStoreIdentifier(store) else { return .failure(Refusal(response: badStore(store))) }
-        let query = request.queryFields
-        let afterText = query["after"] ?? "0"
+        let afterText = request.queryFields["after"] ?? "0"
         guard let after = Int64(afterText), after >= 0 else {
             return .failure(Refusal(response: error(400, "after must be a revision (0 or more), not \"\(afterText)\"")))
         }
-        let waitText = query["wait"] ?? "\(defaultWait)"
+        return waitParameter(request, defaultWait: defaultWait).map { (after, $0) }
+    }
+
+    /// The `wait` of a changes or events request (`defaultWait` when not given), checked.
+    static func waitParameter(_ request: ServerRequest, defaultWait: Double) -> Result<Double, Refusal> {
+        let waitText = request.queryFields["wait"] ?? "\(defaultWait)"
         guard let wait = Double(waitText), wait.isFinite, wait >= 0, wait <= maximumWait else {
             return .failure(Refusal(response: error(400, "wait must be seconds from 0 to \(Int(maximumWait)), not \"\(waitText)\"")))
         }
-        return .success((after, wait))
+        return .success(wait)
+    }
+
+    /// The most stores one event stream follows (`GET /v1/events`).
+    package static var maximumStreamStores: Int { UbiquityLimits.maximumStreamStores }
+
+    /// The `stores` of `GET /v1/events`: `store:after` pairs separated by commas (`after`
+    /// may be left out for 0), 1 to ``maximumStreamStores`` distinct stores, checked.
+    static func streamStores(_ request: ServerRequest) -> Result<[StreamStart], Refusal> {
+        func refuse(_ why: String) -> Result<[StreamStart], Refusal> { .failure(Refusal(response: error(400, why))) }
+        guard let text = request.queryFields["stores"], !text.isEmpty else {
+            return refuse("stores is required: the stores to follow, as store:revision pairs separated by commas (com.example.a:0,com.example.b:12)")
+        }
+        let items = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard items.count <= maximumStreamStores else {
+            return refuse("stores names \(items.count) stores; one stream follows at most \(maximumStreamStores)")
+        }
+        var starts: [StreamStart] = []
+        for item in items {
+            let halves = item.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            let store = String(halves[0])
+            guard UbiquityLimits.isValidStoreIdentifier(store) else {
+                return .failure(Refusal(response: badStore(store)))
+            }
+            let afterText = halves.count == 2 ? String(halves[1]) : "0"
+            guard let after = Int64(afterText), after >= 0 else {
+                return refuse("stores: the revision after \(store) must be 0 or more, not \"\(afterText)\"")
+            }
+            guard !starts.contains(where: { $0.store == store }) else { return refuse("stores names \(store) twice") }
+            starts.append(StreamStart(store: store, after: after))
+        }
+        return .success(starts)
     }
 
     /// One answer to "what changed after `after`": the long poll's body, the
@@ -152,9 +217,16 @@ extension UbiquityService {
 
         /// The answer as one server-sent event (framed only when a stream sends it).
         var event: ResponseChunk { sharedEvent ?? ServerSentEvent.frame(revision: revision, data: body) }
+        /// Its event, naming `store` (in a stream of several stores) or not (nil).
+        func event(naming store: String?) -> ResponseChunk {
+            guard let store else { return event }
+            return sharedStoreEvent ?? ServerSentEvent.frame(store: store, revision: revision, data: body)
+        }
+        /// The commit's event naming its store, made once for every stream.
+        var sharedStoreEvent: ResponseChunk?
 
         init(_ commit: ChangeHub.Commit) {
-            (revision, body, empty, sharedEvent) = (commit.revision, commit.encoded, false, commit.event)
+            (revision, body, empty, sharedEvent, sharedStoreEvent) = (commit.revision, commit.encoded, false, commit.event, commit.storeEvent)
         }
 
         init(_ response: UbiquityChangesResponse) {

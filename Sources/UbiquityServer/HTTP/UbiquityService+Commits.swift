@@ -117,7 +117,7 @@ extension UbiquityService {
         let revision = outcome.response.revision
         hub.published(account: account.id, store: store, revision: revision, since: stamp) {
             let answer = Self.json(200, UbiquityChangesResponse(revision: revision, complete: false, entries: outcome.applied)).body
-            return ChangeHub.Commit(revision: revision, encoded: answer)
+            return ChangeHub.Commit(store: store, revision: revision, encoded: answer)
         }
     }
 }

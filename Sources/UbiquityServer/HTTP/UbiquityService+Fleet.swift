@@ -36,7 +36,7 @@ extension UbiquityService {
         }
         switch kind {
         case .health, .ready, .account, .enroll: return nil
-        case .changes, .events:
+        case .changes, .events, .storesEvents:
             if store.hasPrefix(names.policyStorePrefix) || store == names.organizationStore { return nil }
             return error(403, "a machine's credential reads its organisation's declarations, not the store \"\(store)\"")
         case .commit:

@@ -91,10 +91,13 @@ package final class UbiquityService: Sendable {
 
     /// What a request is, decided from its head alone.
     package struct Route: Sendable {
-        package enum Kind: Sendable { case health, ready, account, commit, changes, events, enroll }
+        package enum Kind: Sendable { case health, ready, account, commit, changes, events, storesEvents, enroll }
         package var kind: Kind
         /// The store named in the path ("" for health and account).
         package var store: String
+        /// The stores of `GET /v1/events` and the revision after which each is followed
+        /// (checked in ``UbiquityService/admit(_:)``; empty for any other route).
+        package var streamStores: [StreamStart] = []
         /// The authenticated account (nil only for health).
         package var account: UbiquityAccountInfo?
         /// The SHA-256 of the token that authenticated it (empty for health).
@@ -144,9 +147,10 @@ package final class UbiquityService: Sendable {
         case ("POST", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "commit": (kind, store) = (.commit, parts[3])
         case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes": (kind, store) = (.changes, parts[3])
         case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "events": (kind, store) = (.events, parts[3])
+        case ("GET", 3) where parts[1] == "v1" && parts[2] == "events": kind = .storesEvents
         case ("POST", 4) where parts[1] == "v1" && parts[2] == "fleet" && parts[3] == "enroll": kind = .enroll
         default:
-            let known = ["/v1/health", "/v1/account", "/healthz", "/readyz", "/v1/fleet/enroll"].contains(request.path)
+            let known = ["/v1/health", "/v1/account", "/healthz", "/readyz", "/v1/fleet/enroll", "/v1/events"].contains(request.path)
                 || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes", "events"].contains(parts[4]))
             return .refused(known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)"))
         }
@@ -157,7 +161,17 @@ package final class UbiquityService: Sendable {
         case .failure(let refusal): return .refused(refusal.response)
         case .success(let a): (account, tokenHash) = (a.account, a.hash)
         }
-        if let refusal = Self.fleetRefusal(kind, store: store, token: account.token) { return .refused(refusal) }
+        var streamStores: [StreamStart] = []
+        if kind == .storesEvents {
+            switch Self.streamStores(request) {
+            case .failure(let refusal): return .refused(refusal.response)
+            case .success(let starts): streamStores = starts
+            }
+            // Each store as its own stream would be admitted.
+            for start in streamStores {
+                if let refusal = Self.fleetRefusal(.events, store: start.store, token: account.token) { return .refused(refusal) }
+            }
+        } else if let refusal = Self.fleetRefusal(kind, store: store, token: account.token) { return .refused(refusal) }
         if kind == .commit || kind == .enroll {
             // JSON only: a form or text/plain body (what a page can send without asking) is refused.
             guard let type = request.contentType?.lowercased(), type == "application/json" || type.hasPrefix("application/json;") else {
@@ -167,7 +181,7 @@ package final class UbiquityService: Sendable {
                 return .refused(Self.error(413, "the request is larger than \(Self.maximumBody) bytes"))
             }
         }
-        return .admitted(Route(kind: kind, store: store, account: account, tokenHash: tokenHash))
+        return .admitted(Route(kind: kind, store: store, streamStores: streamStores, account: account, tokenHash: tokenHash))
     }
 
     /// `GET /readyz`: 200 when the server takes requests (not stopping, the
@@ -191,6 +205,7 @@ package final class UbiquityService: Sendable {
         case .commit: return await commit(request, account: account, store: route.store, tokenHash: route.tokenHash)
         case .changes: return await changes(request, account: account, store: route.store, tokenHash: route.tokenHash)
         case .events: return await events(request, account: account, store: route.store, tokenHash: route.tokenHash)
+        case .storesEvents: return await events(request, account: account, stores: route.streamStores, tokenHash: route.tokenHash)
         case .enroll: return await enroll(request, account: account)
         }
     }

@@ -63,17 +63,7 @@ struct Agent: AsyncParsableCommand {
         ServiceManager.notify("READY=1\nSTATUS=following \(runners.count == 1 ? runners[0].agent.credential.groups.joined(separator: ", ") : "\(runners.count) machines")")
         await withTaskGroup(of: Void.self) { tasks in
             for runner in runners {
-                // Read before its first task runs: a hand-over then changes the credential.
-                let groups = runner.agent.credential.groups
-                // The organisation's store first: a hand-over of its certificate.
-                tasks.addTask {
-                    await runner.follow(store: UbiquityFleetNames.organizationStore) { await runner.receiveOrganization($0) }
-                }
-                for group in groups {
-                    tasks.addTask {
-                        await runner.follow(store: UbiquityFleetNames.policyStore(group: group)) { await runner.receive(group: group, $0) }
-                    }
-                }
+                tasks.addTask { await runner.follow() }
             }
         }
     }
@@ -96,8 +86,8 @@ struct Agent: AsyncParsableCommand {
         let account = UbiquityAccount(server: credential.server, token: credential.token, name: credential.organization,
                                       identifier: credential.machine, certificateAuthorities: credential.certificateAuthorities)
         // Its reports are rare: their connection closes 2 s after each, leaving the server one
-        // connection per event stream for each idle machine.
-        let transport = HTTPUbiquityTransport(account: account, maximumConnections: credential.groups.count + 2, idleTimeout: .seconds(2))
+        // connection, its event stream, for each idle machine.
+        let transport = HTTPUbiquityTransport(account: account, maximumConnections: 2, idleTimeout: .seconds(2))
         return AgentRunner(agent: agent, transport: transport, name: name)
     }
 }
@@ -140,19 +130,40 @@ actor AgentRunner {
     nonisolated func say(_ line: String) { agentSay(prefix + line) }
     nonisolated func complain(_ line: String) { agentComplain(prefix + line) }
 
-    /// Follows one store until the process ends: the event stream, again from its cursor after
-    /// each end (the stream lasts 30 s) or failure (backing off to 1 s while the server is away).
-    nonisolated func follow(store: String, _ handle: @escaping @Sendable (UbiquityChangesResponse) async -> Void) async {
-        var cursor: Int64 = 0
+    /// Follows the organisation's store and each group's until the process ends, on one event
+    /// stream (`GET /v1/events`), again from the stores' cursors after each end (the stream
+    /// lasts 30 s) or failure (backing off to 1 s while the server is away).
+    /// A machine in more than 15 groups has a stream for each 16 stores.
+    nonisolated func follow() async {
+        // Read once, before anything is received: a hand-over then changes the credential.
+        let groups = agent.credential.groups
+        // The organisation's store first: a hand-over of its certificate comes before declarations.
+        let stores: [(store: String, group: String?)] = [(UbiquityFleetNames.organizationStore, nil)]
+            + groups.map { (UbiquityFleetNames.policyStore(group: $0), $0) }
+        let size = UbiquityLimits.maximumStreamStores
+        await withTaskGroup(of: Void.self) { streams in
+            for first in stride(from: 0, to: stores.count, by: size) {
+                let part = Array(stores[first..<min(first + size, stores.count)])
+                streams.addTask { await self.follow(part) }
+            }
+        }
+    }
+
+    /// Follows `stores` (each a group's, or the organisation's when the group is nil) on one stream.
+    nonisolated func follow(_ stores: [(store: String, group: String?)]) async {
+        var cursors: [(store: String, after: Int64)] = stores.map { ($0.store, 0) }
         var backoff: Duration = .milliseconds(100)
         var saidAway = false
         while !Task.isCancelled {
             do {
-                for try await answer in transport.events(store: store, after: cursor) {
-                    cursor = answer.revision
+                for try await (store, answer) in transport.events(stores: cursors) {
+                    guard let i = cursors.firstIndex(where: { $0.store == store }) else {
+                        throw UbiquityError.unreachable("the server sent changes of \(TerminalText.safe(store)), which this machine does not follow")
+                    }
+                    cursors[i].after = answer.revision
                     if saidAway { say("the server is back"); saidAway = false }
                     backoff = .milliseconds(100)
-                    await handle(answer)
+                    if let group = stores[i].group { await receive(group: group, answer) } else { await receiveOrganization(answer) }
                 }
             } catch {
                 if case .unauthorized(let why) = error as? UbiquityError {
