@@ -33,11 +33,18 @@ rounds = int(args[1]) if len(args) > 1 else 5
 tool = os.environ.get("UBIQUITY", os.path.abspath(".build/debug/ubiquity"))
 if os.geteuid() != 0:
     sys.exit("fleet_publish: run as root (agents install profiles)")
-# Thousands of machines: each holds two event streams and a connection for its reports, on the
-# server's side and the agents'. The processes started here inherit a limit that fits.
+# Thousands of machines: each holds one event stream (its organisation's store and its group's)
+# and, for 2 s after each report, a connection for its reports, on the server's side and the
+# agents'. The processes started here inherit a limit that fits.
 import resource
-need = max(4096, machines * 3 + 1024)
+need = max(4096, machines * 2 + 1024)
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if need > hard >= machines + 2048:
+    # The streams fit; report connections beyond the limit wait in the listen queue (the
+    # server stops accepting at --max-connections), which can only make the figures slower.
+    print(f"fleet_publish: the hard limit of open files is {hard}, below the {need} a report from every "
+          f"machine at once would take; the server is held to {hard - 256} connections")
+    need = hard
 if hard < need:
     try:
         resource.setrlimit(resource.RLIMIT_NOFILE, (need, need))
@@ -46,8 +53,9 @@ if hard < need:
                  f"hard limit is {hard}, which this process may not raise")
 elif soft < need:
     resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
-# Up to three loopback connections a machine to one server port: more than Linux's default
-# range of local ports (32768-60999) past about 9,000 machines. Widened for the run, then put back.
+# Up to two loopback connections a machine to one server port (and ports in TIME_WAIT from
+# reports): more than Linux's default range of local ports (32768-60999) past about 9,000
+# machines. Widened for the run, then put back.
 ports_file = "/proc/sys/net/ipv4/ip_local_port_range"
 ports_before = open(ports_file).read().split()
 if machines * 3 > int(ports_before[1]) - int(ports_before[0]) - 1000:
@@ -99,7 +107,7 @@ try:
     # Its log goes to a file: a pipe nobody reads would fill and stop the server.
     log = open(os.path.join(work, "serve.log"), "w+")
     server = subprocess.Popen([tool, "serve", "--port", str(port), "--data", data, "--metrics", f"127.0.0.1:{metrics_port}",
-                               "--max-connections", str(max(10_240, machines * 3 + 256))], env=base,
+                               "--max-connections", str(max(10_240, min(machines * 2 + 256, need - 256)))], env=base,
                               stdout=log, stderr=subprocess.DEVNULL, text=True)
     procs.append(server)
     url = ""
@@ -210,6 +218,13 @@ finally:
     if ports_before:
         with open(ports_file, "w") as f:
             f.write(" ".join(ports_before) + "\n")
-    for p in procs:
+    for p in procs[1:]:
         p.send_signal(signal.SIGKILL)
+    # The server is stopped as systemd would (a profiler wrapped around it then writes its data).
+    if procs:
+        procs[0].send_signal(signal.SIGTERM)
+        try:
+            procs[0].wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            procs[0].send_signal(signal.SIGKILL)
     shutil.rmtree(work, ignore_errors=True)

@@ -166,6 +166,31 @@ struct StoresEventStreamTests {
         #expect(hub.waiting == 0 && hub.streams.withLock { $0.isEmpty })
     }
 
+    @Test("streams end at their deadlines, one task for all: an end taken out first is never called, and the task stops when none is left")
+    func deadlines() async throws {
+        let deadlines = StreamDeadlines()
+        let called = Lock<[String]>([])
+        let started = ContinuousClock.now
+        let soon = deadlines.add(after: .milliseconds(150)) { called.withLock { $0.append("soon") } }
+        let removed = deadlines.add(after: .milliseconds(200)) { called.withLock { $0.append("removed") } }
+        _ = deadlines.add(after: .milliseconds(400)) { called.withLock { $0.append("later") } }
+        #expect(deadlines.count == 3)
+        deadlines.remove(removed)
+        #expect(deadlines.count == 2)
+        #expect(await settle(30) { called.withLock { $0 } == ["soon", "later"] }, "\(called.withLock { $0 })")
+        // None came early (each is at most one tick late, which a loaded machine may stretch).
+        #expect(ContinuousClock.now - started >= .milliseconds(400))
+        deadlines.remove(soon)   // already called: nothing
+        #expect(deadlines.count == 0)
+        #expect(await settle(30) { !deadlines.state.withLock { $0.sweeping } })
+        // A deadline after the task stopped starts it again.
+        _ = deadlines.add(after: .zero) { called.withLock { $0.append("again") } }
+        #expect(await settle(30) { called.withLock { $0.last } == "again" })
+        #expect(StreamDeadlines.ticks(.milliseconds(100), roundingUp: true) == 1)
+        #expect(StreamDeadlines.ticks(.milliseconds(101), roundingUp: true) == 2)
+        #expect(StreamDeadlines.ticks(.milliseconds(199), roundingUp: false) == 1)
+    }
+
     @Test("the frame splices the store into the object, also into an object with no members")
     func frames() {
         let chunk = ServerSentEvent.frame(store: "s.t", revision: 7, data: Array(#"{"revision":7}"#.utf8))

@@ -7,6 +7,8 @@ import UbiquityProtocol
 import HTTPMessages
 import CoreMetrics
 import UbiquityBackend
+import SharedTables
+import Synchronization
 
 // Changes: long polls and event streams, shared reads of one revision.
 extension UbiquityService {
@@ -79,17 +81,14 @@ extension UbiquityService {
         }
         // The stream's end, set now: it comes even if the stream is never run (a client that
         // leaves before the answer's head is written must not leave its subscription behind).
-        let expiry = Task {
-            try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-            closeStream()
-        }
+        let expiry = deadlines.add(after: .milliseconds(Int64(seconds * 1000)), closeStream)
         // The first answers before the stream starts: a failure is then an ordinary status.
         var firsts: [ResponseChunk] = []
         var cursors: [StreamStart] = []
         for start in starts {
             switch await nextChanges(account: account, store: start.store, after: start.after, waiting: nil) {
             case .failure(let refusal):
-                expiry.cancel()
+                deadlines.remove(expiry)
                 closeStream()
                 return refusal.response
             case .success(let answer):
@@ -97,15 +96,20 @@ extension UbiquityService {
                 cursors.append(StreamStart(store: start.store, after: answer.revision))
             }
         }
-        let stream = ResponseStream { [self, firsts, cursors] send in
+        // Let go of once sent: a first answer can hold a whole store, and the stream lives on.
+        let unsent = Lock(firsts)
+        let stream = ResponseStream { [self, cursors] send in
             ServerMetrics.streams.increment()
             defer {
                 ServerMetrics.streams.decrement()
-                expiry.cancel()
+                deadlines.remove(expiry)
                 closeStream()
             }
-            for first in firsts {
-                do { try await send(first) } catch { return }
+            do {
+                let firsts = unsent.withLock { u in defer { u = [] }; return u }
+                for first in firsts {
+                    do { try await send(first) } catch { return }
+                }
             }
             // A cancelled stream (the server shutting down) ends at once.
             await withTaskCancellationHandler {

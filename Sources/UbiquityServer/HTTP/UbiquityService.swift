@@ -25,6 +25,8 @@ package final class UbiquityService: Sendable {
     /// Valid tokens by their SHA-256 (the bytes themselves: no text made per request),
     /// their open event streams and the writing of their last use (``checkTokenGeneration()``).
     let tokens = TokenBook()
+    /// When each event stream ends (one task for all of them).
+    let deadlines = StreamDeadlines()
     /// What the fleets' publications and reports say, as metrics.
     let fleet = FleetMonitor()
 
