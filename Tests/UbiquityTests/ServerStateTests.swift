@@ -1,3 +1,6 @@
+import PropertyList
+import SharedTables
+import Synchronization
 import Testing
 import TestSupport
 import UbiquityBackend
@@ -102,6 +105,41 @@ struct ServerStateTests {
             hub._checkInvariants()
             let expected = tickets.values.reduce(0) { $0 + $1.count } + streams.values.reduce(0) { $0 + $1.count }
             #expect(hub.waiting == expected, "step \(step), seed \(random.seed)")
+        }
+    }
+
+    @Test("FleetMonitor: the machines counted current follow publications and reports, through 3,000 random steps")
+    func fleetMonitor() {
+        var random = SeededRandom()
+        let monitor = FleetMonitor()
+        let groups = ["a", "b"]
+        var published: [String: Int64] = [:]
+        var applied: [String: [String: Int64]] = [:]
+        for step in 0..<3_000 {
+            let group = groups[Int(random.next() % 2)]
+            if random.next() % 8 == 0 {
+                // A publication: any revision (a server may carry an older one after a restore).
+                let revision = Int64(random.next() % 6)
+                let entry = UbiquityWireEntry(key: UbiquityFleetNames.revisionKey, revision: 1,
+                                              value: UbiquityWireValue.encode(.integer(.init(revision))))
+                monitor.applied([entry], store: UbiquityFleetNames.policyStore(group: group), organization: "o", token: nil)
+                published[group] = revision
+            } else {
+                let machine = "m\(random.next() % 40)"
+                let revision = Int64(random.next() % 6)
+                let report: [LiteralString: PropertyList] = [
+                    "Groups": .dictionary([LiteralString(group): .dictionary(["Revision": .integer(.init(revision))])]),
+                ]
+                monitor.reported(report, machine: machine, organization: "o")
+                applied[group, default: [:]][machine] = revision
+            }
+            monitor._checkInvariants()
+            for g in groups {
+                let kept = monitor.state.withLock { $0.current[FleetMonitor.Group(organization: "o", group: g)] }
+                if let p = published[g] {
+                    #expect(kept ?? 0 == (applied[g] ?? [:]).values.filter { $0 >= p }.count, "step \(step), seed \(random.seed)")
+                }
+            }
         }
     }
 }

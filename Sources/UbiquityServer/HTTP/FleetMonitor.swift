@@ -30,6 +30,10 @@ final class FleetMonitor: Sendable {
         var applied: [Group: [String: Int64]] = [:]
         /// What each machine's last report said of each group (a refusal, failed profiles), to count changes once.
         var said: [Group: [String: String]] = [:]
+        /// How many machines of each group applied its published revision (or a later one): kept
+        /// as reports come, counted again only at a publication, so a report costs the same with
+        /// 10 machines as with 10,000.
+        var current: [Group: Int] = [:]
     }
 
     let state = Lock(State())
@@ -50,7 +54,10 @@ final class FleetMonitor: Sendable {
             guard let entry = entries.first(where: { $0.key == UbiquityFleetNames.revisionKey }), let text = entry.value,
                   case .integer(let n)? = UbiquityWireValue.decode(text)?.value, let revision = n.int64Value else { return }
             let group = Group(organization: organization, group: String(store.dropFirst(UbiquityFleetNames.policyStorePrefix.count)))
-            state.withLock { $0.published[group] = (revision, .now) }
+            state.withLock { s in
+                s.published[group] = (revision, .now)
+                s.current[group] = (s.applied[group] ?? [:]).values.filter { $0 >= revision }.count
+            }
             updateGauges(group)
         } else if UbiquityFleetNames.isStatusStore(store), let token,
                   let machine = UbiquityFleetNames.machine(ofToken: token), store == UbiquityFleetNames.statusStore(machine: machine),
@@ -78,6 +85,9 @@ final class FleetMonitor: Sendable {
             let (changed, latency) = state.withLock { s -> (Bool, Duration?) in
                 let before = s.applied[group]?[machine]
                 s.applied[group, default: [:]][machine] = revision
+                if let published = s.published[group]?.revision {
+                    s.current[group, default: 0] += (revision >= published ? 1 : 0) - ((before ?? -1) >= published ? 1 : 0)
+                }
                 let changed = s.said[group]?[machine] != said
                 s.said[group, default: [:]][machine] = said
                 var latency: Duration? = nil
@@ -98,15 +108,25 @@ final class FleetMonitor: Sendable {
     /// `ubiquity_fleet_machines` of `group`: current and behind, once a publication is known.
     func updateGauges(_ group: Group) {
         let counts = state.withLock { s -> (current: Int, behind: Int)? in
-            guard let published = s.published[group]?.revision else { return nil }
-            let machines = s.applied[group] ?? [:]
-            let current = machines.values.filter { $0 >= published }.count
-            return (current, machines.count - current)
+            guard s.published[group] != nil else { return nil }
+            let current = s.current[group] ?? 0
+            return (current, (s.applied[group]?.count ?? 0) - current)
         }
         guard let counts else { return }
         for (state, count) in [("current", counts.current), ("behind", counts.behind)] {
             Gauge(label: "ubiquity_fleet_machines", dimensions: [("organization", group.organization), ("group", group.group), ("state", state)])
                 .record(count)
+        }
+    }
+
+    /// Each group's count of current machines is what its machines' revisions say.
+    func _checkInvariants() {
+        state.withLock { s in
+            for (group, published) in s.published {
+                let counted = (s.applied[group] ?? [:]).values.filter { $0 >= published.revision }.count
+                precondition(s.current[group] ?? 0 == counted,
+                             "FleetMonitor: \(s.current[group] ?? 0) machines of \(group.group) kept as current, \(counted) are")
+            }
         }
     }
 }
