@@ -300,6 +300,25 @@ struct FleetTests {
         #expect(try String(contentsOfFile: a.agentLog, encoding: .utf8).contains("following the groups of 2 machines"))
     }
 
+    @Test("a machine in 20 groups follows them on two event streams (16 stores each at most) and applies what the last group publishes")
+    func manyGroups() throws {
+        let scene = try FleetScene(try SyncServer(.sqlite))
+        let a = try FleetMachine("groups-a")
+        let groups = (1...20).map { "g\($0)" }
+        let r = try a.run(["enroll", scene.server.url] + groups.flatMap { ["--group", $0] }, input: scene.secret + "\n")
+        try #require(r.status == 0, "enroll: \(r.stderr)")
+        try a.startAgent()
+        // Group 15 is the last on the first stream (after the organisation's store); 20 is on the second.
+        for (group, key) in [("g15", "Fifteen"), ("g20", "Twenty")] {
+            let published = try scene.publish([try scene.profile("com.example.fleet.\(group)", [LiteralString(key): .string(group)])], group: group)
+            try #require(published.status == 0, "publish: \(published.stderr)")
+        }
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Fifteen")) == "g15" }, "\(a.agentErrors)")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Twenty")) == "g20" }, "\(a.agentErrors)")
+        #expect(eventually(20) { (try? Self.reported(scene.server, a, group: "g20").revision) == 1 })
+        #expect(eventually(20) { (try? Self.reported(scene.server, a, group: "g15").revision) == 1 })
+    }
+
     @Test("an organisation outgrows one store and the store quota: 1,025 machines enrol and are listed, each reports, the group still publishes; only a machine writes its status store",
           arguments: Backend.available)
     func manyMachines(backend: Backend) async throws {

@@ -86,8 +86,9 @@ struct Agent: AsyncParsableCommand {
         let account = UbiquityAccount(server: credential.server, token: credential.token, name: credential.organization,
                                       identifier: credential.machine, certificateAuthorities: credential.certificateAuthorities)
         // Its reports are rare: their connection closes 2 s after each, leaving the server one
-        // connection, its event stream, for each idle machine.
-        let transport = HTTPUbiquityTransport(account: account, maximumConnections: 2, idleTimeout: .seconds(2))
+        // connection, its event stream, for each idle machine (one per 16 stores it follows).
+        let streams = (credential.groups.count + 1 + UbiquityLimits.maximumStreamStores - 1) / UbiquityLimits.maximumStreamStores
+        let transport = HTTPUbiquityTransport(account: account, maximumConnections: streams + 1, idleTimeout: .seconds(2))
         return AgentRunner(agent: agent, transport: transport, name: name)
     }
 }
