@@ -53,8 +53,8 @@ package struct UbiquityHTTPServer: Sendable {
         let bodyLimits = BodyLimits(minimumRate: bodyMinimumRate, grace: bodyGrace)
         let requestLog = Logger(label: "ubiquity.request")
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await Self.observed(request, log: requestLog) {
-                try await Self.respond(request, service, governor: governor, bodyLimits: bodyLimits)
+            try await Self.observed(request, log: requestLog) { current in
+                try await Self.respond(request, service, governor: governor, bodyLimits: bodyLimits, current: current)
             }
         }
         var logger = Logger(label: "ubiquity")
@@ -128,7 +128,11 @@ package struct UbiquityHTTPServer: Sendable {
     /// Runs one exchange with its request id (the client's `X-Request-Id` when it is a plain
     /// word of at most 64 characters, else a new one, sent back), a span, the request metrics,
     /// and one log line: at `debug`, or `error` for a 5xx answer. Never a token.
-    static func observed(_ request: Request, log: Logger, _ body: () async throws -> Response) async throws -> Response {
+    ///
+    /// The request's log line learns its account through `current`, handed down, not a task-local
+    /// value: a task-local push is one more frame in the connection's task, whose slabs stay for
+    /// as long as the connection is open (an idle fleet machine's event stream among them).
+    static func observed(_ request: Request, log: Logger, _ body: (CurrentRequest) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
         let given = request.headers[.init("X-Request-Id")!] ?? ""
         let id = given.count <= 64 && !given.isEmpty && given.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
@@ -138,15 +142,13 @@ package struct UbiquityHTTPServer: Sendable {
         if log.logLevel <= .trace {
             log.trace("request started", metadata: ["request_id": .string(id), "method": .string(request.method.rawValue), "route": .string(route)])
         }
-        let box = CurrentRequest.Box()
-        var response = try await CurrentRequest.$box.withValue(box) {
-            try await withSpan("HTTP \(request.method.rawValue) \(route)", ofKind: .server) { span in
-                span.attributes["http.request.method"] = request.method.rawValue
-                span.attributes["ubiquity.request_id"] = id
-                let response = try await body()
-                span.attributes["http.response.status_code"] = Int(response.status.code)
-                return response
-            }
+        let current = CurrentRequest()
+        var response = try await withSpan("HTTP \(request.method.rawValue) \(route)", ofKind: .server) { span in
+            span.attributes["http.request.method"] = request.method.rawValue
+            span.attributes["ubiquity.request_id"] = id
+            let response = try await body(current)
+            span.attributes["http.response.status_code"] = Int(response.status.code)
+            return response
         }
         response.headers[.init("X-Request-Id")!] = id
         let duration = ContinuousClock.now - started
@@ -158,7 +160,7 @@ package struct UbiquityHTTPServer: Sendable {
                 "request_id": .string(id), "method": .string(request.method.rawValue), "route": .string(route),
                 "status": .stringConvertible(status), "duration_ms": .string(String(Double(duration.nanoseconds / 1000) / 1000)),
             ]
-            if let account = box.account.withLock({ $0 }) { metadata["account"] = .string(account) }
+            if let account = current.account.withLock({ $0 }) { metadata["account"] = .string(account) }
             let parts = request.uri.path.split(separator: "/")
             if parts.count >= 4, parts[1] == "stores" { metadata["store"] = .string(String(parts[2])) }
             log.log(level: level, "request", metadata: metadata)
@@ -199,7 +201,7 @@ package struct UbiquityHTTPServer: Sendable {
     }
 
     static func respond(_ request: Request, _ service: UbiquityService, governor: ConnectionGovernor,
-                        bodyLimits: BodyLimits) async throws -> Response {
+                        bodyLimits: BodyLimits, current: CurrentRequest) async throws -> Response {
         var serviceRequest = HummingbirdAdapter.request(request)
         let connection = CurrentConnection.channel
         // The head decides first: a refused request's body is never read, and
@@ -215,7 +217,7 @@ package struct UbiquityHTTPServer: Sendable {
         case .admitted(let admitted): route = admitted
         }
         if let connection, route.account != nil { governor.trust(connection) }
-        CurrentRequest.account = route.account?.id
+        current.account.withLock { $0 = route.account?.id }
         if route.readsBody {
             switch await BodyReading.collect(request.body, upTo: UbiquityService.maximumBody,
                                              minimumRate: bodyLimits.minimumRate, grace: bodyLimits.grace) {
