@@ -95,19 +95,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     /// The store's changes as the server's event stream (`GET /v1/stores/{store}/events`):
     /// one answer at once, then one per commit, for the stream's 30 seconds.
     public func events(store: String, after: Int64) -> AsyncThrowingStream<UbiquityChangesResponse, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do throws(UbiquityError) {
-                    try await follow("/v1/stores/\(store)/events?after=\(after)") { data throws(UbiquityError) in
-                        continuation.yield(try decodeEvent(UbiquityChangesResponse.self, data))
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        eventStream("/v1/stores/\(store)/events?after=\(after)", as: UbiquityChangesResponse.self) { $0 }
     }
 
     /// Several stores' changes as one event stream of the server (`GET /v1/events`), each
@@ -116,12 +104,32 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     /// connection, and one stream on the server, however many stores (at most 16).
     package func events(stores: [(store: String, after: Int64)]) -> AsyncThrowingStream<(store: String, changes: UbiquityChangesResponse), any Error> {
         let list = stores.map { "\($0.store):\($0.after)" }.joined(separator: ",")
-        return AsyncThrowingStream { continuation in
+        return eventStream("/v1/events?stores=\(list)", as: StoreChanges.self) { ($0.store, $0.changes) }
+    }
+
+    /// An event of a stream of several stores: the store it names and its changes, from one parse.
+    struct StoreChanges: Decodable {
+        var store: String
+        var changes: UbiquityChangesResponse
+        enum CodingKeys: CodingKey { case store }
+
+        init(from decoder: any Decoder) throws {
+            store = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .store)
+            changes = try UbiquityChangesResponse(from: decoder)
+        }
+    }
+
+    /// The events of the stream at `path`, each decoded as `T` and handed on as `make` makes it.
+    func eventStream<T: Decodable, Element: Sendable>(_ path: String, as: T.Type,
+                                                       _ make: @escaping @Sendable (T) -> Element) -> AsyncThrowingStream<Element, any Error> {
+        AsyncThrowingStream { continuation in
             let task = Task {
                 do throws(UbiquityError) {
-                    try await follow("/v1/events?stores=\(list)") { data throws(UbiquityError) in
-                        let named = try decodeEvent(StoreNamed.self, data)
-                        continuation.yield((named.store, try decodeEvent(UbiquityChangesResponse.self, data)))
+                    try await follow(path) { data throws(UbiquityError) in
+                        guard let value = try? JSONDecoder().decode(T.self, from: data) else {
+                            throw UbiquityError.unreachable("\(base) sent an event that is not a changes answer")
+                        }
+                        continuation.yield(make(value))
                     }
                     continuation.finish()
                 } catch {
@@ -130,16 +138,6 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-    }
-
-    /// The store an event of a stream of several stores names.
-    struct StoreNamed: Decodable { var store: String }
-
-    func decodeEvent<T: Decodable>(_ type: T.Type, _ data: Data) throws(UbiquityError) -> T {
-        guard let value = try? JSONDecoder().decode(T.self, from: data) else {
-            throw UbiquityError.unreachable("\(base) sent an event that is not a changes answer")
-        }
-        return value
     }
 
     /// Reads the event stream at `path`, handing each event's data to `deliver`.

@@ -6,7 +6,7 @@ import Synchronization
 /// several for `GET /v1/events`).
 ///
 /// A long poll takes a one-shot ticket per wait; a stream registers once for
-/// its whole life (``ChangeHub/openStream(account:store:)``) and the hub
+/// its whole life (``ChangeHub/openStream(account:stores:)``) and the hub
 /// queues each commit in it, so a commit costs a stream one append and one
 /// resumption, not a ticket made, filed and removed under the hub's lock.
 /// Registered before the stream's first read, it misses no commit after it.
@@ -21,7 +21,7 @@ package final class StreamSubscription: Sendable {
         var waiter: UnsafeContinuation<Void, Never>? = nil
     }
     let state = Lock(State())
-    /// The stores followed, each once (at most ``UbiquityService/maximumStreamStores``).
+    /// The stores followed, each once (at most `UbiquityLimits.maximumStreamStores`).
     let keys: [ChangeHub.Key]
     /// The most commits kept for a stream that has not taken them; beyond, it reads.
     static let maximumPending = 64

@@ -34,6 +34,11 @@ final class FleetMonitor: Sendable {
         /// as reports come, counted again only at a publication, so a report costs the same with
         /// 10 machines as with 10,000.
         var current: [Group: Int] = [:]
+
+        /// The machines of `group` that applied `revision` or a later one, counted over them all.
+        func counted(_ group: Group, atLeast revision: Int64) -> Int {
+            (applied[group] ?? [:]).values.filter { $0 >= revision }.count
+        }
     }
 
     let state = Lock(State())
@@ -56,7 +61,7 @@ final class FleetMonitor: Sendable {
             let group = Group(organization: organization, group: String(store.dropFirst(UbiquityFleetNames.policyStorePrefix.count)))
             state.withLock { s in
                 s.published[group] = (revision, .now)
-                s.current[group] = (s.applied[group] ?? [:]).values.filter { $0 >= revision }.count
+                s.current[group] = s.counted(group, atLeast: revision)
             }
             updateGauges(group)
         } else if UbiquityFleetNames.isStatusStore(store), let token,
@@ -123,7 +128,7 @@ final class FleetMonitor: Sendable {
     func _checkInvariants() {
         state.withLock { s in
             for (group, published) in s.published {
-                let counted = (s.applied[group] ?? [:]).values.filter { $0 >= published.revision }.count
+                let counted = s.counted(group, atLeast: published.revision)
                 precondition(s.current[group] ?? 0 == counted,
                              "FleetMonitor: \(s.current[group] ?? 0) machines of \(group.group) kept as current, \(counted) are")
             }

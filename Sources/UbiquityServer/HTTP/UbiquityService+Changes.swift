@@ -57,7 +57,7 @@ extension UbiquityService {
     }
 
     /// `GET /v1/events?stores=A:3,B:0`: one event stream for several stores (at most
-    /// ``maximumStreamStores``), each from its own revision, for a client that follows
+    /// `UbiquityLimits.maximumStreamStores`), each from its own revision, for a client that follows
     /// them all (a fleet machine: its organisation's store and its groups'). It holds one
     /// connection and one stream on the server where one per store would hold several.
     /// Each event is the single-store stream's, with the store named first in its JSON.
@@ -130,11 +130,9 @@ extension UbiquityService {
             // a gap (or a wake-up from another server) is a read of that store.
             var reads = rereads
             for commit in commits {
-                guard let i = cursors.firstIndex(where: { $0.store == commit.store }), commit.revision > cursors[i].after else { continue }
-                guard !reads.contains(commit.store), commit.revision == cursors[i].after + 1 else {
-                    if !reads.contains(commit.store) { reads.append(commit.store) }
-                    continue
-                }
+                guard let i = cursors.firstIndex(where: { $0.store == commit.store }), commit.revision > cursors[i].after,
+                      !reads.contains(commit.store) else { continue }
+                guard commit.revision == cursors[i].after + 1 else { reads.append(commit.store); continue }
                 do { try await send(naming ? commit.storeEvent : commit.event) } catch { return }
                 ServerMetrics.fanout(.now - commit.published)
                 cursors[i].after = commit.revision
@@ -178,19 +176,16 @@ extension UbiquityService {
         return .success(wait)
     }
 
-    /// The most stores one event stream follows (`GET /v1/events`).
-    package static var maximumStreamStores: Int { UbiquityLimits.maximumStreamStores }
-
     /// The `stores` of `GET /v1/events`: `store:after` pairs separated by commas (`after`
-    /// may be left out for 0), 1 to ``maximumStreamStores`` distinct stores, checked.
+    /// may be left out for 0), 1 to `UbiquityLimits.maximumStreamStores` distinct stores, checked.
     static func streamStores(_ request: ServerRequest) -> Result<[StreamStart], Refusal> {
         func refuse(_ why: String) -> Result<[StreamStart], Refusal> { .failure(Refusal(response: error(400, why))) }
         guard let text = request.queryFields["stores"], !text.isEmpty else {
             return refuse("stores is required: the stores to follow, as store:revision pairs separated by commas (com.example.a:0,com.example.b:12)")
         }
         let items = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard items.count <= maximumStreamStores else {
-            return refuse("stores names \(items.count) stores; one stream follows at most \(maximumStreamStores)")
+        guard items.count <= UbiquityLimits.maximumStreamStores else {
+            return refuse("stores names \(items.count) stores; one stream follows at most \(UbiquityLimits.maximumStreamStores)")
         }
         var starts: [StreamStart] = []
         for item in items {

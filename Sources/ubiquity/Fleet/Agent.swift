@@ -87,7 +87,7 @@ struct Agent: AsyncParsableCommand {
                                       identifier: credential.machine, certificateAuthorities: credential.certificateAuthorities)
         // Its reports are rare: their connection closes 2 s after each, leaving the server one
         // connection, its event stream, for each idle machine (one per 16 stores it follows).
-        let streams = (credential.groups.count + 1 + UbiquityLimits.maximumStreamStores - 1) / UbiquityLimits.maximumStreamStores
+        let streams = AgentRunner.streams(groups: credential.groups).count
         let transport = HTTPUbiquityTransport(account: account, maximumConnections: streams + 1, idleTimeout: .seconds(2))
         return AgentRunner(agent: agent, transport: transport, name: name)
     }
@@ -137,17 +137,20 @@ actor AgentRunner {
     /// A machine in more than 15 groups has a stream for each 16 stores.
     nonisolated func follow() async {
         // Read once, before anything is received: a hand-over then changes the credential.
-        let groups = agent.credential.groups
-        // The organisation's store first: a hand-over of its certificate comes before declarations.
+        let parts = Self.streams(groups: agent.credential.groups)
+        await withTaskGroup(of: Void.self) { streams in
+            for part in parts { streams.addTask { await self.follow(part) } }
+        }
+    }
+
+    /// The stores of a machine in `groups`, as its event streams follow them: the organisation's
+    /// store first (a hand-over of its certificate comes before declarations signed under the new
+    /// one), then each group's, at most `UbiquityLimits.maximumStreamStores` a stream.
+    static func streams(groups: [String]) -> [[(store: String, group: String?)]] {
         let stores: [(store: String, group: String?)] = [(UbiquityFleetNames.organizationStore, nil)]
             + groups.map { (UbiquityFleetNames.policyStore(group: $0), $0) }
         let size = UbiquityLimits.maximumStreamStores
-        await withTaskGroup(of: Void.self) { streams in
-            for first in stride(from: 0, to: stores.count, by: size) {
-                let part = Array(stores[first..<min(first + size, stores.count)])
-                streams.addTask { await self.follow(part) }
-            }
-        }
+        return stride(from: 0, to: stores.count, by: size).map { Array(stores[$0..<min($0 + size, stores.count)]) }
     }
 
     /// Follows `stores` (each a group's, or the organisation's when the group is nil) on one stream.
