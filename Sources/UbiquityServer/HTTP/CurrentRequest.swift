@@ -1,4 +1,3 @@
-import PlatformIO
 import SharedTables
 import Synchronization
 
