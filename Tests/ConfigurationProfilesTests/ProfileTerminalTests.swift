@@ -33,7 +33,7 @@ struct ProfileTerminalTests {
         #expect(Self.rawControls(write.stdout + write.stderr).isEmpty, "\(write.stderr)")
     }
 
-    @Test("a profile setting more than 1,000 domains is refused, naming the bound")
+    @Test("a profile setting more than 1,000 domains is refused, naming the bound", .offThePool)
     func tooManyDomains() throws {
         let box = try ProfileSandbox()
         defer { box.remove() }

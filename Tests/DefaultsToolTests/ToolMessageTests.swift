@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Issue 30: no message of any tool shows a Swift type or function name, an
 /// errno number without its meaning, or unbalanced brackets.
@@ -31,7 +32,7 @@ struct ToolMessageTests {
         return found
     }
 
-    @Test("usage errors, missing files, bad values and unreachable servers of defaults, plutil, settings and ubiquity")
+    @Test("usage errors, missing files, bad values and unreachable servers of defaults, plutil, settings and ubiquity", .offThePool)
     func messages() throws {
         let t = try ToolSandbox()
         let file = t.root.appendingPathComponent("n.plist")

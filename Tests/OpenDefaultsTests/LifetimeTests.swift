@@ -33,7 +33,7 @@ struct LifetimeTests {
         #expect(try sandbox.fileValue("com.example.lifetime") == ["k": "kept"])
     }
 
-    @Test("thousands of stores made and dropped one after another do not run out of inotify instances or descriptors")
+    @Test("thousands of stores made and dropped one after another do not run out of inotify instances or descriptors", .offThePool)
     func manyStores() throws {
         let sandbox = try Sandbox()
         // The kernel allows 128 inotify instances per user by default: more

@@ -9,7 +9,7 @@ import PropertyList
 /// the union of the sources.
 @Suite("SearchList keeps its invariants", .reportsSeeds, .timeLimit(.minutes(10)))
 struct SearchListInvariantTests {
-    @Test("2,000 random changes to the application, global and suite domains, registration, languages and suites")
+    @Test("2,000 random changes to the application, global and suite domains, registration, languages and suites", .offThePool)
     func randomChanges() throws {
         let sandbox = try Sandbox()
         let (d, store) = makeDefaults(sandbox, arguments: ["app", "-FromArguments", "7"])

@@ -418,7 +418,7 @@ struct OpenUserDefaultsTests {
         #expect(seen.withLock { $0.count } == 500)
     }
 
-    @Test("setPersistentDomain and removePersistentDomain post didChangeNotification once per call, with the receiver, for any domain")
+    @Test("setPersistentDomain and removePersistentDomain post didChangeNotification once per call, with the receiver, for any domain", .offThePool)
     func persistentDomainEditsPostOnce() throws {
         let sandbox = try Sandbox()
         let store = sandbox.makeStore()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PropertyList
 
 @Suite("Binary format", .timeLimit(.minutes(10)))
@@ -165,7 +166,7 @@ struct BinaryFormatTests {
         #expect(error?.exceedsExpansionLimit == true)
     }
 
-    @Test("however large the file, it expands to at most 2^27 objects")
+    @Test("however large the file, it expands to at most 2^27 objects", .offThePool)
     func expansionObjectCeiling() throws {
         // 5,000,000 objects would allow 160,000,000 (32×): the ceiling, 134,217,728, refuses 140,020,001.
         let file = Self.sharedFile(r: 20_000, k: 7_000, count: 5_000_000, leaf: [0x10, 0x07])
@@ -252,7 +253,7 @@ struct ScalarTableTests {
 
 @Suite("The binary writer's memory of recent objects")
 struct RecentObjectsTests {
-    @Test("it starts small (a small value zeroes no large table), grows with what it records, and never answers wrongly")
+    @Test("it starts small (a small value zeroes no large table), grows with what it records, and never answers wrongly", .offThePool)
     func growsAndNeverLies() {
         var recent = RecentObjects()
         #expect(recent.slotCount == 1 << RecentObjects.initialBits)

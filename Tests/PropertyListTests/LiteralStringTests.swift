@@ -48,7 +48,7 @@ struct LiteralStringTests {
         PropertyListFormat.allCases.map { b in (a, b) }
     }
 
-    @Test("lookalike keys and values survive A → B → A with identical scalars", arguments: pairs)
+    @Test("lookalike keys and values survive A → B → A with identical scalars", .offThePool, arguments: pairs)
     func everyFormatPair(from a: PropertyListFormat, to b: PropertyListFormat) throws {
         var gen = Lookalikes()
         for round in 0..<200 {

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import PropertyList
 
 /// The XML writer formats reals from their exact binary expansion
@@ -29,7 +30,7 @@ struct RealFormattingTests {
         }
     }
 
-    @Test("400,000 random doubles of every magnitude format as C formats them")
+    @Test("400,000 random doubles of every magnitude format as C formats them", .offThePool)
     func randomValues() {
         var rng = SystemRandomNumberGenerator()
         var seen = 0

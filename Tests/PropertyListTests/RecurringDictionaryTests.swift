@@ -59,7 +59,7 @@ struct RecurringDictionaryTests {
         }
     }
 
-    @Test("nested records of many shapes, so that shapes met inside others share their places", arguments: [PropertyListFormat.xml, .binary, .json, .openStep])
+    @Test("nested records of many shapes, so that shapes met inside others share their places", .offThePool, arguments: [PropertyListFormat.xml, .binary, .json, .openStep])
     func nestedShapes(format: PropertyListFormat) throws {
         var gen = RandomValues(rng: SeededRandom(seed: 11), leafKinds: [.string, .integer, .boolean])
         let names = (0..<40).map { "k\($0)" }

@@ -18,7 +18,7 @@ struct RoundTripTests {
         PropertyListFormat.allCases.map { b in (a, b) }
     }
 
-    @Test("random values survive A → B → A unchanged", arguments: pairs)
+    @Test("random values survive A → B → A unchanged", .offThePool, arguments: pairs)
     func randomValues(from a: PropertyListFormat, to b: PropertyListFormat) throws {
         let common = Self.kinds(a).intersection(Self.kinds(b)).sorted { $0.rawValue < $1.rawValue }
         var gen = RandomValues(rng: SeededRandom(seed: 42), leafKinds: common)

@@ -47,7 +47,7 @@ struct CorpusTests {
         #expect(Self.cases.count == 25)
     }
 
-    @Test("every expected default is registered, no other", arguments: cases)
+    @Test("every expected default is registered, no other", .offThePool, arguments: cases)
     func defaults(_ c: Case) throws {
         let bundle = try SettingsBundle(path: c.bundlePath)
         let expected = c.expected["defaults"]!.dictionaryValue!.compactMapValues(typedValue)
@@ -56,7 +56,7 @@ struct CorpusTests {
         #expect(Set(bundle.keysWithoutDefault) == withoutDefault)
     }
 
-    @Test("panes are walked in the expected order", arguments: cases)
+    @Test("panes are walked in the expected order", .offThePool, arguments: cases)
     func panes(_ c: Case) throws {
         let bundle = try SettingsBundle(path: c.bundlePath)
         let missing = Set(c.expected["missing_child_panes"]!.arrayValue!.compactMap(\.stringValue))
@@ -75,7 +75,7 @@ struct CorpusTests {
         #expect(bundle.problems.filter { $0.message.contains("cycle") }.count == cycles)
     }
 
-    @Test("every malformation in the corpus is reported", arguments: cases)
+    @Test("every malformation in the corpus is reported", .offThePool, arguments: cases)
     func problems(_ c: Case) throws {
         let bundle = try SettingsBundle(path: c.bundlePath)
         for key in c.expected["conflicts"]!.dictionaryValue!.keys.map(\.string) {
@@ -105,7 +105,7 @@ struct CorpusTests {
         }
     }
 
-    @Test("device and in-app variants register their own defaults", arguments: cases)
+    @Test("device and in-app variants register their own defaults", .offThePool, arguments: cases)
     func variants(_ c: Case) throws {
         let variants = c.expected["variants"]!.dictionaryValue!
         for (file, report) in variants {
@@ -117,7 +117,7 @@ struct CorpusTests {
         #expect(Set(main.rootVariants) == Set(variants.keys.map(\.string)))
     }
 
-    @Test("every string table is read", arguments: cases)
+    @Test("every string table is read", .offThePool, arguments: cases)
     func tables(_ c: Case) throws {
         let bundle = try SettingsBundle(path: c.bundlePath)
         let tables = c.expected["strings_tables"]!.arrayValue!.compactMap(\.stringValue).filter { $0.hasSuffix(".strings") }
@@ -135,7 +135,7 @@ struct CorpusTests {
 /// bare Apply writes nothing.
 @Suite("Settings app over the corpus", .timeLimit(.minutes(10)), .requires(.shared))
 struct CorpusWebTests {
-    @Test("every pane renders", arguments: CorpusTests.cases)
+    @Test("every pane renders", .offThePool, arguments: CorpusTests.cases)
     func everyPaneRenders(_ c: CorpusTests.Case) throws {
         let dir = try TemporaryDirectory()
         let layout = PreferencesLayout(userDirectory: dir.path + "/config", systemDirectory: dir.path + "/sys",

@@ -240,7 +240,7 @@ struct LocalizationTests {
 
 @Suite("Hostile bundles", .timeLimit(.minutes(10)))
 struct HostileBundleTests {
-    @Test func childPanesNestedTenThousandDeepStopAtTheLimit() throws {
+    @Test(.offThePool) func childPanesNestedTenThousandDeepStopAtTheLimit() throws {
         let dir = try TemporaryDirectory()
         try dir.write("Root.plist", .dictionary(["PreferenceSpecifiers": [["Type": "PSChildPaneSpecifier", "File": "P0"]]]))
         for k in 0..<10_000 {
