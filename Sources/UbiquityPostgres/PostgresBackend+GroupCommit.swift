@@ -23,9 +23,7 @@ extension PostgresBackend {
     /// The sweeper cancels a group that has not read the database within ``deadline``.
     static func run(_ run: Run, client: PostgresClient, logger: Logger, quota: AccountQuota?) async {
         // A fixed order of stores: two servers' groups lock rows in the same order (no deadlock).
-        let ordered = run.jobs.enumerated().sorted { a, b in
-            (a.element.account, a.element.store, a.offset) < (b.element.account, b.element.store, b.offset)
-        }.map(\.element)
+        let ordered = CommitGroup.ordered(run.jobs)
         DatabaseMetrics.operations.increment()
         defer { DatabaseMetrics.operations.decrement() }
         let asked = ContinuousClock.now
@@ -54,57 +52,15 @@ extension PostgresBackend {
     struct GroupState {
         var heads: [String: StoreHead] = [:]
         var current: [String: [LiteralString: CurrentEntry]] = [:]
-        /// The commits' tokens still valid (``tokenKey(_:_:)``), as the locked path reads them;
+        /// The commits' tokens still valid (``CommitGroup/tokenKey(_:_:)``), as the locked path reads them;
         /// nil in the unlocked path, whose write statement checks the writing commits' tokens itself.
         var validTokens: Set<[UInt8]>? = nil
     }
 
-    /// A token's key in ``GroupState/validTokens``: the account and the hash, so a token
-    /// counts only for its own account.
-    static func tokenKey(_ account: String, _ hash: [UInt8]) -> [UInt8] { Array(account.utf8) + [0] + hash }
-
-    /// The jobs' tokens, as parallel arrays for `unnest` (each token once).
-    static func tokens(of jobs: some Sequence<Job>) -> (a: [String], h: [ByteBuffer]) {
-        var seen: Set<[UInt8]> = []
-        var out = (a: [String](), h: [ByteBuffer]())
-        for job in jobs {
-            guard let hash = job.tokenHash, seen.insert(tokenKey(job.account, hash)).inserted else { continue }
-            out.a.append(job.account)
-            out.h.append(ByteBuffer(bytes: hash))
-        }
-        return out
-    }
-
-    /// The stores of `jobs` (sorted by store), each with the range of its jobs.
-    static func stores(of jobs: [Job]) -> [(account: String, store: String, jobs: Range<Int>)] {
-        var stores: [(account: String, store: String, jobs: Range<Int>)] = []
-        var start = 0
-        while start < jobs.count {
-            var end = start + 1
-            while end < jobs.count, jobs[end].storeKey == jobs[start].storeKey { end += 1 }
-            stores.append((jobs[start].account, jobs[start].store, start..<end))
-            start = end
-        }
-        return stores
-    }
-
-    /// The keys the jobs of each store change, as three parallel arrays for `unnest`.
-    static func keys(of jobs: [Job], _ stores: [(account: String, store: String, jobs: Range<Int>)]) -> (a: [String], s: [String], k: [String]) {
-        var keys = (a: [String](), s: [String](), k: [String]())
-        for store in stores {
-            for key in Set(jobs[store.jobs].flatMap { $0.changes.map(\.key) }) {
-                keys.a.append(store.account)
-                keys.s.append(store.store)
-                keys.k.append(key)
-            }
-        }
-        return keys
-    }
-
     /// The heads and entries of the group's stores, without locks (one statement, one snapshot).
     static func read(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws -> GroupState {
-        let stores = stores(of: jobs)
-        let keys = keys(of: jobs, stores)
+        let stores = CommitGroup.stores(of: jobs)
+        let keys = CommitGroup.keys(of: jobs, stores)
         let rows = try await db.query("""
             SELECT 'h', account, store, revision, key_count, total_bytes, tombstones, horizon, NULL::text, NULL::int, NULL::bytea
             FROM stores WHERE (account, store) IN (SELECT a, s FROM unnest(\(stores.map(\.account))::text[], \(stores.map(\.store))::text[]) AS q(a, s))
@@ -124,71 +80,6 @@ extension PostgresBackend {
             }
         }
         return state
-    }
-
-    /// One store's commits decided in order, each on top of the one before.
-    struct StoreDecision {
-        var account: String
-        var store: String
-        var jobs: Range<Int>
-        /// The head read, and the head after the commits.
-        var before: StoreHead
-        var after: StoreHead
-        var outcomes: [CommitOutcome] = []
-        /// The keys written, each with its last revision, value and size.
-        var written: [LiteralString: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
-        /// Each writing commit's revision and number of keys (the commit log).
-        var log: [(revision: Int64, keys: Int32)] = []
-        var writes: Bool { !log.isEmpty }
-        /// Whether the store keeps too many removals, or its revision passed a multiple of
-        /// ``CommitDecision/commitLogSlack`` (its commit log is pruned, in the locked path: a
-        /// delete in the unlocked path's one statement made every commit 3× slower, and
-        /// pruning every 256 commits cost ~7%).
-        var needsPruning: Bool {
-            let slack = Int64(CommitDecision.commitLogSlack)
-            return after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack
-                || (after.revision > Int64(CommitDecision.keptCommits) && after.revision / slack != before.revision / slack)
-        }
-        /// A commit grows the account while a quota applies and the account's usage was not
-        /// read under its lock (decided again in the locked path).
-        var needsQuota = false
-        /// The tokens of the commits that write (checked again, locked, by the statement that writes).
-        var tokens: [[UInt8]] = []
-
-        /// `others`: what the account's other stores hold, read under the account's lock
-        /// (the locked path); nil in the unlocked path, where a commit that grows the account
-        /// sets ``needsQuota`` instead.
-        /// `validTokens`: the tokens found valid (``GroupState/validTokens``); a commit whose
-        /// token is not among them is answered as revoked and changes nothing. Nil (the unlocked
-        /// path): every token is taken as valid here; the write statement writes a store only if
-        /// its writing commits' tokens are, and a commit that writes nothing answers from what was
-        /// read, as a read with the same token would.
-        init(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead, current: [LiteralString: CurrentEntry],
-             validTokens: Set<[UInt8]>?, quota: AccountQuota?, others: AccountUsage?) {
-            (self.account, self.store, self.jobs, self.before, self.after) = (account, store, range, head, head)
-            var here = current
-            for job in jobs[range] {
-                if let hash = job.tokenHash, let validTokens {
-                    guard validTokens.contains(tokenKey(job.account, hash)) else {
-                        outcomes.append(.revoked(revision: after.revision))
-                        continue
-                    }
-                }
-                var decision = CommitDecision(changes: job.changes, head: after, current: here)
-                if let quota, decision.growsAccount {
-                    if let others { decision.enforce(quota, others: others, store: store) } else { needsQuota = true }
-                }
-                outcomes.append(decision.outcome(for: job.changes, head: after, current: here))
-                guard decision.writes else { continue }
-                after = decision.next
-                for change in decision.applied {
-                    here[change.key] = CurrentEntry(revision: after.revision, size: change.size, value: change.bytes.map { ByteBuffer(bytes: $0) })
-                    written[change.key] = (after.revision, change.bytes, change.size)
-                }
-                log.append((after.revision, Int32(decision.applied.count)))
-                if let hash = job.tokenHash, !tokens.contains(hash) { tokens.append(hash) }
-            }
-        }
     }
 
     /// Writes the stores' decisions in one statement: entries, heads, the
@@ -263,7 +154,7 @@ extension PostgresBackend {
     static func commitUnlocked(_ jobs: [Job], state: GroupState, on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async throws -> [Job] {
         var rest: [Job] = []
         var decisions: [StoreDecision] = []
-        for store in stores(of: jobs) {
+        for store in CommitGroup.stores(of: jobs) {
             let storeKey = store.account + "/" + store.store
             guard let head = state.heads[storeKey] else { rest += jobs[store.jobs]; continue }
             let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
@@ -323,7 +214,7 @@ extension PostgresBackend {
     /// order), the current entries of all their keys read after the locks in
     /// one, each store's commits decided, everything written in one more.
     static func apply(_ jobs: [Job], on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async throws -> [CommitOutcome] {
-        let stores = stores(of: jobs)
+        let stores = CommitGroup.stores(of: jobs)
         // With a quota: the accounts' rows locked first (in order; NO KEY UPDATE leaves new stores'
         // foreign-key checks free), so that two servers' commits growing one account take turns,
         // then what each account's stores hold, read under that lock.
@@ -353,16 +244,16 @@ extension PostgresBackend {
         }
         // The commits' tokens as this transaction sees them once the stores' rows are locked
         // (a revocation committed before this point is seen; one committed later is ordered after us).
-        let tokens = tokens(of: jobs)
+        let tokens = CommitGroup.tokens(of: jobs)
         let tokenRows = try await db.query("""
-            SELECT t.account, t.hash FROM unnest(\(tokens.a)::text[], \(tokens.h)::bytea[]) AS q(a, h)
+            SELECT t.account, t.hash FROM unnest(\(tokens.a)::text[], \(tokens.h.map { ByteBuffer(bytes: $0) })::bytea[]) AS q(a, h)
             JOIN tokens t ON t.hash = q.h AND t.account = q.a
             """, logger: logger)
         for try await (account, hash) in tokenRows.decode((String, ByteBuffer).self) {
-            state.validTokens?.insert(tokenKey(account, Array(hash.readableBytesView)))
+            state.validTokens?.insert(CommitGroup.tokenKey(account, Array(hash.readableBytesView)))
         }
         // Read after the locks: READ COMMITTED gives this statement a snapshot that includes the last writers' commits.
-        let keys = keys(of: jobs, stores)
+        let keys = CommitGroup.keys(of: jobs, stores)
         let rows = try await db.query("""
             SELECT e.account, e.store, e.key, e.revision, e.size, e.value
             FROM unnest(\(keys.a)::text[], \(keys.s)::text[], \(keys.k)::text[]) AS q(a, s, k)
@@ -375,7 +266,7 @@ extension PostgresBackend {
         for store in stores {
             let storeKey = store.account + "/" + store.store
             // No row: the account was deleted (its tokens with it), so each commit is answered as revoked.
-            let accountGone = jobs[store.jobs].allSatisfy { job in job.tokenHash.map { state.validTokens?.contains(tokenKey(job.account, $0)) == false } ?? false }
+            let accountGone = jobs[store.jobs].allSatisfy { job in job.tokenHash.map { state.validTokens?.contains(CommitGroup.tokenKey(job.account, $0)) == false } ?? false }
             guard let head = state.heads[storeKey] ?? (accountGone ? StoreHead(revision: 0, count: 0, total: 0, tombstones: 0, horizon: 0) : nil) else {
                 throw BackendError(status: 500, "the row of store \(storeKey) is missing")
             }

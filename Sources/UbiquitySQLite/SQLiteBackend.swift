@@ -37,7 +37,7 @@ package final class SQLiteBackend: UbiquityBackend {
     let wake: AsyncStream<Void>.Continuation
     let writerTask = Lock<Task<Void, Never>?>(nil)
 
-    struct Job: Sendable {
+    struct Job: CommitJob, Sendable {
         var account: String
         var store: String
         var changes: [CheckedChange]
@@ -489,134 +489,6 @@ package final class SQLiteBackend: UbiquityBackend {
     /// What only the writer task touches: the heads of the stores it has written.
     final class WriterState: @unchecked Sendable {
         var heads: [String: StoreHead] = [:]
-    }
-
-    /// One group commit: every job applied in one transaction, one COMMIT
-    /// (one fsync) for all. A job's refusal writes nothing, so it needs no
-    /// savepoint (at most a new store's row at revision 0, which answers as
-    /// a store that does not exist yet); a job that *fails* (the database's error) rolls the group
-    /// back, and its jobs are then run again one transaction each, so only
-    /// the failing one is answered with the failure.
-    static func run(_ jobs: [Job], on db: SQLiteConnection, state: WriterState, quota: AccountQuota?) async {
-        let outcomes: [CommitOutcome]
-        do {
-            outcomes = try await applyTogether(jobs, on: db, state: state, quota: quota)
-        } catch {
-            _ = try? await db.query("ROLLBACK", [])
-            state.heads.removeAll()
-            guard jobs.count > 1 else {
-                jobs[0].done.resume(returning: .failure(BackendError(status: 503, "the commit failed: \(error)")))
-                return
-            }
-            for job in jobs { await run([job], on: db, state: state, quota: quota) }
-            return
-        }
-        for (job, outcome) in zip(jobs, outcomes) { job.done.resume(returning: .success(outcome)) }
-    }
-
-    /// BEGIN, every job, COMMIT; throws (leaving the transaction for the
-    /// caller to roll back) when the database fails.
-    static func applyTogether(_ jobs: [Job], on db: SQLiteConnection, state: WriterState, quota: AccountQuota?) async throws -> [CommitOutcome] {
-        var outcomes: [CommitOutcome] = []
-        var heads: [String: StoreHead] = [:]   // this group's new heads, kept only if the COMMIT succeeds
-        var tokens: [[UInt8]: Bool] = [:]      // the tokens checked in this transaction
-        _ = try await db.query("BEGIN IMMEDIATE", [])
-        for job in jobs {
-            let storeKey = job.account + "/" + job.store
-            // The token is still the account's, in the transaction that applies the commit:
-            // a revocation or an account's deletion committed before it wins.
-            // One query per token in a group, not per commit.
-            if let hash = job.tokenHash {
-                let valid: Bool
-                if let known = tokens[hash] { valid = known } else {
-                    valid = try await !db.query("SELECT 1 AS ok FROM tokens WHERE hash = ? AND account = ?",
-                                                [.blob(ByteBuffer(bytes: hash)), .text(job.account)]).isEmpty
-                    tokens[hash] = valid
-                }
-                guard valid else {
-                    outcomes.append(.revoked(revision: 0))
-                    continue
-                }
-            }
-            let head: StoreHead
-            if let h = heads[storeKey] ?? state.heads[storeKey] { head = h } else { head = try await loadHead(job, on: db) }
-            let (outcome, next) = try await apply(job, head: head, on: db, quota: quota)
-            if let next { heads[storeKey] = next }
-            outcomes.append(outcome)
-        }
-        _ = try await db.query("COMMIT", [])
-        state.heads.merge(heads) { _, new in new }
-        if state.heads.count > 100_000 { state.heads.removeAll() }
-        return outcomes
-    }
-
-    /// Reads a store's row (a store without one is at revision 0: its row is
-    /// made by its first commit that writes, so a refused commit leaves nothing).
-    static func loadHead(_ job: Job, on db: SQLiteConnection) async throws -> StoreHead {
-        let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
-        guard let row = try await db.query(
-            "SELECT revision, key_count, total_bytes, tombstones, horizon FROM stores WHERE account = ? AND store = ?", [a, s]).first
-        else { return StoreHead(revision: 0, count: 0, total: 0, tombstones: 0, horizon: 0) }
-        return StoreHead(revision: Int64(row.column("revision")?.integer ?? 0), count: row.column("key_count")?.integer ?? 0,
-                    total: row.column("total_bytes")?.integer ?? 0, tombstones: row.column("tombstones")?.integer ?? 0,
-                    horizon: Int64(row.column("horizon")?.integer ?? 0))
-    }
-
-    /// Applies one commit on top of `head`; the new head when something was written.
-    static func apply(_ job: Job, head: StoreHead, on db: SQLiteConnection, quota: AccountQuota?) async throws -> (CommitOutcome, StoreHead?) {
-        let a = SQLiteData.text(job.account), s = SQLiteData.text(job.store)
-        var current: [LiteralString: CurrentEntry] = [:]
-        let placeholders = Array(repeating: "?", count: job.changes.count).joined(separator: ", ")
-        let rows = try await db.query(
-            "SELECT key, revision, size, value FROM entries WHERE account = ? AND store = ? AND key IN (\(placeholders))",
-            [a, s] + job.changes.map { .text($0.key) })
-        for row in rows {
-            guard let key = row.column("key")?.string else { continue }
-            current[key] = CurrentEntry(revision: Int64(row.column("revision")?.integer ?? 0),
-                                        size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
-        }
-        var decision = CommitDecision(changes: job.changes, head: head, current: current)
-        if let quota, decision.growsAccount {
-            // Exact: this connection is the only writer, and sees the group's earlier commits.
-            let other = try await db.query(
-                "SELECT count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)) AS n, coalesce(sum(total_bytes), 0) AS b FROM stores WHERE account = ? AND store <> ? AND revision > 0", [a, s]).first
-            decision.enforce(quota, others: AccountUsage(stores: other?.column("n")?.integer ?? 0, bytes: other?.column("b")?.integer ?? 0), store: job.store)
-        }
-        let outcome = decision.outcome(for: job.changes, head: head, current: current)
-        guard decision.writes else { return (outcome, nil) }
-        if head.revision == 0 {
-            // The store's first write makes its row (refused by the foreign key when the account is gone).
-            _ = try await db.query("INSERT OR IGNORE INTO stores(account, store) VALUES(?, ?)", [a, s])
-        }
-        var next = decision.next
-        var binds: [SQLiteData] = []
-        binds.reserveCapacity(decision.applied.count * 6)
-        for change in decision.applied {
-            binds += [a, s, .text(change.key), .integer(Int(next.revision)), change.bytes.map { .blob(ByteBuffer(bytes: $0)) } ?? .null, .integer(change.size)]
-        }
-        _ = try await db.query("""
-            INSERT INTO entries(account, store, key, revision, value, size) VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?)", count: decision.applied.count).joined(separator: ", "))
-            ON CONFLICT(account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
-            """, binds)
-        if next.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack {
-            // Old removals are forgotten; a client older than the horizon gets the whole store.
-            if let cut = try await db.query("""
-                SELECT revision FROM entries WHERE account = ? AND store = ? AND value IS NULL
-                ORDER BY revision DESC LIMIT 1 OFFSET \(CommitDecision.keptRemovals)
-                """, [a, s]).first?.column("revision")?.integer {
-                _ = try await db.query("DELETE FROM entries WHERE account = ? AND store = ? AND value IS NULL AND revision <= ?",
-                                       [a, s, .integer(cut)])
-                let left = try await db.query("SELECT count(*) AS n FROM entries WHERE account = ? AND store = ? AND value IS NULL", [a, s])
-                next.tombstones = left.first?.column("n")?.integer ?? 0
-                next.horizon = max(next.horizon, Int64(cut))
-            }
-        }
-        // The commit's row in `commits` is written by the trigger `stores_commit` (schema 2): one statement, not two.
-        _ = try await db.query(
-            "UPDATE stores SET revision = ?, key_count = ?, total_bytes = ?, tombstones = ?, horizon = ?, last_keys = ? WHERE account = ? AND store = ?",
-            [.integer(Int(next.revision)), .integer(next.count), .integer(next.total), .integer(next.tombstones), .integer(Int(next.horizon)),
-             .integer(decision.applied.count), a, s])
-        return (outcome, next)
     }
 
     // MARK: Checking

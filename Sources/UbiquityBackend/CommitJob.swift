@@ -1,0 +1,14 @@
+/// A commit waiting in a backend's queue, as a group commit sees it: whose, to which store,
+/// what it changes, and the token that sent it.
+package protocol CommitJob {
+    var account: String { get }
+    var store: String { get }
+    var changes: [CheckedChange] { get }
+    /// The token that sent it, checked in the transaction that applies it (nil: a tool acting as the account).
+    var tokenHash: [UInt8]? { get }
+}
+
+extension CommitJob {
+    /// The store's key in a group's tables: "account/store".
+    package var storeKey: String { account + "/" + store }
+}

@@ -1,0 +1,67 @@
+package import PropertyList
+package import NIOCore
+
+/// One store's commits of a group decided in order, each on top of the one before: the
+/// outcome of each, and what the group writes for the store (its entries, its new head, its
+/// commit log). The same for every backend; only the statements that read and write differ.
+package struct StoreDecision {
+    package var account: String
+    package var store: String
+    /// The store's commits: their range in the group's ordered jobs (``CommitGroup/ordered(_:)``).
+    package var jobs: Range<Int>
+    /// The head read, and the head after the commits.
+    package var before: StoreHead
+    package var after: StoreHead
+    /// Each commit's outcome, in the order of ``jobs``.
+    package var outcomes: [CommitOutcome] = []
+    /// The keys written, each with its last revision, value and size.
+    package var written: [LiteralString: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
+    /// Each writing commit's revision and number of keys (the commit log).
+    package var log: [(revision: Int64, keys: Int32)] = []
+    package var writes: Bool { !log.isEmpty }
+    /// Whether the store keeps too many removals, or its revision passed a multiple of
+    /// ``CommitDecision/commitLogSlack`` (its commit log is pruned).
+    package var needsPruning: Bool {
+        let slack = Int64(CommitDecision.commitLogSlack)
+        return after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack
+            || (after.revision > Int64(CommitDecision.keptCommits) && after.revision / slack != before.revision / slack)
+    }
+    /// A commit grows the account while a quota applies and the account's usage was not
+    /// read under its lock (decided again in a path that reads it).
+    package var needsQuota = false
+    /// The tokens of the commits that write.
+    package var tokens: [[UInt8]] = []
+
+    /// `others`: what the account's other stores hold, read where no other writer can change
+    /// it; nil when it was not read, and then a commit that grows the account sets
+    /// ``needsQuota`` instead.
+    /// `validTokens`: the tokens found valid (``CommitGroup/tokenKey(_:_:)``); a commit whose
+    /// token is not among them is answered as revoked and changes nothing. Nil: every token is
+    /// taken as valid here (the statement that writes checks them itself).
+    package init<Job: CommitJob>(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead,
+                                 current: [LiteralString: CurrentEntry], validTokens: Set<[UInt8]>?, quota: AccountQuota?, others: AccountUsage?) {
+        (self.account, self.store, self.jobs, self.before, self.after) = (account, store, range, head, head)
+        var here = current
+        for job in jobs[range] {
+            if let hash = job.tokenHash, let validTokens {
+                guard validTokens.contains(CommitGroup.tokenKey(job.account, hash)) else {
+                    outcomes.append(.revoked(revision: after.revision))
+                    continue
+                }
+            }
+            var decision = CommitDecision(changes: job.changes, head: after, current: here)
+            if let quota, decision.growsAccount {
+                if let others { decision.enforce(quota, others: others, store: store) } else { needsQuota = true }
+            }
+            outcomes.append(decision.outcome(for: job.changes, head: after, current: here))
+            guard decision.writes else { continue }
+            after = decision.next
+            for change in decision.applied {
+                here[change.key] = CurrentEntry(revision: after.revision, size: change.size, value: change.bytes.map { ByteBuffer(bytes: $0) })
+                written[change.key] = (after.revision, change.bytes, change.size)
+            }
+            log.append((after.revision, Int32(decision.applied.count)))
+            if let hash = job.tokenHash, !tokens.contains(hash) { tokens.append(hash) }
+        }
+    }
+}
