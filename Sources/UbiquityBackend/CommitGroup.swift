@@ -10,9 +10,21 @@ package enum CommitGroup {
     /// they were queued. Commits of one group were all in flight together, so any order among
     /// them is one they could have had.
     package static func ordered<Job: CommitJob>(_ jobs: [Job]) -> [Job] {
-        jobs.enumerated().sorted { a, b in
-            (a.element.account, a.element.store, a.offset) < (b.element.account, b.element.store, b.offset)
-        }.map(\.element)
+        // Grouped by store in one pass, then only the distinct stores sorted (a group is
+        // mostly a few stores' commits: sorting every commit by its names cost a few percent of
+        // a loaded server).
+        var groups: [String: [Job]] = [:]
+        var names: [(account: String, store: String, key: String)] = []
+        for job in jobs {
+            let key = job.storeKey
+            if groups[key]?.append(job) == nil {
+                groups[key] = [job]
+                names.append((job.account, job.store, key))
+            }
+        }
+        guard names.count > 1 else { return jobs }
+        names.sort { ($0.account, $0.store) < ($1.account, $1.store) }
+        return names.flatMap { groups[$0.key]! }
     }
 
     /// The stores of `jobs` (``ordered(_:)``), each with the range of its jobs.

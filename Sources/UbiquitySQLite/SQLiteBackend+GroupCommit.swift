@@ -4,7 +4,7 @@ import SQLiteNIO
 import UbiquityBackend
 
 // A group commit on SQLite: the commits that came while the last transaction ran, applied in one
-// transaction with one fsync. The group is read in a few statements (its tokens, the heads of the
+// transaction with one fsync. The group is read in one statement (its tokens, the heads of the
 // stores not yet known, the current entries of every key it changes), decided in memory store by
 // store (`StoreDecision`, as on PostgreSQL), and written in a few more (new stores' rows, every
 // entry, the commit log, every head). Each statement is a trip to sqlite-nio's thread pool and
@@ -40,10 +40,11 @@ extension SQLiteBackend {
         _ = try await db.query("BEGIN IMMEDIATE", [])
         // The tokens are still their accounts', in the transaction that applies the commits:
         // a revocation or an account's deletion committed before it wins.
-        let validTokens = try await readTokens(CommitGroup.tokens(of: jobs), on: db)
-        let heads = try await readHeads(stores.filter { state.heads[$0.account + "/" + $0.store] == nil }, on: db)
-            .merging(state.heads) { read, _ in read }
-        let current = try await readEntries(CommitGroup.keys(of: jobs, stores), on: db)
+        let read = try await readGroup(tokens: CommitGroup.tokens(of: jobs),
+                                       stores: stores.filter { state.heads[$0.account + "/" + $0.store] == nil },
+                                       keys: CommitGroup.keys(of: jobs, stores), on: db)
+        let validTokens = read.validTokens, current = read.current
+        let heads = read.heads.merging(state.heads) { read, _ in read }
         func decide(usage: [String: AccountUsage]?) -> [StoreDecision] {
             var usage = usage
             return stores.map { store in
@@ -73,64 +74,75 @@ extension SQLiteBackend {
 
     // MARK: Reading the group
 
-    /// The tokens among `tokens` that are still their accounts' (``CommitGroup/tokenKey(_:_:)``).
-    static func readTokens(_ tokens: (a: [String], h: [[UInt8]]), on db: SQLiteConnection) async throws -> Set<[UInt8]> {
-        var valid: Set<[UInt8]> = []
+    /// What a group reads before it is decided, in one statement (more only for a very large
+    /// group): which of its `tokens` are still their accounts' (``CommitGroup/tokenKey(_:_:)``),
+    /// the rows of `stores` (a store without one is absent), and the current entries of `keys`
+    /// (``CommitGroup/keys(of:_:)``) by store. A `UNION ALL` of one `SELECT` for the tokens, one
+    /// for the stores and one per store for its keys (in one `IN` list: the primary key's index
+    /// answers each), each row naming what it is.
+    static func readGroup(tokens: (a: [String], h: [[UInt8]]), stores: [(account: String, store: String, jobs: Range<Int>)],
+                          keys: (a: [String], s: [String], k: [String]), on db: SQLiteConnection) async throws -> GroupRead {
+        // Every SELECT names its columns: a compound's names are its first SELECT's.
+        var selects: [(sql: String, binds: [SQLiteData])] = []
         for part in Array(tokens.a.indices).chunked(by: 200) {
-            let sql = "SELECT account, hash FROM tokens WHERE " + part.map { _ in "(hash = ? AND account = ?)" }.joined(separator: " OR ")
-            let binds = part.flatMap { [SQLiteData.blob(ByteBuffer(bytes: tokens.h[$0])), .text(tokens.a[$0])] }
-            for row in try await db.query(sql, binds) {
-                guard let account = row.column("account")?.string, let hash = row.column("hash")?.blob else { continue }
-                valid.insert(CommitGroup.tokenKey(account, Array(hash.readableBytesView)))
-            }
+            selects.append(("SELECT 't' AS kind, account, NULL AS store, NULL AS key, 0 AS revision, 0 AS size, hash AS value, "
+                            + "0 AS key_count, 0 AS total_bytes, 0 AS tombstones, 0 AS horizon FROM tokens WHERE "
+                            + part.map { _ in "(hash = ? AND account = ?)" }.joined(separator: " OR "),
+                            part.flatMap { [SQLiteData.blob(ByteBuffer(bytes: tokens.h[$0])), .text(tokens.a[$0])] }))
         }
-        return valid
-    }
-
-    /// The rows of `stores` ("account/store"); a store without a row is absent.
-    static func readHeads(_ stores: [(account: String, store: String, jobs: Range<Int>)], on db: SQLiteConnection) async throws -> [String: StoreHead] {
-        var heads: [String: StoreHead] = [:]
         for part in stores.chunked(by: 200) {
-            let sql = "SELECT account, store, revision, key_count, total_bytes, tombstones, horizon FROM stores WHERE "
-                + part.map { _ in "(account = ? AND store = ?)" }.joined(separator: " OR ")
-            for row in try await db.query(sql, part.flatMap { [SQLiteData.text($0.account), .text($0.store)] }) {
-                guard let account = row.column("account")?.string, let store = row.column("store")?.string else { continue }
-                heads[account + "/" + store] = StoreHead(
-                    revision: Int64(row.column("revision")?.integer ?? 0), count: row.column("key_count")?.integer ?? 0,
-                    total: row.column("total_bytes")?.integer ?? 0, tombstones: row.column("tombstones")?.integer ?? 0,
-                    horizon: Int64(row.column("horizon")?.integer ?? 0))
-            }
+            selects.append(("SELECT 'h' AS kind, account, store, NULL AS key, revision, 0 AS size, NULL AS value, key_count, total_bytes, tombstones, horizon "
+                            + "FROM stores WHERE "
+                            + part.map { _ in "(account = ? AND store = ?)" }.joined(separator: " OR "),
+                            part.flatMap { [SQLiteData.text($0.account), .text($0.store)] }))
         }
-        return heads
+        // The keys of one store are next to each other (CommitGroup.keys): one SELECT each run.
+        var start = 0
+        while start < keys.k.count {
+            var end = start + 1
+            while end < keys.k.count, end - start < 500, keys.a[end] == keys.a[start], keys.s[end] == keys.s[start] { end += 1 }
+            selects.append(("SELECT 'e' AS kind, account, store, key, revision, size, value, 0 AS key_count, 0 AS total_bytes, 0 AS tombstones, "
+                            + "0 AS horizon FROM entries WHERE account = ? AND store = ? AND key IN ("
+                            + Array(repeating: "?", count: end - start).joined(separator: ", ") + ")",
+                            [.text(keys.a[start]), .text(keys.s[start])] + (start..<end).map { .text(keys.k[$0]) }))
+            start = end
+        }
+        var read = GroupRead()
+        // At most 100 SELECTs and about 10,000 values a statement (SQLite allows 500 and 32,766).
+        var i = 0
+        while i < selects.count {
+            var j = i + 1, binds = selects[i].binds.count
+            while j < selects.count, j - i < 100, binds + selects[j].binds.count <= 10_000 { binds += selects[j].binds.count; j += 1 }
+            let rows = try await db.query(selects[i..<j].map(\.sql).joined(separator: " UNION ALL "), selects[i..<j].flatMap(\.binds))
+            for row in rows {
+                guard let account = row.column("account")?.string else { continue }
+                switch row.column("kind")?.string {
+                case "t":
+                    if let hash = row.column("value")?.blob { read.validTokens.insert(CommitGroup.tokenKey(account, Array(hash.readableBytesView))) }
+                case "h":
+                    guard let store = row.column("store")?.string else { continue }
+                    read.heads[account + "/" + store] = StoreHead(
+                        revision: Int64(row.column("revision")?.integer ?? 0), count: row.column("key_count")?.integer ?? 0,
+                        total: row.column("total_bytes")?.integer ?? 0, tombstones: row.column("tombstones")?.integer ?? 0,
+                        horizon: Int64(row.column("horizon")?.integer ?? 0))
+                default:
+                    guard let store = row.column("store")?.string, let key = row.column("key")?.string else { continue }
+                    read.current[account + "/" + store, default: [:]][key] = CurrentEntry(
+                        revision: Int64(row.column("revision")?.integer ?? 0), size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
+                }
+            }
+            i = j
+        }
+        return read
     }
 
-    /// The current entries of `keys` (``CommitGroup/keys(of:_:)``), by store ("account/store").
-    /// One statement per few hundred keys: a `UNION ALL` of one `SELECT` per store, each with
-    /// its keys in one `IN` list (the primary key's index answers each).
-    static func readEntries(_ keys: (a: [String], s: [String], k: [String]), on db: SQLiteConnection) async throws
-        -> [String: [LiteralString: CurrentEntry]]
-    {
+    /// What ``readGroup(tokens:stores:keys:on:)`` found.
+    struct GroupRead {
+        var validTokens: Set<[UInt8]> = []
+        /// The stores' rows, by "account/store".
+        var heads: [String: StoreHead] = [:]
+        /// The keys' current entries, by "account/store".
         var current: [String: [LiteralString: CurrentEntry]] = [:]
-        for part in Array(keys.k.indices).chunked(by: 500) {
-            // The keys of one store are next to each other (CommitGroup.keys): one SELECT each run.
-            var selects: [String] = [], binds: [SQLiteData] = []
-            var start = part.startIndex
-            while start < part.endIndex {
-                var end = start + 1
-                while end < part.endIndex, keys.a[part[end]] == keys.a[part[start]], keys.s[part[end]] == keys.s[part[start]] { end += 1 }
-                selects.append("SELECT account, store, key, revision, size, value FROM entries WHERE account = ? AND store = ? AND key IN ("
-                               + Array(repeating: "?", count: end - start).joined(separator: ", ") + ")")
-                binds += [.text(keys.a[part[start]]), .text(keys.s[part[start]])] + part[start..<end].map { .text(keys.k[$0]) }
-                start = end
-            }
-            for row in try await db.query(selects.joined(separator: " UNION ALL "), binds) {
-                guard let account = row.column("account")?.string, let store = row.column("store")?.string,
-                      let key = row.column("key")?.string else { continue }
-                current[account + "/" + store, default: [:]][key] = CurrentEntry(
-                    revision: Int64(row.column("revision")?.integer ?? 0), size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
-            }
-        }
-        return current
     }
 
     /// What each of `accounts` holds across its stores (those that count toward the quota, and all bytes).

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Logging
 import NIOCore
+import NIOPosix
 import PlatformIO
 import SharedTables
 package import UbiquityBackend
@@ -23,6 +24,8 @@ import Synchronization
 package final class SQLiteBackend: UbiquityBackend {
     let path: String
     let writer: SQLiteConnection
+    /// The writer's thread (its statements', and its task's between them).
+    let writerPool: NIOThreadPool
     let readers: [SQLiteConnection]
     let readerGates: [AsyncGate]
     /// Small writes outside the commits (a token's last use): never on the
@@ -79,7 +82,18 @@ package final class SQLiteBackend: UbiquityBackend {
             throw BackendError(status: 500, "cannot make \(path) private to its owner: \(error)")
         }
         let logger = Logger(label: "ubiquity.sqlite")
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        // The writer's statements run on a thread of their own, which the writer's task does not
+        // leave between them (``InlineTaskExecutor``).
+        let writerPool = NIOThreadPool(numberOfThreads: 1)
+        writerPool.start()
+        let writer: SQLiteConnection
+        do {
+            writer = try await SQLiteConnection.open(storage: .file(path: path), threadPool: writerPool, logger: logger,
+                                                     on: MultiThreadedEventLoopGroup.singleton.any())
+        } catch {
+            try? await writerPool.shutdownGracefully()
+            throw error
+        }
         var readers: [SQLiteConnection] = []
         var bookkeeper: SQLiteConnection? = nil
         do {
@@ -106,25 +120,28 @@ package final class SQLiteBackend: UbiquityBackend {
         } catch {
             // A database that cannot be used (a newer schema, a broken file) leaves no connection open.
             for connection in [writer] + readers + (bookkeeper.map { [$0] } ?? []) { try? await connection.close() }
+            try? await writerPool.shutdownGracefully()
             let text = "\(error)"
             if text.contains("corrupt") || text.contains("malformed") || text.contains("not a database") {
                 throw BackendError(status: 500, "the database \(path) is damaged (SQLite: \(text)); it is not served: restore it from a backup")
             }
             throw error
         }
-        return SQLiteBackend(path: path, writer: writer, readers: readers, bookkeeper: bookkeeper!, quota: quota)
+        return SQLiteBackend(path: path, writer: writer, writerPool: writerPool, readers: readers, bookkeeper: bookkeeper!, quota: quota)
     }
 
-    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection], bookkeeper: SQLiteConnection, quota: AccountQuota?) {
+    private init(path: String, writer: SQLiteConnection, writerPool: NIOThreadPool, readers: [SQLiteConnection], bookkeeper: SQLiteConnection,
+                 quota: AccountQuota?) {
         self.path = path
         self.writer = writer
+        self.writerPool = writerPool
         self.readers = readers
         self.bookkeeper = bookkeeper
         self.readerGates = readers.map { _ in AsyncGate() }
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wake = continuation
         let state = WriterState()
-        let task = Task { [writer, queue] in
+        let task = Task(executorPreference: InlineTaskExecutor()) { [writer, queue] in
             for await _ in stream {
                 while true {
                     let jobs = queue.takeAll()
@@ -277,6 +294,7 @@ package final class SQLiteBackend: UbiquityBackend {
         let task = writerTask.withLock { $0 }
         await task?.value
         try await writer.close()
+        try await writerPool.shutdownGracefully()
         for r in readers { try await r.close() }
         try await bookkeeper.close()
     }
