@@ -67,6 +67,39 @@ struct GroupCommitTests {
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
 
+    @Test("2,200 commits at once to one store: groups that pass a multiple of the log's slack prune it, and the log stays whole and bounded",
+          arguments: Backend.available)
+    func logPrunedAcrossGroups(backend: Backend) async throws {
+        let server = try SyncServer(backend)
+        let token = try server.addAccount("alice")
+        let transports = (0..<16).map { _ in HTTPUbiquityTransport(account: server.account(token: token)) }
+        let total = 2_200
+        let revisions = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for w in 0..<64 {
+                group.addTask {
+                    // Writer w alone writes key w, each time on its last revision: every commit applies.
+                    var mine: [Int64] = []
+                    for i in stride(from: w, to: total, by: 64) {
+                        let r = try await transports[w % transports.count].commit(store: "com.example.log", UbiquityCommitRequest(changes: [
+                            UbiquityWireChange(key: "w\(w)", base: mine.last ?? 0, value: UbiquityWireValue.encode(.integer(.init(Int64(i))))),
+                        ]))
+                        #expect(r.results.first?.status == .applied, "writer \(w), commit \(i): \(r.results.first?.status.rawValue ?? "no result")")
+                        mine.append(r.revision)
+                    }
+                    return mine
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let sorted = revisions.sorted()
+        #expect(sorted.count == total && sorted.first == 1 && sorted.last == Int64(total) && Set(sorted).count == total,
+                "\(sorted.count) revisions from \(sorted.first ?? 0) to \(sorted.last ?? 0), \(Set(sorted).count) distinct")
+        // Past 2,048 revisions, a log that was never pruned would hold more than
+        // keptCommits + commitLogSlack rows: `ubiquity check` names the store.
+        let check = try server.check()
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    }
+
     @Test("two keys that look alike (é composed and decomposed) are two keys to a commit's checks, in one commit and in later ones",
           arguments: Backend.available)
     func lookalikeKeys(backend: Backend) async throws {
