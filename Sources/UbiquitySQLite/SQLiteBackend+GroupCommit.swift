@@ -7,8 +7,10 @@ import UbiquityBackend
 // transaction with one fsync. The group is read in one statement (its tokens, the heads of the
 // stores not yet known, the current entries of every key it changes), decided in memory store by
 // store (`StoreDecision`, as on PostgreSQL), and written in a few more (new stores' rows, every
-// entry, the commit log, every head). Each statement is a trip to sqlite-nio's thread pool and
-// back, two thread wake-ups; a commit used to make three of them on its own (issue 42).
+// entry, the commit log, every head). A commit used to make three statements of its own, and
+// each was a trip to sqlite-nio's thread pool and back: two thread wake-ups (issue 42). Now the
+// statements are a group's, and the writer's task follows them on the writer's thread
+// (`InlineTaskExecutor`).
 extension SQLiteBackend {
     /// One group commit: every job applied in one transaction, one COMMIT (one fsync) for all.
     /// A job's refusal writes nothing, so it needs no savepoint; when the group *fails* (the
