@@ -19,13 +19,16 @@ package struct StoreDecision {
     /// Each writing commit's revision and number of keys (the commit log).
     package var log: [(revision: Int64, keys: Int32)] = []
     package var writes: Bool { !log.isEmpty }
-    /// Whether the store keeps too many removals, or its revision passed a multiple of
-    /// ``CommitDecision/commitLogSlack`` (its commit log is pruned).
-    package var needsPruning: Bool {
+    /// Whether the store keeps too many removals (the oldest are forgotten).
+    package var prunesRemovals: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
+    /// Whether the store's revision passed a multiple of ``CommitDecision/commitLogSlack`` (its
+    /// commit log is cut to the newest ``CommitDecision/keptCommits``).
+    package var prunesLog: Bool {
         let slack = Int64(CommitDecision.commitLogSlack)
-        return after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack
-            || (after.revision > Int64(CommitDecision.keptCommits) && after.revision / slack != before.revision / slack)
+        return after.revision > Int64(CommitDecision.keptCommits) && after.revision / slack != before.revision / slack
     }
+    /// Whether either is due.
+    package var needsPruning: Bool { prunesRemovals || prunesLog }
     /// A commit grows the account while a quota applies and the account's usage was not
     /// read under its lock (decided again in a path that reads it).
     package var needsQuota = false

@@ -164,8 +164,8 @@ extension SQLiteBackend {
     // MARK: Writing the group
 
     /// Writes the decisions that write: new stores' rows, every entry, the commit log, every
-    /// head; then forgets old removals and old log rows where a store needs it (its `after`
-    /// then says what is left).
+    /// head; then forgets old removals where a store keeps too many (its `after` then says what
+    /// is left).
     static func write(_ decisions: inout [StoreDecision], on db: SQLiteConnection) async throws {
         let writing = decisions.indices.filter { decisions[$0].writes }
         guard !writing.isEmpty else { return }
@@ -190,7 +190,8 @@ extension SQLiteBackend {
                 """, part.flatMap { $0 })
         }
         // The commit log: the trigger `stores_commit` writes the row of a store's last revision
-        // when its head moves; the group's earlier commits of the store are written here.
+        // when its head moves (and prunes the log when the head passes a multiple of its slack);
+        // the group's earlier commits of the store are written here.
         var logRows: [[SQLiteData]] = []
         for i in writing {
             for entry in decisions[i].log.dropLast() {
@@ -215,23 +216,15 @@ extension SQLiteBackend {
                 FROM h WHERE stores.account = h.a AND stores.store = h.s
                 """, binds)
         }
-        for i in writing where decisions[i].needsPruning {
-            try await prune(&decisions[i], on: db)
+        for i in writing where decisions[i].prunesRemovals {
+            try await pruneRemovals(&decisions[i], on: db)
         }
     }
 
     /// Forgets a store's oldest removals beyond ``CommitDecision/keptRemovals`` (a client older
-    /// than the new horizon gets the whole store), and its commit log beyond
-    /// ``CommitDecision/keptCommits`` when the group took its revision past a multiple of
-    /// ``CommitDecision/commitLogSlack`` (the trigger prunes only when a head lands on one).
-    static func prune(_ d: inout StoreDecision, on db: SQLiteConnection) async throws {
+    /// than the new horizon gets the whole store); `d.after` then says what is left.
+    static func pruneRemovals(_ d: inout StoreDecision, on db: SQLiteConnection) async throws {
         let a = SQLiteData.text(d.account), s = SQLiteData.text(d.store)
-        let slack = Int64(CommitDecision.commitLogSlack)
-        if d.after.revision > Int64(CommitDecision.keptCommits), d.after.revision / slack != d.before.revision / slack {
-            _ = try await db.query("DELETE FROM commits WHERE account = ? AND store = ? AND revision <= ?",
-                                   [a, s, .integer(Int(d.after.revision) - CommitDecision.keptCommits)])
-        }
-        guard d.after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack else { return }
         guard let cut = try await db.query("""
             SELECT revision FROM entries WHERE account = ? AND store = ? AND value IS NULL
             ORDER BY revision DESC LIMIT 1 OFFSET \(CommitDecision.keptRemovals)

@@ -50,7 +50,7 @@ package final class SQLiteBackend: UbiquityBackend {
     }
 
     /// The schema's version (`PRAGMA user_version`); migrations run in order up to it.
-    static let schemaVersion = 4
+    static let schemaVersion = 5
 
     /// Opens (creating when needed) the database in `directory`. A server
     /// opens it `exclusive`ly (`<directory>/serve.lock`): its writer caches
@@ -271,6 +271,26 @@ package final class SQLiteBackend: UbiquityBackend {
                     END
                     """,
                     "PRAGMA user_version = 4",
+                ] {
+                    _ = try await db.query(statement, [])
+                }
+            }
+            if version < 5, target >= 5 {
+                // A group commit moves a store's head by several revisions in one update, which
+                // can pass a multiple of `commitLogSlack` without landing on it: the log is pruned
+                // when the head passes one (one commit at a time, that is when it lands on one).
+                for statement in [
+                    "DROP TRIGGER stores_commit",
+                    """
+                    CREATE TRIGGER stores_commit AFTER UPDATE OF revision ON stores
+                    WHEN NEW.revision <> OLD.revision
+                    BEGIN
+                        INSERT INTO commits(account, store, revision, keys) VALUES(NEW.account, NEW.store, NEW.revision, NEW.last_keys);
+                        DELETE FROM commits WHERE NEW.revision / \(CommitDecision.commitLogSlack) <> OLD.revision / \(CommitDecision.commitLogSlack)
+                            AND account = NEW.account AND store = NEW.store AND revision <= NEW.revision - \(CommitDecision.keptCommits);
+                    END
+                    """,
+                    "PRAGMA user_version = 5",
                 ] {
                     _ = try await db.query(statement, [])
                 }
