@@ -173,7 +173,7 @@ let package = Package(
             name: "ubiquity",
             dependencies: [
                 "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "UbiquityPostgres", "ValueGrammar", "CommandLineSupport",
-                "OpenDefaults", "PropertyList", "PlatformIO", "UbiquityFleet", "UbiquityProtocol", "ConfigurationProfiles",
+                "OpenDefaults", "PropertyList", "PlatformIO", "UbiquityFleet", "UbiquityProtocol", "ConfigurationProfiles", "SharedTables",
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Tools"])),

@@ -1,5 +1,6 @@
 import NIOCore
 import PropertyList
+import SharedTables
 import SQLiteNIO
 import UbiquityBackend
 
@@ -235,12 +236,5 @@ extension SQLiteBackend {
         d.after.horizon = max(d.after.horizon, Int64(cut))
         _ = try await db.query("UPDATE stores SET tombstones = ?, horizon = ? WHERE account = ? AND store = ?",
                                [.integer(d.after.tombstones), .integer(Int(d.after.horizon)), a, s])
-    }
-}
-
-extension Array {
-    /// The array in consecutive pieces of at most `size` elements.
-    func chunked(by size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

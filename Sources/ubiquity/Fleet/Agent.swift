@@ -3,6 +3,7 @@ import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
 import PlatformIO
 import PropertyList
+import SharedTables
 import UbiquityFleet
 import Foundation
 
@@ -149,8 +150,7 @@ actor AgentRunner {
     static func streams(groups: [String]) -> [[(store: String, group: String?)]] {
         let stores: [(store: String, group: String?)] = [(UbiquityFleetNames.organizationStore, nil)]
             + groups.map { (UbiquityFleetNames.policyStore(group: $0), $0) }
-        let size = UbiquityLimits.maximumStreamStores
-        return stride(from: 0, to: stores.count, by: size).map { Array(stores[$0..<min($0 + size, stores.count)]) }
+        return stores.chunked(by: UbiquityLimits.maximumStreamStores).map(Array.init)
     }
 
     /// Follows `stores` (each a group's, or the organisation's when the group is nil) on one stream.
