@@ -13,7 +13,7 @@ struct GroupCommitTests {
     @Test("96 commits at once over 3 stores: each key written once with base 0 applies once, revisions have no gap, the log and counts check",
           arguments: Backend.available)
     func manyAtOnce(backend: Backend) async throws {
-        let (server, transports) = try Self.serving(backend, clients: 12)
+        let (server, transports) = try serving(backend, clients: 12)
         let stores = ["com.example.g0", "com.example.g1", "com.example.g2"]
         // Writer i sets key k(i % 8) of store i % 3 with base 0: the first of each pair applies,
         // every later one finds the key written and is a conflict.
@@ -67,7 +67,7 @@ struct GroupCommitTests {
     @Test("2,200 commits at once to one store: groups that pass a multiple of the log's slack prune it, and the log stays whole and bounded",
           arguments: Backend.available)
     func logPrunedAcrossGroups(backend: Backend) async throws {
-        let (server, transports) = try Self.serving(backend, clients: 16)
+        let (server, transports) = try serving(backend, clients: 16)
         let total = 2_200
         let revisions = try await withThrowingTaskGroup(of: [Int64].self) { group in
             for w in 0..<64 {
@@ -97,7 +97,7 @@ struct GroupCommitTests {
     @Test("two keys that look alike (é composed and decomposed) are two keys to a commit's checks, in one commit and in later ones",
           arguments: Backend.available)
     func lookalikeKeys(backend: Backend) async throws {
-        let (server, clients) = try Self.serving(backend, clients: 1)
+        let (server, clients) = try serving(backend, clients: 1)
         let t = clients[0]
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
         #expect(composed == decomposed && Array(composed.unicodeScalars) != Array(decomposed.unicodeScalars))
@@ -117,13 +117,6 @@ struct GroupCommitTests {
         let values = Dictionary(uniqueKeysWithValues: read.entries.map { (Array($0.key.unicodeScalars), $0.value.flatMap(UbiquityWireValue.decode)?.value) })
         #expect(values == [Array(composed.unicodeScalars): .string("composed"), Array(decomposed.unicodeScalars): .string("decomposed")])
         Self.expectChecked(server)
-    }
-
-    /// A server on `backend` with one account, and `clients` transports of it (each its own connections).
-    static func serving(_ backend: Backend, clients: Int) throws -> (SyncServer, [HTTPUbiquityTransport]) {
-        let server = try SyncServer(backend)
-        let token = try server.addAccount("alice")
-        return (server, (0..<clients).map { _ in HTTPUbiquityTransport(account: server.account(token: token)) })
     }
 
     /// `ubiquity check` finds nothing wrong in the server's database.

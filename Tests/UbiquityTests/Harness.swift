@@ -60,6 +60,14 @@ func pause(_ seconds: Double) async {
     try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
 }
 
+/// A server on `backend` with one account, alice, and `clients` transports of hers (each with
+/// its own connections).
+func serving(_ backend: Backend, clients: Int = 1) throws -> (SyncServer, [HTTPUbiquityTransport]) {
+    let server = try SyncServer(backend)
+    let token = try server.addAccount("alice")
+    return (server, (0..<clients).map { _ in HTTPUbiquityTransport(account: server.account(token: token)) })
+}
+
 /// A real `ubiquity serve` on loopback, with its database in a temporary
 /// folder (SQLite) or in a new database of the test process's PostgreSQL.
 final class SyncServer: @unchecked Sendable {
