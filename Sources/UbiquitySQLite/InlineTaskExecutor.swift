@@ -4,7 +4,7 @@
 /// sqlite-nio runs on the writer connection's own one-thread pool and then resumes the task from
 /// that thread. On Swift's global executor each resumption was a hop to another thread, and each
 /// statement a second one back: two thread wake-ups a statement, which on a loaded two-core
-/// machine took most of a group commit's time (issue 42: 0.4 to 1.2 ms a statement). Here the
+/// machine took most of a group commit's time (issue 42: 0.4 to 1.1 ms a statement). Here the
 /// task goes on where it was resumed: on the pool's thread, which then finds the task's next
 /// statement already queued and runs it without sleeping. Its other resumptions (the wake-up of
 /// a commit that arrived) run the task until its next statement is queued: a few microseconds of
