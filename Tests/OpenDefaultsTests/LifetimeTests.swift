@@ -7,14 +7,32 @@ import PropertyList
 
 @Suite("Lifetimes: a store no longer used is released, and loses nothing", .exclusive(.processResources), .timeLimit(.minutes(10)))
 struct LifetimeTests {
-    /// This process's open descriptors, not counting pipes and sockets: what a
-    /// store opens (inotify instances, event descriptors, files) without the
-    /// pipes and sockets that suites running beside this one open and close.
-    func openDescriptors() -> Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    /// The descriptors of this process that belong to `sandbox`: files opened
+    /// inside it, and inotify instances that watch one of its folders (Linux
+    /// lists each instance's watched inodes in `/proc/self/fdinfo`). Suites
+    /// running beside this one open their own files and instances; counting
+    /// only the sandbox's, their number does not change the answer.
+    func descriptors(of sandbox: Sandbox) -> Int {
+        let fm = FileManager.default
+        let root = sandbox.root.path
+        var folders: Set<String> = []
+        let enumerator = fm.enumerator(atPath: root)
+        var paths = [root]
+        while let relative = enumerator?.nextObject() as? String { paths.append(root + "/" + relative) }
+        for path in paths {
+            var info = stat()
+            if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                folders.insert("ino:" + String(UInt64(info.st_ino), radix: 16) + " ")
+            }
+        }
+        let names = (try? fm.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return names.filter { name in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name) else { return false }
-            return !target.hasPrefix("pipe:") && !target.hasPrefix("socket:")
+            guard let target = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name) else { return false }
+            if target.hasPrefix(root + "/") || target == root { return true }
+            guard target == "anon_inode:inotify",
+                let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + name, encoding: .utf8)
+            else { return false }
+            return folders.contains { info.contains($0) }
         }.count
     }
 
@@ -38,14 +56,17 @@ struct LifetimeTests {
         let sandbox = try Sandbox()
         // The kernel allows 128 inotify instances per user by default: more
         // stores than that, each watching, would fail if none were released.
-        let before = openDescriptors()
+        var stores: [Weak<DomainStore>] = []
         for i in 0..<300 {
             let store = sandbox.makeStore()
             let d = Defaults(domainName: "com.example.many", store: store, arguments: [])
             d.set(i, forKey: "i")
             #expect(d.synchronize())
+            stores.append(Weak(store))
+            #expect(descriptors(of: sandbox) >= 1, "a store watches its folders")
         }
-        #expect(eventually { openDescriptors() <= before + 8 })
+        #expect(eventually { stores.allSatisfy { $0.value == nil } })
+        #expect(eventually { descriptors(of: sandbox) == 0 })
         let store = sandbox.makeStore()
         let target = store.domain("com.example.watched")
         // A store made now still gets an inotify instance: the overflow event
@@ -54,4 +75,10 @@ struct LifetimeTests {
         #expect(store.watcher.targets(for: [overflow]).contains { $0 === target })
         #expect(try sandbox.fileValue("com.example.many") == ["i": 299])
     }
+}
+
+/// A reference that does not keep its object.
+final class Weak<Object: AnyObject> {
+    weak var value: Object?
+    init(_ value: Object) { self.value = value }
 }
