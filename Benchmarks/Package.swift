@@ -103,6 +103,8 @@ let package = Package(
             dependencies: [.product(name: "PropertyList", package: "OpenDefaults")],
             path: "Sources/MixedDocument"),
         .executableTarget(name: "plist-mixed", dependencies: ["MixedDocument"], path: "Sources/plist-mixed"),
+        // The library's reader and writer of each format on the mixed document (MB/s, medians).
+        .executableTarget(name: "plist-formats", dependencies: ["MixedDocument"], path: "Sources/plist-formats"),
         // The heap's size (glibc's mallinfo2, which Swift's Glibc module does not export).
         .target(name: "CHeapSize", path: "Sources/CHeapSize"),
         // Programs started by the cold-start and visibility benchmarks.

@@ -54,4 +54,25 @@ struct RealFormattingTests {
         }
         #expect(seen > 390_000)
     }
+
+    @Test("the text readers' reals read as Double(_:) reads them: the exact fast path changes no bit")
+    func readingAsDoubleReads() {
+        var random = SeededRandom()
+        for round in 0..<60_000 {
+            // Signs, leading zeros, fractions without an integer part, exponents near the fast path's edge.
+            var text = ["", "+", "-"].randomElement(using: &random)!
+            let whole = (0..<Int.random(in: 0...19, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+            text += whole
+            if whole.isEmpty || Bool.random(using: &random) {
+                text += "." + (0..<Int.random(in: whole.isEmpty ? 1...18 : 0...18, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+            }
+            if Bool.random(using: &random) {
+                text += ["e", "E"].randomElement(using: &random)! + ["", "+", "-"].randomElement(using: &random)!
+                text += String(Int.random(in: 0...(Bool.random(using: &random) ? 30 : 400), using: &random))
+            }
+            let ours = Array(text.utf8).withUnsafeBytes { NumberParsing.real($0) }
+            let theirs = Double(text)
+            #expect(ours?.bitPattern == theirs?.bitPattern, "seed \(random.seed), round \(round): \(text) read as \(String(describing: ours)), Double(_:) reads \(String(describing: theirs))")
+        }
+    }
 }

@@ -52,24 +52,67 @@ enum NumberParsing {
         let lead = text[0] == UInt8(ascii: "+") || text[0] == UInt8(ascii: "-") ? 1 : 0
         if lead < text.count, ASCII.isLetter(text[lead]) { return specialReal(text) }
         var k = 0
+        let negative = text[k] == UInt8(ascii: "-")
         if text[k] == UInt8(ascii: "+") || text[k] == UInt8(ascii: "-") { k += 1 }
         var digits = 0
-        while k < text.count, ASCII.isDigit(text[k]) { k += 1; digits += 1 }
+        var mantissa: UInt64 = 0
+        while k < text.count, ASCII.isDigit(text[k]) {
+            mantissa = mantissa &* 10 &+ UInt64(text[k] &- 0x30)
+            k += 1
+            digits += 1
+        }
+        var fractionDigits = 0
         if k < text.count, text[k] == UInt8(ascii: ".") {
             k += 1
-            while k < text.count, ASCII.isDigit(text[k]) { k += 1; digits += 1 }
+            while k < text.count, ASCII.isDigit(text[k]) {
+                mantissa = mantissa &* 10 &+ UInt64(text[k] &- 0x30)
+                k += 1
+                digits += 1
+                fractionDigits += 1
+            }
         }
         guard digits > 0 else { return nil }
+        var exponent = 0
         if k < text.count, text[k] | 0x20 == UInt8(ascii: "e") {
             k += 1
-            if k < text.count, text[k] == UInt8(ascii: "+") || text[k] == UInt8(ascii: "-") { k += 1 }
+            var exponentNegative = false
+            if k < text.count, text[k] == UInt8(ascii: "+") || text[k] == UInt8(ascii: "-") {
+                exponentNegative = text[k] == UInt8(ascii: "-")
+                k += 1
+            }
             let e = k
-            while k < text.count, ASCII.isDigit(text[k]) { k += 1 }
+            while k < text.count, ASCII.isDigit(text[k]) {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(text[k] &- 0x30) }
+                k += 1
+            }
             guard k > e else { return nil }
+            if exponentNegative { exponent = -exponent }
         }
         guard k == text.count else { return nil }
+        if let exact = exactReal(mantissa, digits: digits, power: exponent - fractionDigits, negative: negative) { return exact }
         return Double(String(decoding: text, as: UTF8.self))
     }
+
+    /// The double `mantissa` × 10^`power` (negated when `negative`), when
+    /// it can be computed exactly rounded without reading the text again:
+    /// `digits` (the number of decimal digits the mantissa was read from)
+    /// at most 15, so the mantissa is exact in a double, and a power of ten
+    /// up to 10^22, exact too. One IEEE multiplication or division of exact
+    /// operands is correctly rounded, as `strtod` is (Clinger's fast path);
+    /// nil otherwise (the caller then reads the text with `Double(_:)`).
+    @inline(__always)
+    static func exactReal(_ mantissa: UInt64, digits: Int, power: Int, negative: Bool) -> Double? {
+        guard digits <= 15, power >= -22, power <= 22 else { return nil }
+        let exact = Double(mantissa)
+        let d = power < 0 ? exact / powersOfTen[-power] : exact * powersOfTen[power]
+        return negative ? -d : d
+    }
+
+    /// 10^0 … 10^22, each exact in a double.
+    private static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     private static func specialReal(_ t: UnsafeRawBufferPointer) -> Double? {
         guard t.count <= 9 else { return nil }

@@ -18,9 +18,20 @@ enum UTF8Text {
     }
 
     /// The string the bytes spell, or nil when they are not valid UTF-8.
+    ///
+    /// Text that is not ASCII is decoded with repair (the standard library's
+    /// fast, specialized path) and then compared with the bytes: a repair
+    /// writes U+FFFD where an ill-formed sequence was, so the two differ
+    /// exactly when the bytes are not UTF-8. `String(validating:as:)` takes
+    /// a generic path with run-time metadata lookups that cost the JSON
+    /// reader more than its strings' decoding (proposal 0019).
     @inline(__always)
     static func string(_ b: UnsafeRawBufferPointer) -> String? {
-        if isASCII(b) { return String(decoding: b, as: UTF8.self) }
-        return String(validating: b, as: UTF8.self)
+        var s = String(decoding: b, as: UTF8.self)
+        if isASCII(b) { return s }
+        let same = s.withUTF8 { decoded in
+            decoded.count == b.count && UnsafeRawBufferPointer(decoded).elementsEqual(b)
+        }
+        return same ? s : nil
     }
 }

@@ -9,6 +9,9 @@ struct JSONReader {
     /// Entries of the objects being read, innermost last: each dictionary is
     /// built once, at its final size, or copied from a recurring shape.
     private var entryStack: [(LiteralString, PropertyList)] = []
+    /// Elements of the arrays being read, innermost last: each array is
+    /// allocated once, at its final size.
+    private var elementStack: [PropertyList] = []
     private var recurringKeys = RecurringKeys<UInt64>()
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
@@ -78,16 +81,18 @@ struct JSONReader {
             }
         case UInt8(ascii: "["):
             i += 1
-            var elements: [PropertyList] = []
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array([]) }
+            let base = elementStack.count
+            defer { if elementStack.count > base { elementStack.removeSubrange(base...) } }
             while true {
                 skipSpace()
-                elements.append(try value(depth: depth + 1))
+                let element = try value(depth: depth + 1)
+                elementStack.append(element)
                 skipSpace()
                 guard i < bytes.count else { throw fail("expected ',' or ']', found the end of the document") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
+                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(Array(elementStack[base...])) }
                 throw fail("expected ',' or ']' in the array")
             }
         case UInt8(ascii: "\""): return .string(try string())
@@ -108,28 +113,62 @@ struct JSONReader {
         i += n
     }
 
+    /// A number: an integer when it has no fraction or exponent and fits 64
+    /// bits, else a real. The digits are accumulated as they are scanned;
+    /// an integer of up to 18 digits needs nothing more, nor does a real that
+    /// `NumberParsing.exactReal` computes exactly rounded from its digits.
+    /// Other numbers are read by `NumberParsing.integer` or `Double(_:)`.
     private mutating func number() throws(PropertyListError) -> PropertyList {
         let start = i
-        if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+        let negative = i < bytes.count && bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
         let intStart = i
-        while i < bytes.count, ASCII.isDigit(bytes[i]) { i += 1 }
+        var mantissa: UInt64 = 0
+        while i < bytes.count, ASCII.isDigit(bytes[i]) {
+            mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
+            i += 1
+        }
         guard i > intStart else { throw fail("expected a JSON value", at: start) }
         if i - intStart > 1, bytes[intStart] == UInt8(ascii: "0") { throw fail("numbers may not have leading zeros", at: start) }
+        var digits = i - intStart
         var isInteger = true
+        var fractionDigits = 0
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             isInteger = false
             i += 1
             let f = i
-            while i < bytes.count, ASCII.isDigit(bytes[i]) { i += 1 }
+            while i < bytes.count, ASCII.isDigit(bytes[i]) {
+                mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
+                i += 1
+            }
             guard i > f else { throw fail("expected digits after '.'") }
+            fractionDigits = i - f
+            digits += fractionDigits
         }
+        var exponent = 0
         if i < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "e") {
             isInteger = false
             i += 1
-            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            var exponentNegative = false
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
+                exponentNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
+            }
             let e = i
-            while i < bytes.count, ASCII.isDigit(bytes[i]) { i += 1 }
+            while i < bytes.count, ASCII.isDigit(bytes[i]) {
+                // Saturated: only small exponents take the fast path.
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[i] &- 0x30) }
+                i += 1
+            }
             guard i > e else { throw fail("expected digits in the exponent") }
+            if exponentNegative { exponent = -exponent }
+        }
+        if isInteger, digits <= 18 {
+            let magnitude = Int64(mantissa)
+            return .integer(PropertyList.Integer(negative ? -magnitude : magnitude))
+        }
+        if !isInteger, let exact = NumberParsing.exactReal(mantissa, digits: digits, power: exponent - fractionDigits, negative: negative) {
+            return .real(exact)
         }
         let text = UnsafeRawBufferPointer(rebasing: bytes[start..<i])
         if isInteger, let n = NumberParsing.integer(text) { return .integer(n) }
@@ -141,7 +180,7 @@ struct JSONReader {
         let start = i
         i += 1
         let contentStart = i
-        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+        i = Self.plainEnd(bytes, from: i)
         guard i < bytes.count else { throw fail("expected '\"' to end the string", at: start) }
         if bytes[i] == UInt8(ascii: "\"") {
             guard let s = UTF8Text.string(UnsafeRawBufferPointer(rebasing: bytes[contentStart..<i])) else {
@@ -183,6 +222,27 @@ struct JSONReader {
         }
         guard let s = String(validating: out, as: UTF8.self) else { throw fail("expected UTF-8 text, found invalid bytes", at: contentStart) }
         return s
+    }
+
+    /// The first offset from `start` of a quote, a backslash, a control
+    /// character or the end: eight bytes at a time while none of the three
+    /// is among them (each test is exact about whether a byte matches, which
+    /// is all a word's test needs), then byte by byte.
+    @inline(__always)
+    private static func plainEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var i = start
+        if let base = bytes.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= bytes.count {
+                let x = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
+                let found = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x)
+                if found & highs != 0 { break }
+                i += 8
+            }
+        }
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+        return i
     }
 
     private mutating func hex4() throws(PropertyListError) -> UInt32 {
