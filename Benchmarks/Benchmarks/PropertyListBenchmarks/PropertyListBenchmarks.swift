@@ -13,6 +13,15 @@ nonisolated(unsafe) let binaryBytes = try! document.encoded(as: .binary)
 nonisolated(unsafe) let xmlData = Data(xmlBytes)
 nonisolated(unsafe) let binaryData = Data(binaryBytes)
 nonisolated(unsafe) let foundationObject = try! PropertyListSerialization.propertyList(from: xmlData, format: nil)
+// JSON holds the document with dates and data as text (MixedDocument's jsonCompatible);
+// Foundation's peer is JSONSerialization. Old-style (OpenStep) text: Foundation reads it
+// (PropertyListSerialization) but cannot write it, so only the decode has a peer.
+let jsonDocument = jsonCompatible(document)
+nonisolated(unsafe) let jsonBytes = try! jsonDocument.encoded(as: .json)
+nonisolated(unsafe) let jsonData = Data(jsonBytes)
+nonisolated(unsafe) let foundationJSONObject = try! JSONSerialization.jsonObject(with: jsonData)
+nonisolated(unsafe) let openStepBytes = try! document.encoded(as: .openStep)
+nonisolated(unsafe) let openStepData = Data(openStepBytes)
 
 /// Bytes the heap holds now (glibc's count of allocated blocks, mapped ones included).
 func heapBytes() -> Int { Int(cheapsize_heap_bytes()) }
@@ -34,7 +43,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 20
     )
     let objects = objectCount(document)
-    print("document: \(objects) objects; XML \(xmlBytes.count) bytes, binary \(binaryBytes.count) bytes")
+    print("document: \(objects) objects; XML \(xmlBytes.count) bytes, binary \(binaryBytes.count) bytes, JSON \(jsonBytes.count), old-style \(openStepBytes.count)")
     // "Malloc (bytes total)" counts every byte a decode allocates, the decoded
     // value and the decoder's scratch space, so it bounds the decode's peak heap
     // from above; divided by these sizes it gives peak memory per decoded byte.
@@ -70,5 +79,28 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             blackHole(try PropertyListSerialization.data(fromPropertyList: foundationObject, format: .binary, options: 0))
         }
+    }
+    Benchmark("JSON decode · OpenDefaults") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try PropertyList(decoding: jsonBytes, format: .json)) }
+    }
+    Benchmark("JSON decode · Foundation") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try JSONSerialization.jsonObject(with: jsonData)) }
+    }
+    Benchmark("JSON encode · OpenDefaults") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try jsonDocument.encoded(as: .json)) }
+    }
+    Benchmark("JSON encode · Foundation") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSONSerialization.data(withJSONObject: foundationJSONObject, options: [.sortedKeys]))
+        }
+    }
+    Benchmark("OpenStep decode · OpenDefaults") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try PropertyList(decoding: openStepBytes, format: .openStep)) }
+    }
+    Benchmark("OpenStep decode · Foundation") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try PropertyListSerialization.propertyList(from: openStepData, format: nil)) }
+    }
+    Benchmark("OpenStep encode · OpenDefaults") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try document.encoded(as: .openStep)) }
     }
 }

@@ -33,23 +33,29 @@ package enum JSONEscape {
         out.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in
-            for c in bytes {
+            // Runs of bytes that need no escape are copied whole.
+            var start = 0
+            for k in 0..<bytes.count {
+                let c = bytes[k]
+                guard c < 0x20 || c == 0x22 || c == 0x5C || (c == 0x2F && escapingSlash) else { continue }
+                out.append(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<k]))
+                start = k + 1
                 switch c {
                 case 0x22: out.append(ascii: "\\\"")
                 case 0x5C: out.append(ascii: "\\\\")
-                case 0x2F where escapingSlash: out.append(ascii: "\\/")
+                case 0x2F: out.append(ascii: "\\/")
                 case 0x0A: out.append(ascii: "\\n")
                 case 0x0D: out.append(ascii: "\\r")
                 case 0x09: out.append(ascii: "\\t")
                 case 0x08: out.append(ascii: "\\b")
                 case 0x0C: out.append(ascii: "\\f")
-                case 0..<0x20:
+                default:
                     out.append(ascii: "\\u00")
                     out.append(ASCII.hexDigits[Int(c >> 4)])
                     out.append(ASCII.hexDigits[Int(c & 0xF)])
-                default: out.append(c)
                 }
             }
+            out.append(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
         }
         out.append(UInt8(ascii: "\""))
     }

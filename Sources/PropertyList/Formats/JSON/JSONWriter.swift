@@ -39,7 +39,7 @@ struct JSONWriter: ~Copyable {
             if let i = n.int64Value { out.append(decimal: i) } else { out.append(decimal: n.uint64Value!) }
         case .real(let d):
             guard d.isFinite else { throw invalid("a non-finite real (\(d))") }
-            out.append(string: "\(d)")
+            out.append(string: d.description)
         case .boolean(let b): out.append(ascii: b ? "true" : "false")
         case .date: throw invalid("a date")
         case .data: throw invalid("data")
