@@ -50,6 +50,31 @@ struct SyncTests {
         #expect(try server.check().status == 0)
     }
 
+    @Test("a write is in this machine's files before the server has it: another process here that hears the server's echo finds it there")
+    func writeOnDiskBeforeTheServerHasIt() async throws {
+        let server = try SyncServer(.sqlite)
+        let token = try server.addAccount("alice")
+        let folder = try TemporaryFolder("api")
+        let c = apiStore(Self.store, server: server, token: token, folder: folder, watches: false)
+        let observer = HTTPUbiquityTransport(account: server.account(token: token))
+        for round in 0..<5 {
+            let key = "k\(round)"
+            c.set("v\(round)", forKey: key)
+            // Asked again and again (no pause): as soon as the server holds the write, the file
+            // must hold it too. The upload starts 2 ms after the write, the scheduled flush 20 ms.
+            var seen = false
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !seen, ContinuousClock.now < deadline {
+                seen = try await observer.changes(store: Self.store, after: 0, wait: nil).entries.contains { $0.key == key }
+            }
+            #expect(seen, "the server never had \(key)")
+            let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path).filter { $0.hasSuffix("/" + Self.store + ".plist") }
+            #expect(files.count == 1, "\(files)")
+            let onDisk = try files.first.map { try PropertyList(decoding: Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + $0))) }
+            #expect(onDisk?.dictionaryValue?[LiteralString(key)] == .string("v\(round)"), "round \(round): the file held \(String(describing: onDisk)) when the server had \(key)")
+        }
+    }
+
     @Test("A's write reaches B's watch and B's API as ServerChange; A hears nothing of its own write", arguments: Backend.available)
     func writeReachesOthers(backend: Backend) async throws {
         let server = try SyncServer(backend)

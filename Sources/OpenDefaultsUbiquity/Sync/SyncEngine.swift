@@ -94,6 +94,15 @@ package final class SyncEngine: Sendable {
                 while true {
                     let all = replica.pending()
                     if all.isEmpty { break }
+                    // The writes go into this machine's files before they go up. Another process
+                    // here (`ubiquity watch`, another app on the store) that hears the server's
+                    // echo of them reads the files, not this process's memory or journal: with
+                    // the write still only in the journal (the files are flushed 20 ms after a
+                    // write; an upload starts 2 ms after), it took this machine's own write for
+                    // another machine's change. A flush that fails (a full disk) is reported by
+                    // the domain to the store's handler and does not hold the upload back: the
+                    // journal keeps the writes, and the server should have them.
+                    try? replica.synchronize()
                     let batch = Array(all.prefix(256))
                     let request = UbiquityCommitRequest(changes: batch.map {
                         UbiquityWireChange(key: $0.key, base: $0.base, value: $0.value.map(UbiquityWireValue.encode))
