@@ -45,10 +45,17 @@ import Synchronization
     let entryCount = Atomic<Int>(0)
 
     /// Publishes a change of `values` (call under the state lock, after it).
+    ///
+    /// Only the holder of the state lock writes the version, so it is read and
+    /// stored, not added to: a plain store with release ordering where an
+    /// atomic add is a locked instruction on every `set` (readers load it with
+    /// acquiring ordering and see the entries written before it).
     @inline(__always)
     private func published(_ s: borrowing DomainState) -> UInt64 {
         entryCount.store(s.count, ordering: .releasing)
-        return valuesVersion.add(1, ordering: .acquiringAndReleasing).newValue
+        let next = valuesVersion.load(ordering: .relaxed) &+ 1
+        valuesVersion.store(next, ordering: .releasing)
+        return next
     }
     /// Serializes this process's flushes of the domain (the file lock serializes processes).
     /// Counts this process's flushes (a lock over a value, not over `Void`:
