@@ -12,8 +12,9 @@ struct GText {
         withUnsafeBytes(of: bytes) { out.append(bytes: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
-    /// Whether the text parses back to exactly `v`.
+    /// Whether the text parses back to exactly `v` (through the text readers' own
+    /// `NumberParsing.real`, which reads most `%.15g` texts without `strtod`).
     func readsBack(as v: Double) -> Bool {
-        withUnsafeBytes(of: bytes) { Double(String(decoding: $0[..<count], as: UTF8.self)) == v }
+        withUnsafeBytes(of: bytes) { NumberParsing.real(UnsafeRawBufferPointer(rebasing: $0[..<count])) == v }
     }
 }

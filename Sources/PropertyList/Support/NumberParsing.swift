@@ -95,14 +95,15 @@ enum NumberParsing {
 
     /// The double `mantissa` × 10^`power` (negated when `negative`), when
     /// it can be computed exactly rounded without reading the text again:
-    /// `digits` (the number of decimal digits the mantissa was read from)
-    /// at most 15, so the mantissa is exact in a double, and a power of ten
-    /// up to 10^22, exact too. One IEEE multiplication or division of exact
+    /// the mantissa read whole (`digits`, the decimal digits it was read
+    /// from, leading zeros included, at most 19, so that 64 bits did not
+    /// wrap) and at most 2^53, so exact in a double, and a power of ten up to
+    /// 10^22, exact too. One IEEE multiplication or division of exact
     /// operands is correctly rounded, as `strtod` is (Clinger's fast path);
     /// nil otherwise (the caller then reads the text with `Double(_:)`).
     @inline(__always)
     static func exactReal(_ mantissa: UInt64, digits: Int, power: Int, negative: Bool) -> Double? {
-        guard digits <= 15, power >= -22, power <= 22 else { return nil }
+        guard digits <= 19, mantissa <= 1 << 53, power >= -22, power <= 22 else { return nil }
         let exact = Double(mantissa)
         let d = power < 0 ? exact / powersOfTen[-power] : exact * powersOfTen[power]
         return negative ? -d : d
