@@ -54,43 +54,56 @@ enum NumberParsing {
         var k = 0
         let negative = text[k] == UInt8(ascii: "-")
         if text[k] == UInt8(ascii: "+") || text[k] == UInt8(ascii: "-") { k += 1 }
-        var digits = 0
         var mantissa: UInt64 = 0
-        while k < text.count, ASCII.isDigit(text[k]) {
-            mantissa = mantissa &* 10 &+ UInt64(text[k] &- 0x30)
-            k += 1
-            digits += 1
-        }
+        var digits = accumulateDigits(text, at: &k, into: &mantissa)
         var fractionDigits = 0
         if k < text.count, text[k] == UInt8(ascii: ".") {
             k += 1
-            while k < text.count, ASCII.isDigit(text[k]) {
-                mantissa = mantissa &* 10 &+ UInt64(text[k] &- 0x30)
-                k += 1
-                digits += 1
-                fractionDigits += 1
-            }
+            fractionDigits = accumulateDigits(text, at: &k, into: &mantissa)
+            digits += fractionDigits
         }
         guard digits > 0 else { return nil }
         var exponent = 0
         if k < text.count, text[k] | 0x20 == UInt8(ascii: "e") {
             k += 1
-            var exponentNegative = false
-            if k < text.count, text[k] == UInt8(ascii: "+") || text[k] == UInt8(ascii: "-") {
-                exponentNegative = text[k] == UInt8(ascii: "-")
-                k += 1
-            }
-            let e = k
-            while k < text.count, ASCII.isDigit(text[k]) {
-                if exponent < 100_000 { exponent = exponent * 10 + Int(text[k] &- 0x30) }
-                k += 1
-            }
-            guard k > e else { return nil }
-            if exponentNegative { exponent = -exponent }
+            guard let e = self.exponent(text, at: &k) else { return nil }
+            exponent = e
         }
         guard k == text.count else { return nil }
         if let exact = exactReal(mantissa, digits: digits, power: exponent - fractionDigits, negative: negative) { return exact }
         return Double(String(decoding: text, as: UTF8.self))
+    }
+
+    /// Reads the decimal digits from `i` on into `mantissa` (× 10 and add, wrapping: a caller
+    /// trusts the mantissa only when it read at most 19 digits). Returns how many it read.
+    @inline(__always)
+    static func accumulateDigits(_ b: UnsafeRawBufferPointer, at i: inout Int, into mantissa: inout UInt64) -> Int {
+        let start = i
+        while i < b.count, ASCII.isDigit(b[i]) {
+            mantissa = mantissa &* 10 &+ UInt64(b[i] &- 0x30)
+            i += 1
+        }
+        return i - start
+    }
+
+    /// Reads an exponent's optional sign and digits from `i` on (just after the `e`); nil when
+    /// there is no digit. Its magnitude saturates past 100,000: only small powers are computed
+    /// here (``exactReal(_:digits:power:negative:)``), the rest are read by `Double(_:)`.
+    @inline(__always)
+    static func exponent(_ b: UnsafeRawBufferPointer, at i: inout Int) -> Int? {
+        var negative = false
+        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+            negative = b[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        let start = i
+        var magnitude = 0
+        while i < b.count, ASCII.isDigit(b[i]) {
+            if magnitude < 100_000 { magnitude = magnitude * 10 + Int(b[i] &- 0x30) }
+            i += 1
+        }
+        guard i > start else { return nil }
+        return negative ? -magnitude : magnitude
     }
 
     /// The double `mantissa` × 10^`power` (negated when `negative`), when

@@ -124,44 +124,24 @@ struct JSONReader {
         if negative { i += 1 }
         let intStart = i
         var mantissa: UInt64 = 0
-        while i < bytes.count, ASCII.isDigit(bytes[i]) {
-            mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
-            i += 1
-        }
-        guard i > intStart else { throw fail("expected a JSON value", at: start) }
-        if i - intStart > 1, bytes[intStart] == UInt8(ascii: "0") { throw fail("numbers may not have leading zeros", at: start) }
-        var digits = i - intStart
+        var digits = NumberParsing.accumulateDigits(bytes, at: &i, into: &mantissa)
+        guard digits > 0 else { throw fail("expected a JSON value", at: start) }
+        if digits > 1, bytes[intStart] == UInt8(ascii: "0") { throw fail("numbers may not have leading zeros", at: start) }
         var isInteger = true
         var fractionDigits = 0
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             isInteger = false
             i += 1
-            let f = i
-            while i < bytes.count, ASCII.isDigit(bytes[i]) {
-                mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
-                i += 1
-            }
-            guard i > f else { throw fail("expected digits after '.'") }
-            fractionDigits = i - f
+            fractionDigits = NumberParsing.accumulateDigits(bytes, at: &i, into: &mantissa)
+            guard fractionDigits > 0 else { throw fail("expected digits after '.'") }
             digits += fractionDigits
         }
         var exponent = 0
         if i < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "e") {
             isInteger = false
             i += 1
-            var exponentNegative = false
-            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
-                exponentNegative = bytes[i] == UInt8(ascii: "-")
-                i += 1
-            }
-            let e = i
-            while i < bytes.count, ASCII.isDigit(bytes[i]) {
-                // Saturated: only small exponents take the fast path.
-                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[i] &- 0x30) }
-                i += 1
-            }
-            guard i > e else { throw fail("expected digits in the exponent") }
-            if exponentNegative { exponent = -exponent }
+            guard let e = NumberParsing.exponent(bytes, at: &i) else { throw fail("expected digits in the exponent") }
+            exponent = e
         }
         if isInteger, digits <= 18 {
             let magnitude = Int64(mantissa)
