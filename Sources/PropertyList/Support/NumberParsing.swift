@@ -66,7 +66,7 @@ enum NumberParsing {
         var exponent = 0
         if k < text.count, text[k] | 0x20 == UInt8(ascii: "e") {
             k += 1
-            guard let e = self.exponent(text, at: &k) else { return nil }
+            guard let e = exponentValue(text, at: &k) else { return nil }
             exponent = e
         }
         guard k == text.count else { return nil }
@@ -90,7 +90,7 @@ enum NumberParsing {
     /// there is no digit. Its magnitude saturates past 100,000: only small powers are computed
     /// here (``exactReal(_:digits:power:negative:)``), the rest are read by `Double(_:)`.
     @inline(__always)
-    static func exponent(_ b: UnsafeRawBufferPointer, at i: inout Int) -> Int? {
+    static func exponentValue(_ b: UnsafeRawBufferPointer, at i: inout Int) -> Int? {
         var negative = false
         if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
             negative = b[i] == UInt8(ascii: "-")

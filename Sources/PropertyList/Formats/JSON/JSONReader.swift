@@ -9,9 +9,6 @@ struct JSONReader {
     /// Entries of the objects being read, innermost last: each dictionary is
     /// built once, at its final size, or copied from a recurring shape.
     private var entryStack: [(LiteralString, PropertyList)] = []
-    /// Elements of the arrays being read, innermost last: each array is
-    /// allocated once, at its final size.
-    private var elementStack: [PropertyList] = []
     private var recurringKeys = RecurringKeys<UInt64>()
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
@@ -81,18 +78,16 @@ struct JSONReader {
             }
         case UInt8(ascii: "["):
             i += 1
+            var elements: [PropertyList] = []
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array([]) }
-            let base = elementStack.count
-            defer { if elementStack.count > base { elementStack.removeSubrange(base...) } }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
             while true {
                 skipSpace()
-                let element = try value(depth: depth + 1)
-                elementStack.append(element)
+                elements.append(try value(depth: depth + 1))
                 skipSpace()
                 guard i < bytes.count else { throw fail("expected ',' or ']', found the end of the document") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(Array(elementStack[base...])) }
+                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
                 throw fail("expected ',' or ']' in the array")
             }
         case UInt8(ascii: "\""): return .string(try string())
@@ -140,7 +135,7 @@ struct JSONReader {
         if i < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "e") {
             isInteger = false
             i += 1
-            guard let e = NumberParsing.exponent(bytes, at: &i) else { throw fail("expected digits in the exponent") }
+            guard let e = NumberParsing.exponentValue(bytes, at: &i) else { throw fail("expected digits in the exponent") }
             exponent = e
         }
         if isInteger, digits <= 18 {
@@ -160,7 +155,7 @@ struct JSONReader {
         let start = i
         i += 1
         let contentStart = i
-        i = Self.plainEnd(bytes, from: i)
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
         guard i < bytes.count else { throw fail("expected '\"' to end the string", at: start) }
         if bytes[i] == UInt8(ascii: "\"") {
             guard let s = UTF8Text.string(UnsafeRawBufferPointer(rebasing: bytes[contentStart..<i])) else {
@@ -202,27 +197,6 @@ struct JSONReader {
         }
         guard let s = String(validating: out, as: UTF8.self) else { throw fail("expected UTF-8 text, found invalid bytes", at: contentStart) }
         return s
-    }
-
-    /// The first offset from `start` of a quote, a backslash, a control
-    /// character or the end: eight bytes at a time while none of the three
-    /// is among them (each test is exact about whether a byte matches, which
-    /// is all a word's test needs), then byte by byte.
-    @inline(__always)
-    private static func plainEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
-        var i = start
-        if let base = bytes.baseAddress {
-            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-            while i + 8 <= bytes.count {
-                let x = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
-                let found = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x)
-                if found & highs != 0 { break }
-                i += 8
-            }
-        }
-        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
-        return i
     }
 
     private mutating func hex4() throws(PropertyListError) -> UInt32 {
