@@ -5,6 +5,10 @@ package import PropertyList
 /// (``StoreDecision``), so a backend reads and writes a whole group in a few statements, not a
 /// few per commit.
 package enum CommitGroup {
+    /// A store's key in a group's tables: "account/store" (a store's name has no slash).
+    @inline(__always)
+    package static func storeKey(_ account: String, _ store: String) -> String { account + "/" + store }
+
     /// `jobs` ordered by store, and in the order they came within a store: a fixed order of
     /// stores (two servers' groups lock rows in the same order), each store's commits applied as
     /// they were queued. Commits of one group were all in flight together, so any order among

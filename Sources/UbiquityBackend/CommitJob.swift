@@ -10,5 +10,5 @@ package protocol CommitJob {
 
 extension CommitJob {
     /// The store's key in a group's tables: "account/store".
-    package var storeKey: String { account + "/" + store }
+    package var storeKey: String { CommitGroup.storeKey(account, store) }
 }

@@ -7,6 +7,8 @@ package import NIOCore
 package struct StoreDecision {
     package var account: String
     package var store: String
+    /// ``CommitGroup/storeKey(_:_:)`` of the store.
+    package var storeKey: String { CommitGroup.storeKey(account, store) }
     /// The store's commits: their range in the group's ordered jobs (``CommitGroup/ordered(_:)``).
     package var jobs: Range<Int>
     /// The head read, and the head after the commits.
@@ -65,6 +67,30 @@ package struct StoreDecision {
             }
             log.append((after.revision, Int32(decision.applied.count)))
             if let hash = job.tokenHash, !tokens.contains(hash) { tokens.append(hash) }
+        }
+    }
+
+    /// Each of `stores` (``CommitGroup/stores(of:)``) decided in order, on the head `head` gives
+    /// for it (and its ``CommitGroup/storeKey(_:_:)``) and its entries in `current` (by key).
+    ///
+    /// `usage`: what each account holds, read where no other writer can change it, or nil when
+    /// it was not read (a commit that grows an account under a quota then sets
+    /// ``needsQuota``). A store is decided against its account's other stores, and the next
+    /// store of the same account sees this one's new size.
+    package static func decide<Job: CommitJob>(
+        _ jobs: [Job], stores: [(account: String, store: String, jobs: Range<Int>)], head: (_ store: (account: String, store: String, jobs: Range<Int>), _ key: String) throws -> StoreHead,
+        current: [String: [LiteralString: CurrentEntry]], validTokens: Set<[UInt8]>?, quota: AccountQuota?,
+        usage: [String: AccountUsage]?
+    ) rethrows -> [StoreDecision] {
+        var usage = usage
+        return try stores.map { store in
+            let key = CommitGroup.storeKey(store.account, store.store)
+            let head = try head(store, key)
+            let others = usage.map { ($0[store.account] ?? AccountUsage(stores: 0, bytes: 0)).without(head, named: store.store) }
+            let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
+                                         current: current[key] ?? [:], validTokens: validTokens, quota: quota, others: others)
+            if let others { usage?[store.account] = others.with(decision.after, named: store.store) }
+            return decision
         }
     }
 }

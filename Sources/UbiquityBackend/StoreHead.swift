@@ -14,4 +14,7 @@ package struct StoreHead: Sendable, Hashable {
         self.tombstones = tombstones
         self.horizon = horizon
     }
+
+    /// The head of a store that has no row yet: its first commit that writes makes the row.
+    package static let unwritten = StoreHead(revision: 0, count: 0, total: 0, tombstones: 0, horizon: 0)
 }

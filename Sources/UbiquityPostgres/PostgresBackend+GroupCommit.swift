@@ -73,10 +73,10 @@ extension PostgresBackend {
         for try await (kind, account, store, revision, count, total, tombstones, horizon, key, size, value)
             in rows.decode((String, String, String, Int64, Int32, Int32, Int32, Int64, String?, Int32?, ByteBuffer?).self) {
             if kind == "h" {
-                state.heads[account + "/" + store] = StoreHead(revision: revision, count: Int(count), total: Int(total),
+                state.heads[CommitGroup.storeKey(account, store)] = StoreHead(revision: revision, count: Int(count), total: Int(total),
                                                               tombstones: Int(tombstones), horizon: horizon)
             } else if let key, let size {
-                state.current[account + "/" + store, default: [:]][key] = CurrentEntry(revision: revision, size: Int(size), value: value)
+                state.current[CommitGroup.storeKey(account, store), default: [:]][key] = CurrentEntry(revision: revision, size: Int(size), value: value)
             }
         }
         return state
@@ -143,7 +143,7 @@ extension PostgresBackend {
             SELECT account, store, pg_notify(\(channel), account || ' ' || store || ' ' || revision)::text FROM head
             """, logger: logger)
         var done: Set<String> = []
-        for try await (account, store, _) in rows.decode((String, String, String).self) { done.insert(account + "/" + store) }
+        for try await (account, store, _) in rows.decode((String, String, String).self) { done.insert(CommitGroup.storeKey(account, store)) }
         return done
     }
 
@@ -155,7 +155,7 @@ extension PostgresBackend {
         var rest: [Job] = []
         var decisions: [StoreDecision] = []
         for store in CommitGroup.stores(of: jobs) {
-            let storeKey = store.account + "/" + store.store
+            let storeKey = CommitGroup.storeKey(store.account, store.store)
             guard let head = state.heads[storeKey] else { rest += jobs[store.jobs]; continue }
             let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
                                          current: state.current[storeKey] ?? [:], validTokens: state.validTokens, quota: quota, others: nil)
@@ -166,7 +166,7 @@ extension PostgresBackend {
         for decision in decisions {
             // A store whose commits write nothing (conflicts, refusals) is answered on what was read:
             // that state was the store's at the moment of the read.
-            if decision.writes && !written.contains(decision.account + "/" + decision.store) {
+            if decision.writes && !written.contains(decision.storeKey) {
                 rest += jobs[decision.jobs]
             } else {
                 for (job, outcome) in zip(jobs[decision.jobs], decision.outcomes) { job.finish(.success(outcome)) }
@@ -240,7 +240,7 @@ extension PostgresBackend {
             """, logger: logger)
         var state = GroupState(validTokens: [])
         for try await (account, store, revision, count, total, tombstones, horizon) in headRows.decode((String, String, Int64, Int32, Int32, Int32, Int64).self) {
-            state.heads[account + "/" + store] = StoreHead(revision: revision, count: Int(count), total: Int(total), tombstones: Int(tombstones), horizon: horizon)
+            state.heads[CommitGroup.storeKey(account, store)] = StoreHead(revision: revision, count: Int(count), total: Int(total), tombstones: Int(tombstones), horizon: horizon)
         }
         // The commits' tokens as this transaction sees them once the stores' rows are locked
         // (a revocation committed before this point is seen; one committed later is ordered after us).
@@ -260,29 +260,15 @@ extension PostgresBackend {
             JOIN entries e ON e.account = q.a AND e.store = q.s AND e.key = q.k
             """, logger: logger)
         for try await (account, store, key, revision, size, value) in rows.decode((String, String, String, Int64, Int32, ByteBuffer?).self) {
-            state.current[account + "/" + store, default: [:]][key] = CurrentEntry(revision: revision, size: Int(size), value: value)
+            state.current[CommitGroup.storeKey(account, store), default: [:]][key] = CurrentEntry(revision: revision, size: Int(size), value: value)
         }
-        var decisions: [StoreDecision] = []
-        for store in stores {
-            let storeKey = store.account + "/" + store.store
+        let decisions = try StoreDecision.decide(jobs, stores: stores, head: { store, storeKey in
+            if let head = state.heads[storeKey] { return head }
             // No row: the account was deleted (its tokens with it), so each commit is answered as revoked.
             let accountGone = jobs[store.jobs].allSatisfy { job in job.tokenHash.map { state.validTokens?.contains(CommitGroup.tokenKey(job.account, $0)) == false } ?? false }
-            guard let head = state.heads[storeKey] ?? (accountGone ? StoreHead(revision: 0, count: 0, total: 0, tombstones: 0, horizon: 0) : nil) else {
-                throw BackendError(status: 500, "the row of store \(storeKey) is missing")
-            }
-            // What the account's other stores hold: its usage without this store's part.
-            var others: AccountUsage? = nil
-            if quota != nil {
-                others = (usage[store.account] ?? AccountUsage(stores: 0, bytes: 0)).without(head, named: store.store)
-            }
-            let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
-                                         current: state.current[storeKey] ?? [:], validTokens: state.validTokens, quota: quota, others: others)
-            if let others {
-                // The next store of the same account sees this one's new size.
-                usage[store.account] = others.with(decision.after, named: store.store)
-            }
-            decisions.append(decision)
-        }
+            guard accountGone else { throw BackendError(status: 500, "the row of store \(storeKey) is missing") }
+            return .unwritten
+        }, current: state.current, validTokens: state.validTokens, quota: quota, usage: quota == nil ? nil : usage)
         // The rows are locked: every store that writes is written.
         let written = try await write(decisions, on: db, logger: logger)
         // A new store whose commits wrote nothing (refused by a quota, or conflicts) leaves no row:
@@ -294,7 +280,7 @@ extension PostgresBackend {
                     (SELECT a, s FROM unnest(\(unwritten.map(\.account))::text[], \(unwritten.map(\.store))::text[]) AS q(a, s))
                 """, logger: logger)
         }
-        for d in decisions where d.writes && !written.contains(d.account + "/" + d.store) {
+        for d in decisions where d.writes && !written.contains(d.storeKey) {
             throw BackendError(status: 500, "the store \(d.account)/\(d.store) changed while its row was locked")
         }
         for d in decisions where d.writes && d.needsPruning {

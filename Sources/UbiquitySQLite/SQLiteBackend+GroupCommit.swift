@@ -44,23 +44,13 @@ extension SQLiteBackend {
         // The tokens are still their accounts', in the transaction that applies the commits:
         // a revocation or an account's deletion committed before it wins.
         let read = try await readGroup(tokens: CommitGroup.tokens(of: jobs),
-                                       stores: stores.filter { state.heads[$0.account + "/" + $0.store] == nil },
+                                       stores: stores.filter { state.heads[CommitGroup.storeKey($0.account, $0.store)] == nil },
                                        keys: CommitGroup.keys(of: jobs, stores), on: db)
-        let validTokens = read.validTokens, current = read.current
         let heads = read.heads.merging(state.heads) { read, _ in read }
         func decide(usage: [String: AccountUsage]?) -> [StoreDecision] {
-            var usage = usage
-            return stores.map { store in
-                let storeKey = store.account + "/" + store.store
-                // A store without a row is at revision 0: its row is made by its first commit that writes.
-                let head = heads[storeKey] ?? StoreHead(revision: 0, count: 0, total: 0, tombstones: 0, horizon: 0)
-                let others = usage.map { ($0[store.account] ?? AccountUsage(stores: 0, bytes: 0)).without(head, named: store.store) }
-                let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
-                                             current: current[storeKey] ?? [:], validTokens: validTokens, quota: quota, others: others)
-                // The next store of the same account sees this one's new size.
-                if let others { usage?[store.account] = others.with(decision.after, named: store.store) }
-                return decision
-            }
+            // A store without a row is at revision 0: its row is made by its first commit that writes.
+            StoreDecision.decide(jobs, stores: stores, head: { heads[$1] ?? .unwritten }, current: read.current,
+                                 validTokens: read.validTokens, quota: quota, usage: usage)
         }
         // Decided without the accounts' usage first; read only when a commit grows an account
         // under a quota (exact: this connection is the only writer, in its transaction).
@@ -70,7 +60,7 @@ extension SQLiteBackend {
         }
         try await write(&decisions, on: db)
         _ = try await db.query("COMMIT", [])
-        for d in decisions where d.writes { state.heads[d.account + "/" + d.store] = d.after }
+        for d in decisions where d.writes { state.heads[d.storeKey] = d.after }
         if state.heads.count > 100_000 { state.heads.removeAll() }
         return decisions.flatMap(\.outcomes)
     }
@@ -124,13 +114,13 @@ extension SQLiteBackend {
                     if let hash = row.column("value")?.blob { read.validTokens.insert(CommitGroup.tokenKey(account, Array(hash.readableBytesView))) }
                 case "h":
                     guard let store = row.column("store")?.string else { continue }
-                    read.heads[account + "/" + store] = StoreHead(
+                    read.heads[CommitGroup.storeKey(account, store)] = StoreHead(
                         revision: Int64(row.column("revision")?.integer ?? 0), count: row.column("key_count")?.integer ?? 0,
                         total: row.column("total_bytes")?.integer ?? 0, tombstones: row.column("tombstones")?.integer ?? 0,
                         horizon: Int64(row.column("horizon")?.integer ?? 0))
                 default:
                     guard let store = row.column("store")?.string, let key = row.column("key")?.string else { continue }
-                    read.current[account + "/" + store, default: [:]][key] = CurrentEntry(
+                    read.current[CommitGroup.storeKey(account, store), default: [:]][key] = CurrentEntry(
                         revision: Int64(row.column("revision")?.integer ?? 0), size: row.column("size")?.integer ?? 0, value: row.column("value")?.blob)
                 }
             }
