@@ -4,6 +4,7 @@ import Testing
 import TestSupport
 @_spi(Engine) @testable import OpenDefaults
 import PropertyList
+import SharedTables
 
 @Suite("Lifetimes: a store no longer used is released, and loses nothing", .exclusive(.processResources), .timeLimit(.minutes(10)))
 struct LifetimeTests {
@@ -65,7 +66,7 @@ struct LifetimeTests {
             stores.append(Weak(store))
             #expect(descriptors(of: sandbox) >= 1, "a store watches its folders")
         }
-        #expect(eventually { stores.allSatisfy { $0.value == nil } })
+        #expect(eventually { stores.allSatisfy { $0.object == nil } })
         #expect(eventually { descriptors(of: sandbox) == 0 })
         let store = sandbox.makeStore()
         let target = store.domain("com.example.watched")
@@ -75,10 +76,4 @@ struct LifetimeTests {
         #expect(store.watcher.targets(for: [overflow]).contains { $0 === target })
         #expect(try sandbox.fileValue("com.example.many") == ["i": 299])
     }
-}
-
-/// A reference that does not keep its object.
-final class Weak<Object: AnyObject> {
-    weak var value: Object?
-    init(_ value: Object) { self.value = value }
 }
