@@ -168,12 +168,16 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Tools"])),
             ]
         ),
+        // `ubiquity agent`'s executor: Swift's jobs on threads that sleep until there is work, not
+        // on libdispatch's pool, which wakes every second (proposal 0020). C: it must be in place
+        // before the async main starts.
+        .target(name: "AgentExecutor"),
         // `ubiquity serve|account|login|logout|get|set|remove|list|watch|sync`.
         .executableTarget(
             name: "ubiquity",
             dependencies: [
                 "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "UbiquityPostgres", "ValueGrammar", "CommandLineSupport",
-                "OpenDefaults", "PropertyList", "PlatformIO", "UbiquityFleet", "UbiquityProtocol", "ConfigurationProfiles", "SharedTables",
+                "OpenDefaults", "PropertyList", "PlatformIO", "UbiquityFleet", "UbiquityProtocol", "ConfigurationProfiles", "SharedTables", "AgentExecutor",
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Tools"])),

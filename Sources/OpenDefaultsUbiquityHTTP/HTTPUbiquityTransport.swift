@@ -27,6 +27,8 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     let account: UbiquityAccount
     let base: String
     let client: HTTPClient
+    /// The length of event streams asked of the server; nil for its default.
+    let streamSeconds: Int?
 
     /// How long a request other than a long poll may take.
     public static let requestTimeout: TimeAmount = .seconds(10)
@@ -40,8 +42,11 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
 
     /// As ``init(account:maximumConnections:)``, closing a connection once it has been idle for
     /// `idleTimeout`. A fleet agent, whose commits are rare reports, keeps no connection beside
-    /// its event streams (each one costs the server memory for every machine).
-    package init(account: UbiquityAccount, maximumConnections: Int, idleTimeout: Duration) {
+    /// its event streams (each one costs the server memory for every machine). `streamSeconds`:
+    /// how long the server holds each event stream (a fleet agent asks for 90 s, so that an idle
+    /// machine wakes less than once a minute); nil for the server's default, 30 s.
+    package init(account: UbiquityAccount, maximumConnections: Int, idleTimeout: Duration, streamSeconds: Int? = nil) {
+        self.streamSeconds = streamSeconds
         self.account = account
         base = account.server.hasSuffix("/") ? String(account.server.dropLast()) : account.server
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -51,7 +56,8 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         // (A file that cannot be read leaves the system's roots: `ubiquity login` checks it first,
         // with ``certificateAuthorityProblem(at:)``.)
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.timeout = .init(connect: .seconds(2), read: .seconds(40))
+        // Silence longer than a stream's length and a margin is a connection that died.
+        configuration.timeout = .init(connect: .seconds(2), read: .seconds(Int64(streamSeconds ?? 30) + 10))
         configuration.connectionPool = .init(idleTimeout: TimeAmount(idleTimeout), concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnections)
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -104,7 +110,8 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     /// connection, and one stream on the server, however many stores (at most 16).
     package func events(stores: [(store: String, after: Int64)]) -> AsyncThrowingStream<(store: String, changes: UbiquityChangesResponse), any Error> {
         let list = stores.map { "\($0.store):\($0.after)" }.joined(separator: ",")
-        return eventStream("/v1/events?stores=\(list)", as: StoreChanges.self) { ($0.store, $0.changes) }
+        let wait = streamSeconds.map { "&wait=\($0)" } ?? ""
+        return eventStream("/v1/events?stores=\(list)\(wait)", as: StoreChanges.self) { ($0.store, $0.changes) }
     }
 
     /// An event of a stream of several stores: the store it names and its changes, from one parse.

@@ -42,13 +42,13 @@ extension UbiquityService {
     }
 
     /// `GET /v1/stores/{store}/events`: the same answers as ``changes(_:account:store:)``
-    /// as server-sent events on one response, for `wait` seconds (default and
-    /// most: ``maximumWait``; the client then asks again from its last revision).
+    /// as server-sent events on one response, for `wait` seconds (by default ``maximumWait``,
+    /// at most ``maximumStreamWait``; the client then asks again from its last revision).
     /// The first event answers at once (possibly with no entries: it says the
     /// stream is open and the store's revision); each commit after it is one
     /// more event. A commit costs a watcher one write, not a request.
     func events(_ request: ServerRequest, account: UbiquityAccountInfo, store: String, tokenHash: [UInt8]) async -> ServerResponse {
-        switch Self.changesParameters(request, store: store, defaultWait: Self.maximumWait) {
+        switch Self.changesParameters(request, store: store, defaultWait: Self.maximumWait, longest: Self.maximumStreamWait) {
         case .failure(let refusal): return refusal.response
         case .success(let p):
             return await stream([StreamStart(store: store, after: p.after)], seconds: p.wait, naming: false,
@@ -62,7 +62,7 @@ extension UbiquityService {
     /// connection and one stream on the server where one per store would hold several.
     /// Each event is the single-store stream's, with the store named first in its JSON.
     func events(_ request: ServerRequest, account: UbiquityAccountInfo, stores: [StreamStart], tokenHash: [UInt8]) async -> ServerResponse {
-        switch Self.waitParameter(request, defaultWait: Self.maximumWait) {
+        switch Self.waitParameter(request, defaultWait: Self.maximumWait, longest: Self.maximumStreamWait) {
         case .failure(let refusal): return refusal.response
         case .success(let seconds):
             return await stream(stores, seconds: seconds, naming: true, account: account, tokenHash: tokenHash)
@@ -158,20 +158,21 @@ extension UbiquityService {
     }
 
     /// The store, `after` and `wait` (`defaultWait` when not given) of a changes request, checked.
-    static func changesParameters(_ request: ServerRequest, store: String, defaultWait: Double) -> Result<(after: Int64, wait: Double), Refusal> {
+    static func changesParameters(_ request: ServerRequest, store: String, defaultWait: Double,
+                                  longest: Double = maximumWait) -> Result<(after: Int64, wait: Double), Refusal> {
         guard UbiquityLimits.isValidStoreIdentifier(store) else { return .failure(Refusal(response: badStore(store))) }
         let afterText = request.queryFields["after"] ?? "0"
         guard let after = Int64(afterText), after >= 0 else {
             return .failure(Refusal(response: error(400, "after must be a revision (0 or more), not \"\(afterText)\"")))
         }
-        return waitParameter(request, defaultWait: defaultWait).map { (after, $0) }
+        return waitParameter(request, defaultWait: defaultWait, longest: longest).map { (after, $0) }
     }
 
-    /// The `wait` of a changes or events request (`defaultWait` when not given), checked.
-    static func waitParameter(_ request: ServerRequest, defaultWait: Double) -> Result<Double, Refusal> {
+    /// The `wait` of a changes or events request (`defaultWait` when not given, at most `longest`), checked.
+    static func waitParameter(_ request: ServerRequest, defaultWait: Double, longest: Double = maximumWait) -> Result<Double, Refusal> {
         let waitText = request.queryFields["wait"] ?? "\(defaultWait)"
-        guard let wait = Double(waitText), wait.isFinite, wait >= 0, wait <= maximumWait else {
-            return .failure(Refusal(response: error(400, "wait must be seconds from 0 to \(Int(maximumWait)), not \"\(waitText)\"")))
+        guard let wait = Double(waitText), wait.isFinite, wait >= 0, wait <= longest else {
+            return .failure(Refusal(response: error(400, "wait must be seconds from 0 to \(Int(longest)), not \"\(waitText)\"")))
         }
         return .success(wait)
     }

@@ -1,3 +1,4 @@
+import AgentExecutor
 import ArgumentParser
 import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
@@ -42,6 +43,9 @@ struct Agent: AsyncParsableCommand {
         guard Environment.effectiveUserID == 0 else {
             throw fail("the agent needs root: it installs profiles, which the library trusts only in files root owns")
         }
+        // Swift's jobs run on the agent's own executor (AgentExecutor.c, put in place as the
+        // process loaded), which sleeps while the agent waits: libdispatch's wakes every second.
+        let executor = opendefaults_agent_executor_installed() ? "own executor" : "libdispatch"
         let machines = roots.isEmpty ? [AgentFiles()] : roots.map { AgentFiles(root: $0) }
         var runners: [AgentRunner] = []
         for files in machines {
@@ -61,7 +65,7 @@ struct Agent: AsyncParsableCommand {
         await withTaskGroup(of: Void.self) { reports in
             for runner in runners { reports.addTask { _ = await runner.report() } }
         }
-        ServiceManager.notify("READY=1\nSTATUS=following \(runners.count == 1 ? runners[0].agent.credential.groups.joined(separator: ", ") : "\(runners.count) machines")")
+        ServiceManager.notify("READY=1\nSTATUS=following \(runners.count == 1 ? runners[0].agent.credential.groups.joined(separator: ", ") : "\(runners.count) machines") (\(executor))")
         await withTaskGroup(of: Void.self) { tasks in
             for runner in runners {
                 tasks.addTask { await runner.follow() }
@@ -89,7 +93,8 @@ struct Agent: AsyncParsableCommand {
         // Its reports are rare: their connection closes 2 s after each, leaving the server one
         // connection, its event stream, for each idle machine (one per 16 stores it follows).
         let streams = AgentRunner.streams(groups: credential.groups).count
-        let transport = HTTPUbiquityTransport(account: account, maximumConnections: streams + 1, idleTimeout: .seconds(2))
+        // Its streams last 90 s: an idle machine wakes once each, less than once a minute.
+        let transport = HTTPUbiquityTransport(account: account, maximumConnections: streams + 1, idleTimeout: .seconds(2), streamSeconds: 90)
         return AgentRunner(agent: agent, transport: transport, name: name)
     }
 }
@@ -134,7 +139,8 @@ actor AgentRunner {
 
     /// Follows the organisation's store and each group's until the process ends, on one event
     /// stream (`GET /v1/events`), again from the stores' cursors after each end (the stream
-    /// lasts 30 s) or failure (backing off to 1 s while the server is away).
+    /// lasts 90 s) or failure (backing off to 1 s while the server is away). A report the
+    /// server did not take is sent again with the next answer, the stream's first ones included.
     /// A machine in more than 15 groups has a stream for each 16 stores.
     nonisolated func follow() async {
         // Read once, before anything is received: a hand-over then changes the credential.
@@ -168,6 +174,7 @@ actor AgentRunner {
                     if saidAway { say("the server is back"); saidAway = false }
                     backoff = .milliseconds(100)
                     if let group = stores[i].group { await receive(group: group, answer) } else { await receiveOrganization(answer) }
+                    if await reportDue { _ = await report() }
                 }
             } catch {
                 if case .unauthorized(let why) = error as? UbiquityError {
