@@ -114,6 +114,14 @@ for module, files in modules.items():
             if len(m.group(1)) <= 8:
                 names.update(re.findall(r"(?:^|,)\s*([A-Za-z_]\w*)", re.sub(r"\([^)]*\)", "", m.group(2))))
         names.add(module)
+    # A C target's names: the functions and types its public headers declare.
+    include = os.path.join(sources, module, "include")
+    for base, _, headers in os.walk(include):
+        for h in headers:
+            if h.endswith(".h"):
+                header = re.sub(r"//[^\n]*|/\*.*?\*/", "", open(os.path.join(base, h), encoding="utf-8").read(), flags=re.S)
+                names.update(re.findall(r"\b([A-Za-z_]\w*)\s*\(", header))
+                names.update(re.findall(r"\btypedef\b[^;]*?\b([A-Za-z_]\w*)\s*;", header))
     declared[module], spi[module] = names, engine
 
 problems = []

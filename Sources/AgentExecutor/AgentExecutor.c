@@ -16,13 +16,18 @@
 // - jobs after a delay or at a deadline (Task.sleep): a list ordered by deadline, served by one
 //   timer thread asleep until the first deadline (or until a nearer one is added), which moves
 //   due jobs to the FIFO;
-// - main-actor jobs: a FIFO served by the main thread, which the async main's drain never leaves
-//   (the async main ends the process with exit()).
+// - main-actor jobs: libdispatch's main queue, drained on the main thread as CoreFoundation's run
+//   loop drains it (its eventfd, then _dispatch_main_queue_callback_4CF), in the async main's
+//   drain, which never returns (the async main ends the process with exit()). Swift 6.3 sends
+//   main-actor jobs to that queue from Swift as well as through the runtime's hook, so the queue
+//   itself is what must be drained; a main queue drained so starts no worker thread.
 // Priorities are not kept (the agent's tasks all have the default one).
 
 #include "AgentExecutor.h"
 
+#include <poll.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +45,6 @@ typedef struct {
 typedef SWIFTCALL void (*EnqueueGlobalOriginal)(Job *job);
 typedef SWIFTCALL void (*EnqueueGlobalWithDelayOriginal)(unsigned long long delay, Job *job);
 typedef SWIFTCALL void (*EnqueueGlobalWithDeadlineOriginal)(long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job);
-typedef SWIFTCALL void (*EnqueueMainExecutorOriginal)(Job *job);
 typedef SWIFTCALL void (*AsyncMainDrainQueueOriginal)(void);
 typedef SWIFTCALL void (*AsyncMainDrainQueueOverride)(AsyncMainDrainQueueOriginal original);
 
@@ -48,11 +52,14 @@ extern SWIFTCALL void (*swift_task_enqueueGlobal_hook)(Job *job, EnqueueGlobalOr
 extern SWIFTCALL void (*swift_task_enqueueGlobalWithDelay_hook)(unsigned long long delay, Job *job, EnqueueGlobalWithDelayOriginal original);
 extern SWIFTCALL void (*swift_task_enqueueGlobalWithDeadline_hook)(long long sec, long long nsec, long long tsec, long long tnsec, int clock,
                                                                    Job *job, EnqueueGlobalWithDeadlineOriginal original);
-extern SWIFTCALL void (*swift_task_enqueueMainExecutor_hook)(Job *job, EnqueueMainExecutorOriginal original);
 extern SWIFTCALL void (*swift_task_asyncMainDrainQueue_hook)(AsyncMainDrainQueueOriginal original, AsyncMainDrainQueueOverride compatOverride);
 
 extern SWIFTCALL void swift_job_run(Job *job, SerialExecutorRef executor);
-extern SWIFTCALL SerialExecutorRef swift_task_getMainExecutor(void);
+
+// libdispatch's main queue as CoreFoundation drives it on Linux: an eventfd that becomes readable
+// when the queue has work, and the call that runs that work on the calling (main) thread.
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *message);
 extern SWIFTCALL void swift_get_time(long long *seconds, long long *nanoseconds, int clock);
 
 /// A job waiting in a queue, or (with `deadline`) in the timer's list.
@@ -71,7 +78,6 @@ typedef struct {
 } Queue;
 
 static Queue global_queue = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL};
-static Queue main_queue = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL};
 
 static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t timer_changed; // on CLOCK_MONOTONIC, set up at install
@@ -180,15 +186,17 @@ static SWIFTCALL void enqueue_global_with_deadline(long long sec, long long nsec
     schedule(job, monotonic_now() + (left > 0 ? (uint64_t)left : 0));
 }
 
-static SWIFTCALL void enqueue_main(Job *job, EnqueueMainExecutorOriginal original) {
-    (void)original;
-    push(&main_queue, entry(job, 0));
-}
-
 static SWIFTCALL void drain_main(AsyncMainDrainQueueOriginal original, AsyncMainDrainQueueOverride compatOverride) {
     (void)original; (void)compatOverride;
-    SerialExecutorRef main_executor = swift_task_getMainExecutor();
-    for (;;) swift_job_run(pop(&main_queue), main_executor);
+    struct pollfd main_queue = {_dispatch_get_main_queue_handle_4CF(), POLLIN, 0};
+    for (;;) {
+        if (poll(&main_queue, 1, -1) < 0) continue; // EINTR
+        if (main_queue.revents & POLLIN) {
+            eventfd_t count;
+            (void)eventfd_read(main_queue.fd, &count);
+            _dispatch_main_queue_callback_4CF(NULL);
+        }
+    }
 }
 
 static void start(void *(*body)(void *)) {
@@ -222,7 +230,6 @@ __attribute__((constructor)) static void install(int argc, char **argv, char **e
     swift_task_enqueueGlobal_hook = enqueue_global;
     swift_task_enqueueGlobalWithDelay_hook = enqueue_global_with_delay;
     swift_task_enqueueGlobalWithDeadline_hook = enqueue_global_with_deadline;
-    swift_task_enqueueMainExecutor_hook = enqueue_main;
     swift_task_asyncMainDrainQueue_hook = drain_main;
     installed = true;
 }

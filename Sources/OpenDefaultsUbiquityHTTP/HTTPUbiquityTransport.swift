@@ -104,6 +104,15 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         eventStream("/v1/stores/\(store)/events?after=\(after)", as: UbiquityChangesResponse.self) { $0 }
     }
 
+    /// Waits `duration` on a timer of the client's event loops, not on Swift's executor: in Swift
+    /// 6.3 `Task.sleep` goes straight to libdispatch's timers, whose worker pool then wakes every
+    /// second for the life of the process. For the fleet agent (proposal 0020).
+    package func pause(for duration: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            client.eventLoopGroup.any().scheduleTask(in: TimeAmount(duration)) { continuation.resume() }
+        }
+    }
+
     /// Several stores' changes as one event stream of the server (`GET /v1/events`), each
     /// store from its own revision: the stream's first answers (one a store), then one a
     /// commit, each with the store it answers for, for the stream's 30 seconds. One

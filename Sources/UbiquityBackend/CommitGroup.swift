@@ -1,4 +1,4 @@
-package import PropertyList
+import PropertyList
 
 /// What the backends' group commits share: commits put in the order they are applied in,
 /// the stores they write, the keys and tokens they read. A group is decided in memory

@@ -1,5 +1,5 @@
 package import PropertyList
-package import NIOCore
+import NIOCore
 
 /// One store's commits of a group decided in order, each on top of the one before: the
 /// outcome of each, and what the group writes for the store (its entries, its new head, its

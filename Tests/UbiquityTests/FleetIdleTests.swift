@@ -24,6 +24,12 @@ struct FleetIdleTests {
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
+    /// The sockets of `pid`, as its descriptors name them.
+    static func sockets(_ pid: Int32) -> [String] {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }.filter { $0.hasPrefix("socket:") }
+    }
+
     /// How many TCP connections `pid` holds (its sockets found established in /proc's tables:
     /// a test runner's own sockets, inherited, are not connections).
     static func connections(_ pid: Int32) -> Int {
@@ -43,7 +49,7 @@ struct FleetIdleTests {
         return established
     }
 
-    @Test("an agent with its declaration applied and reported wakes at most once in a minute, and has no libdispatch thread")
+    @Test("an agent with its declaration applied and reported, after an absence of the server, wakes at most once in a minute and has no libdispatch thread")
     func idleAgentSleeps() throws {
         let scene = try FleetScene(try SyncServer(.sqlite))
         let machine = try FleetMachine("idle")
@@ -53,9 +59,18 @@ struct FleetIdleTests {
         #expect(eventually(20) { (try? machine.read("com.example.fleet", "Mode")) == "calm" }, "\(machine.agentErrors)")
         try #require(eventually(20) { (try? FleetTests.reported(scene.server, machine, group: "desktops").revision) == 1 })
         let pid = try #require(machine.agent?.processIdentifier)
+        // The server away, then back: the agent backs off between attempts (its waits must not
+        // start libdispatch's pool either).
+        scene.server.kill()
+        #expect(eventually(20) { machine.agentErrors.contains("lost the server") }, "\(machine.agentErrors)")
+        try scene.server.restart()
+        #expect(eventually(20) { ((try? String(contentsOfFile: machine.agentLog, encoding: .utf8)) ?? "").contains("the server is back") })
         // Idle, proven: its report's connection has closed (2 s after the report), leaving one
         // connection, its event stream.
-        try #require(eventually(20) { Self.connections(pid) == 1 }, "connections: \(Self.connections(pid))")
+        try #require(eventually(20) { Self.connections(pid) == 1 }, """
+            connections: \(Self.connections(pid)); \(Self.sockets(pid)); \((try? String(contentsOfFile: "/proc/\(pid)/net/tcp", encoding: .utf8)) ?? "")
+            \(machine.agentErrors)
+            """)
         let names = Self.threadNames(pid)
         #expect(!names.contains { $0.contains("qos") }, "libdispatch's worker threads (named after their queue's QoS): \(names)")
         // 61 one-second samples. A run of seconds in which some thread woke is one wake-up (a

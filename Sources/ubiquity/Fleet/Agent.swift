@@ -179,11 +179,11 @@ actor AgentRunner {
             } catch {
                 if case .unauthorized(let why) = error as? UbiquityError {
                     complain("the server refuses this machine's credential (\(why)): was it removed from the organisation? Enrol it again.")
-                    try? await Task.sleep(for: .seconds(30))
+                    await transport.pause(for: .seconds(30))
                     continue
                 }
                 if !saidAway { complain("lost the server (\(error)); the applied declarations stay; retrying"); saidAway = true }
-                try? await Task.sleep(for: backoff)
+                await transport.pause(for: backoff)
                 backoff = min(backoff * 2, .seconds(1))
             }
             if await reportDue { _ = await report() }
