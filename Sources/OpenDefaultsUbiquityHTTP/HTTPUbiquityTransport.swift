@@ -43,7 +43,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     /// As ``init(account:maximumConnections:)``, closing a connection once it has been idle for
     /// `idleTimeout`. A fleet agent, whose commits are rare reports, keeps no connection beside
     /// its event streams (each one costs the server memory for every machine). `streamSeconds`:
-    /// how long the server holds each event stream (a fleet agent asks for 90 s, so that an idle
+    /// how long the server holds each event stream (a fleet agent asks for 150 s, so that an idle
     /// machine wakes less than once a minute); nil for the server's default, 30 s.
     package init(account: UbiquityAccount, maximumConnections: Int, idleTimeout: Duration, streamSeconds: Int? = nil) {
         self.streamSeconds = streamSeconds
@@ -162,8 +162,20 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         request.headers.add(name: "Authorization", value: "Bearer \(account.token)")
         request.headers.add(name: "Accept", value: "text/event-stream")
         let response: HTTPClientResponse
-        // The timeout bounds the wait for the answer's head; the body is bounded by the read timeout.
-        do { response = try await client.execute(request, timeout: Self.requestTimeout) } catch {
+        // The deadline bounds the wait for the answer's head; the body is bounded by the read timeout.
+        // The client's timers fire even when what they guard is done (a timer cancelled from
+        // another thread still wakes its event loop once, at its time), so a client of long
+        // streams (the fleet agent, proposal 0020) sets none it can do without: a day's deadline,
+        // the head being bounded by the read timeout (the stream's length and 10 s), and no
+        // pooled connection, whose idle timer would start as each stream ends.
+        let deadline: NIODeadline
+        if streamSeconds != nil {
+            request.headers.add(name: "Connection", value: "close")
+            deadline = .now() + .hours(24)
+        } else {
+            deadline = .now() + Self.requestTimeout
+        }
+        do { response = try await client.execute(request, deadline: deadline) } catch {
             throw .unreachable("\(base): \(Self.reason(error))")
         }
         let status = Int(response.status.code)

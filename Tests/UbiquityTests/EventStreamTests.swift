@@ -128,7 +128,7 @@ struct EventStreamTests {
         let ta = HTTPUbiquityTransport(account: server.account(token: alice))
         _ = try await commit(ta, "com.example.private", "secret", base: 0, .string("alice's"))
         let auth = ["Authorization": "Bearer \(alice)"]
-        #expect(try rawRequest(server, path: "/v1/stores/com.example.private/events?wait=121", headers: auth).status == 400)
+        #expect(try rawRequest(server, path: "/v1/stores/com.example.private/events?wait=301", headers: auth).status == 400)
         #expect(try rawRequest(server, path: "/v1/stores/com.example.private/events?after=-1&wait=0", headers: auth).status == 400)
         #expect(try rawRequest(server, path: "/v1/stores/.hidden/events?wait=0", headers: auth).status == 400)
         #expect(try rawRequest(server, path: "/v1/stores/com.example.private/events?wait=0").status == 401)

@@ -126,7 +126,7 @@ struct StoresEventStreamTests {
             ("?stores=a:0,,b:0&wait=0", "store"),
             ("?stores=a:-1&wait=0", "0 or more"),
             ("?stores=a:x&wait=0", "0 or more"),
-            ("?stores=a:0&wait=121", "wait must be seconds from 0 to 120"),
+            ("?stores=a:0&wait=301", "wait must be seconds from 0 to 300"),
         ]
         for (query, words) in cases {
             let (code, body) = try status(query)

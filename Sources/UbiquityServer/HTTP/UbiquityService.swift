@@ -39,10 +39,10 @@ package final class UbiquityService: Sendable {
     package static let maximumChanges = 2 * UbiquityLimits.maximumKeys
     /// The longest long poll, and an event stream's length when the client names none.
     package static let maximumWait = 30.0
-    /// The longest event stream a client may ask for (`wait`): a fleet machine asks for 90 s, so
+    /// The longest event stream a client may ask for (`wait`): a fleet machine asks for 150 s, so
     /// that an idle one wakes less than once a minute (issue 41). A revoked token still ends its
     /// streams at once; a client that vanished without closing holds its stream until then.
-    package static let maximumStreamWait = 120.0
+    package static let maximumStreamWait = 300.0
 
     /// Wakes the generation loop when a token change is announced (a notification).
     let tokenChange = WakeSignal()

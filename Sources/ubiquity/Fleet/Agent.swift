@@ -93,8 +93,9 @@ struct Agent: AsyncParsableCommand {
         // Its reports are rare: their connection closes 2 s after each, leaving the server one
         // connection, its event stream, for each idle machine (one per 16 stores it follows).
         let streams = AgentRunner.streams(groups: credential.groups).count
-        // Its streams last 90 s: an idle machine wakes once each, less than once a minute.
-        let transport = HTTPUbiquityTransport(account: account, maximumConnections: streams + 1, idleTimeout: .seconds(2), streamSeconds: 90)
+        // Its streams last 150 s: an idle machine wakes twice for each (its renewal, and 2 s later
+        // the new connection's connect timer), 0.8 times a minute (proposal 0020).
+        let transport = HTTPUbiquityTransport(account: account, maximumConnections: streams + 1, idleTimeout: .seconds(2), streamSeconds: 150)
         return AgentRunner(agent: agent, transport: transport, name: name)
     }
 }
@@ -139,7 +140,7 @@ actor AgentRunner {
 
     /// Follows the organisation's store and each group's until the process ends, on one event
     /// stream (`GET /v1/events`), again from the stores' cursors after each end (the stream
-    /// lasts 90 s) or failure (backing off to 1 s while the server is away). A report the
+    /// lasts 150 s) or failure (backing off to 1 s while the server is away). A report the
     /// server did not take is sent again with the next answer, the stream's first ones included.
     /// A machine in more than 15 groups has a stream for each 16 stores.
     nonisolated func follow() async {
