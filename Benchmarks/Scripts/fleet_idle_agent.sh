@@ -5,7 +5,8 @@
 #     sudo bash Benchmarks/Scripts/fleet_idle_agent.sh [SECONDS]
 #
 # Samples the voluntary context switches of all the agent's threads (from /proc) once a second
-# for SECONDS (default 180), after the agent's first report's connection has closed, and prints
+# for SECONDS (default 180), once the agent is idle (its first report's connection closed, then
+# 10 quiet seconds; at most 30 s for a process that never sleeps), and prints
 # the switches, the seconds in which any thread woke, and the wake-ups: runs of such seconds (a
 # stream's renewal wakes several threads at once). Run twice, the agent on its own executor and
 # on libdispatch (OPENDEFAULTS_AGENT_EXECUTOR=dispatch), in the same run. Uses the debug build's
@@ -35,8 +36,16 @@ for executor in own dispatch; do
     HOME=$W OPENDEFAULTS_SYSTEM_ROOT=$W/m $U agent > agent-$executor.log 2>&1 &
     apid=$!
     until grep -q following agent-$executor.log 2>/dev/null; do sleep 0.1; done
-    # Idle once only its event stream is open (the first report's connection closes 2 s after it).
+    # Idle once only its event stream is open (the first report's connection closes 2 s after it)
+    # and no thread of it has woken for 10 s (the first stream's timers have fired), or after 30 s.
     until [ "$(connections $apid)" = 1 ]; do sleep 0.1; done
+    quiet=0; before=$(switches $apid)
+    for _ in $(seq 30); do
+        [ $quiet -ge 10 ] && break
+        sleep 1; now=$(switches $apid)
+        if [ $now = $before ]; then quiet=$((quiet + 1)); else quiet=0; fi
+        before=$now
+    done
     threads=$(for t in /proc/$apid/task/*; do cat $t/comm; done | sort | uniq -c | awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')
     last=$(switches $apid); first=$last; awake=0; wakeups=0; was=0
     for _ in $(seq $SECONDS_IDLE); do

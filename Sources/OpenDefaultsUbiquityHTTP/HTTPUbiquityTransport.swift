@@ -56,8 +56,15 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         // (A file that cannot be read leaves the system's roots: `ubiquity login` checks it first,
         // with ``certificateAuthorityProblem(at:)``.)
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        // Silence longer than a stream's length and a margin is a connection that died.
-        configuration.timeout = .init(connect: .seconds(2), read: .seconds(Int64(streamSeconds ?? 30) + 10))
+        // Silence longer than a stream's length and a margin is a connection that died. A client
+        // of long streams (the fleet agent) takes 5 s for both margins: a stream's read timeout,
+        // left armed when the stream ends, then fires with the next stream's connect timeout, at
+        // one moment (an event loop wakes for a timer even once it is cancelled; proposal 0020).
+        if let streamSeconds {
+            configuration.timeout = .init(connect: .seconds(5), read: .seconds(Int64(streamSeconds) + 5))
+        } else {
+            configuration.timeout = .init(connect: .seconds(2), read: .seconds(40))
+        }
         configuration.connectionPool = .init(idleTimeout: TimeAmount(idleTimeout), concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnections)
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -166,7 +173,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
         // The client's timers fire even when what they guard is done (a timer cancelled from
         // another thread still wakes its event loop once, at its time), so a client of long
         // streams (the fleet agent, proposal 0020) sets none it can do without: a day's deadline,
-        // the head being bounded by the read timeout (the stream's length and 10 s), and no
+        // the head being bounded by the read timeout (the stream's length and 5 s), and no
         // pooled connection, whose idle timer would start as each stream ends.
         let deadline: NIODeadline
         if streamSeconds != nil {

@@ -93,8 +93,8 @@ struct Agent: AsyncParsableCommand {
         // Its reports are rare: their connection closes 2 s after each, leaving the server one
         // connection, its event stream, for each idle machine (one per 16 stores it follows).
         let streams = AgentRunner.streams(groups: credential.groups).count
-        // Its streams last 150 s: an idle machine wakes twice for each (its renewal, and 2 s later
-        // the new connection's connect timer), 0.8 times a minute (proposal 0020).
+        // Its streams last 150 s: an idle machine wakes twice for each (its renewal, and 5 s later
+        // the connections' timers), 0.8 times a minute (proposal 0020).
         let transport = HTTPUbiquityTransport(account: account, maximumConnections: streams + 1, idleTimeout: .seconds(2), streamSeconds: 150)
         return AgentRunner(agent: agent, transport: transport, name: name)
     }
