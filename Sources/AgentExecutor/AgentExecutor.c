@@ -1,5 +1,6 @@
-// The agent's executor (proposal 0020): Swift concurrency's global, main and timed jobs run on
-// threads of this file instead of libdispatch's, so that an idle agent sleeps.
+// The agent's executor (proposal 0020): Swift concurrency's global jobs run on threads of this
+// file instead of libdispatch's worker pool, and the main queue is drained on the main thread,
+// so that an idle agent sleeps.
 //
 // Why: on Linux, Swift's default executor is libdispatch, whose worker pool arms a 1 s timer (its
 // "workqueue monitor", swift-corelibs-libdispatch src/event/workqueue.c) the first time one of
@@ -13,15 +14,14 @@
 // What runs where:
 // - global jobs (tasks, default actors): a FIFO served by one thread per processor, each asleep
 //   on a condition variable while the FIFO is empty (no timeout);
-// - jobs after a delay or at a deadline (Task.sleep): a list ordered by deadline, served by one
-//   timer thread asleep until the first deadline (or until a nearer one is added), which moves
-//   due jobs to the FIFO;
 // - main-actor jobs: libdispatch's main queue, drained on the main thread as CoreFoundation's run
 //   loop drains it (its eventfd, then _dispatch_main_queue_callback_4CF), in the async main's
 //   drain, which never returns (the async main ends the process with exit()). Swift 6.3 sends
 //   main-actor jobs to that queue from Swift as well as through the runtime's hook, so the queue
 //   itself is what must be drained; a main queue drained so starts no worker thread.
-// Priorities are not kept (the agent's tasks all have the default one).
+// Priorities are not kept (the agent's tasks all have the default one). Timed jobs are not taken
+// over: Swift 6.3's Task.sleep goes to libdispatch's timers from Swift, past the runtime's delay
+// and deadline hooks, so the agent does not sleep that way (HTTPUbiquityTransport.pause).
 
 #include "AgentExecutor.h"
 
@@ -31,7 +31,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SWIFTCALL __attribute__((swiftcall))
@@ -43,15 +42,10 @@ typedef struct {
 } SerialExecutorRef;
 
 typedef SWIFTCALL void (*EnqueueGlobalOriginal)(Job *job);
-typedef SWIFTCALL void (*EnqueueGlobalWithDelayOriginal)(unsigned long long delay, Job *job);
-typedef SWIFTCALL void (*EnqueueGlobalWithDeadlineOriginal)(long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job);
 typedef SWIFTCALL void (*AsyncMainDrainQueueOriginal)(void);
 typedef SWIFTCALL void (*AsyncMainDrainQueueOverride)(AsyncMainDrainQueueOriginal original);
 
 extern SWIFTCALL void (*swift_task_enqueueGlobal_hook)(Job *job, EnqueueGlobalOriginal original);
-extern SWIFTCALL void (*swift_task_enqueueGlobalWithDelay_hook)(unsigned long long delay, Job *job, EnqueueGlobalWithDelayOriginal original);
-extern SWIFTCALL void (*swift_task_enqueueGlobalWithDeadline_hook)(long long sec, long long nsec, long long tsec, long long tnsec, int clock,
-                                                                   Job *job, EnqueueGlobalWithDeadlineOriginal original);
 extern SWIFTCALL void (*swift_task_asyncMainDrainQueue_hook)(AsyncMainDrainQueueOriginal original, AsyncMainDrainQueueOverride compatOverride);
 
 extern SWIFTCALL void swift_job_run(Job *job, SerialExecutorRef executor);
@@ -60,12 +54,10 @@ extern SWIFTCALL void swift_job_run(Job *job, SerialExecutorRef executor);
 // when the queue has work, and the call that runs that work on the calling (main) thread.
 extern int _dispatch_get_main_queue_handle_4CF(void);
 extern void _dispatch_main_queue_callback_4CF(void *message);
-extern SWIFTCALL void swift_get_time(long long *seconds, long long *nanoseconds, int clock);
 
-/// A job waiting in a queue, or (with `deadline`) in the timer's list.
+/// A job waiting in the queue.
 typedef struct Entry {
     Job *job;
-    uint64_t deadline; // CLOCK_MONOTONIC nanoseconds
     struct Entry *next;
 } Entry;
 
@@ -79,26 +71,16 @@ typedef struct {
 
 static Queue global_queue = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL};
 
-static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t timer_changed; // on CLOCK_MONOTONIC, set up at install
-static Entry *timers = NULL;         // ordered by deadline, earliest first
-
 static bool installed = false;
 
 bool opendefaults_agent_executor_installed(void) { return installed; }
 
-static Entry *entry(Job *job, uint64_t deadline) {
+static void push(Queue *q, Job *job) {
     Entry *e = malloc(sizeof(Entry));
     if (e == NULL) abort(); // as Swift's runtime does when it cannot allocate
     e->job = job;
-    e->deadline = deadline;
     e->next = NULL;
-    return e;
-}
-
-static void push(Queue *q, Entry *e) {
     pthread_mutex_lock(&q->lock);
-    e->next = NULL;
     if (q->tail) q->tail->next = e; else q->head = e;
     q->tail = e;
     pthread_cond_signal(&q->ready);
@@ -118,12 +100,6 @@ static Job *pop(Queue *q) {
     return job;
 }
 
-static uint64_t monotonic_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static void *global_worker(void *unused) {
     (void)unused;
     SerialExecutorRef generic = {NULL, 0};
@@ -131,59 +107,9 @@ static void *global_worker(void *unused) {
     return NULL;
 }
 
-static void *timer_worker(void *unused) {
-    (void)unused;
-    pthread_mutex_lock(&timer_lock);
-    for (;;) {
-        if (timers == NULL) {
-            pthread_cond_wait(&timer_changed, &timer_lock);
-            continue;
-        }
-        uint64_t now = monotonic_now();
-        if (timers->deadline > now) {
-            struct timespec until = {(time_t)(timers->deadline / 1000000000u), (long)(timers->deadline % 1000000000u)};
-            pthread_cond_timedwait(&timer_changed, &timer_lock, &until);
-            continue;
-        }
-        Entry *due = timers;
-        timers = due->next;
-        pthread_mutex_unlock(&timer_lock);
-        push(&global_queue, due);
-        pthread_mutex_lock(&timer_lock);
-    }
-    return NULL;
-}
-
-static void schedule(Job *job, uint64_t deadline) {
-    Entry *e = entry(job, deadline);
-    pthread_mutex_lock(&timer_lock);
-    Entry **at = &timers;
-    while (*at != NULL && (*at)->deadline <= deadline) at = &(*at)->next;
-    e->next = *at;
-    *at = e;
-    if (timers == e) pthread_cond_signal(&timer_changed); // a nearer deadline: the timer thread re-arms
-    pthread_mutex_unlock(&timer_lock);
-}
-
 static SWIFTCALL void enqueue_global(Job *job, EnqueueGlobalOriginal original) {
     (void)original;
-    push(&global_queue, entry(job, 0));
-}
-
-static SWIFTCALL void enqueue_global_with_delay(unsigned long long delay, Job *job, EnqueueGlobalWithDelayOriginal original) {
-    (void)original;
-    schedule(job, monotonic_now() + delay);
-}
-
-static SWIFTCALL void enqueue_global_with_deadline(long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job,
-                                                   EnqueueGlobalWithDeadlineOriginal original) {
-    (void)tsec; (void)tnsec; (void)original;
-    // The deadline is on the task's clock (continuous or suspending): what is left of it, from now
-    // on that clock, is then counted on the monotonic clock the timer thread waits on.
-    long long now_sec = 0, now_nsec = 0;
-    swift_get_time(&now_sec, &now_nsec, clock);
-    long long left = (sec - now_sec) * 1000000000LL + (nsec - now_nsec);
-    schedule(job, monotonic_now() + (left > 0 ? (uint64_t)left : 0));
+    push(&global_queue, job);
 }
 
 static SWIFTCALL void drain_main(AsyncMainDrainQueueOriginal original, AsyncMainDrainQueueOverride compatOverride) {
@@ -216,20 +142,11 @@ __attribute__((constructor)) static void install(int argc, char **argv, char **e
     const char *choice = getenv("OPENDEFAULTS_AGENT_EXECUTOR");
     if (choice != NULL && strcmp(choice, "dispatch") == 0) return;
 
-    pthread_condattr_t attributes;
-    pthread_condattr_init(&attributes);
-    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
-    pthread_cond_init(&timer_changed, &attributes);
-    pthread_condattr_destroy(&attributes);
-
     long processors = sysconf(_SC_NPROCESSORS_ONLN);
     if (processors < 2) processors = 2; // a blocking job must not stop every other
     for (long i = 0; i < processors; i++) start(global_worker);
-    start(timer_worker);
 
     swift_task_enqueueGlobal_hook = enqueue_global;
-    swift_task_enqueueGlobalWithDelay_hook = enqueue_global_with_delay;
-    swift_task_enqueueGlobalWithDeadline_hook = enqueue_global_with_deadline;
     swift_task_asyncMainDrainQueue_hook = drain_main;
     installed = true;
 }

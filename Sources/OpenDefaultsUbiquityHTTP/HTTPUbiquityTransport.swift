@@ -106,10 +106,14 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     }
 
     /// The store's changes as the server's event stream (`GET /v1/stores/{store}/events`):
-    /// one answer at once, then one per commit, for the stream's 30 seconds.
+    /// one answer at once, then one per commit, for the stream's 30 seconds (or this client's
+    /// `streamSeconds`).
     public func events(store: String, after: Int64) -> AsyncThrowingStream<UbiquityChangesResponse, any Error> {
-        eventStream("/v1/stores/\(store)/events?after=\(after)", as: UbiquityChangesResponse.self) { $0 }
+        eventStream("/v1/stores/\(store)/events?after=\(after)\(streamWait)", as: UbiquityChangesResponse.self) { $0 }
     }
+
+    /// The `wait` of this client's event streams, as a query field to append (none: the server's 30 s).
+    var streamWait: String { streamSeconds.map { "&wait=\($0)" } ?? "" }
 
     /// Waits `duration` on a timer of the client's event loops, not on Swift's executor: in Swift
     /// 6.3 `Task.sleep` goes straight to libdispatch's timers, whose worker pool then wakes every
@@ -122,12 +126,12 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
 
     /// Several stores' changes as one event stream of the server (`GET /v1/events`), each
     /// store from its own revision: the stream's first answers (one a store), then one a
-    /// commit, each with the store it answers for, for the stream's 30 seconds. One
+    /// commit, each with the store it answers for, for the stream's 30 seconds (or this client's
+    /// `streamSeconds`). One
     /// connection, and one stream on the server, however many stores (at most 16).
     package func events(stores: [(store: String, after: Int64)]) -> AsyncThrowingStream<(store: String, changes: UbiquityChangesResponse), any Error> {
         let list = stores.map { "\($0.store):\($0.after)" }.joined(separator: ",")
-        let wait = streamSeconds.map { "&wait=\($0)" } ?? ""
-        return eventStream("/v1/events?stores=\(list)\(wait)", as: StoreChanges.self) { ($0.store, $0.changes) }
+        return eventStream("/v1/events?stores=\(list)\(streamWait)", as: StoreChanges.self) { ($0.store, $0.changes) }
     }
 
     /// An event of a stream of several stores: the store it names and its changes, from one parse.

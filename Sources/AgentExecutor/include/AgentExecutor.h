@@ -4,7 +4,7 @@
 #include <stdbool.h>
 
 /// True when this process's Swift tasks run on the agent's own executor: threads that sleep
-/// until there is work, and one timer thread that sleeps until the next deadline. It is put in
+/// until there is work, and the main queue drained on the main thread. It is put in
 /// place as the process loads, before Swift's async main starts, for `ubiquity agent` (unless
 /// OPENDEFAULTS_AGENT_EXECUTOR=dispatch); every other command keeps Swift's default executor.
 /// See proposal 0020.

@@ -187,7 +187,6 @@ actor AgentRunner {
                 await transport.pause(for: backoff)
                 backoff = min(backoff * 2, .seconds(1))
             }
-            if await reportDue { _ = await report() }
         }
     }
 
