@@ -50,6 +50,27 @@ struct ValueTests {
         #expect(PropertyList.uid(1) != .integer(1))
     }
 
+    @Test("equality compares one kind at a time, and `same` agrees with Optional's ==")
+    func equalityOfEveryKind() {
+        let date = Date(timeIntervalSinceReferenceDate: 1)
+        let values: [PropertyList] = [
+            .string("caf\u{E9}"), .string("cafe\u{301}"), .integer(1), .integer(2), .real(1), .real(.nan),
+            .boolean(true), .boolean(false), .date(date), .date(date.addingTimeInterval(1)),
+            .data(Data([1])), .data(Data([2])), .array([1]), .array([2]), .dictionary(["a": 1]),
+            .dictionary(["a": 2]), .uid(1), .uid(2),
+        ]
+        for (i, a) in values.enumerated() {
+            for (j, b) in values.enumerated() {
+                // Each value equals itself only: the two spellings of "café" are two strings.
+                #expect((a == b) == (i == j), "\(a) == \(b)")
+                #expect(PropertyList.same(a, b) == (i == j))
+            }
+            #expect(!PropertyList.same(a, nil))
+            #expect(!PropertyList.same(nil, a))
+        }
+        #expect(PropertyList.same(nil, nil))
+    }
+
     @Test("typed accessors return nil for other kinds")
     func accessors() {
         #expect(PropertyList("7").intValue == nil)

@@ -92,9 +92,12 @@ struct DomainState {
     /// count kept. O(1); the file's value is looked up only when the key had no pending change.
     mutating func set(_ value: PropertyList?, forKey key: String, hash: UInt64) -> SetOutcome {
         sequence += 1
-        let previous = pending.record(key, hash: hash, value, sequence: sequence)
-        let old = previous ?? base[key]
-        guard old != value else { return .unchanged }
+        let old: PropertyList?
+        switch pending.record(key, hash: hash, value, sequence: sequence) {
+        case .some(let previous): old = previous
+        case .none: old = base[key]
+        }
+        guard !PropertyList.same(old, value) else { return .unchanged }
         if old == nil { count += 1 } else if value == nil { count -= 1 }
         return .changed(old: old)
     }

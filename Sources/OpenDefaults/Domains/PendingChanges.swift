@@ -45,7 +45,8 @@ struct PendingChanges: Sendable {
     @inline(__always)
     mutating func record(_ key: String, hash: UInt64, _ value: PropertyList?, sequence: UInt64) -> PropertyList?? {
         lastSequence = sequence
-        return table.set(key, hash: hash, Change(value: value, sequence: sequence)).map(\.value)
+        guard let replaced = table.set(key, hash: hash, Change(value: value, sequence: sequence)) else { return nil }
+        return .some(replaced.value)
     }
 
     /// The pending value of `key`: `.some(nil)` for a pending removal, nil

@@ -108,7 +108,7 @@ import Synchronization
         let delivering = store.hasHandlers
         defer { if journalFailed { reportJournalFailure() } }
         let hash = KeyHash.hash(key)
-        let dependents: [any DomainDependent]? = state.withLock { s in
+        let dependents: DependentList.Snapshot? = state.withLock { s in
             defer { s._checkInvariantsAfterChange() }
             switch s.set(value, forKey: key, hash: hash) {
             case .unchanged:
@@ -124,10 +124,13 @@ import Synchronization
             if journal(&s, key, value) { journalFailed = true }
             scheduleFlush(&s)
             version = published(s)
-            return s.dependents.all
+            return s.dependents.snapshot
         }
-        guard let dependents else { return }
-        for d in dependents { d.domainChanged(self, key: key, hash: hash, value: value, version: version) }
+        switch dependents {
+        case nil: return
+        case .one(let d)?: d.domainChanged(self, key: key, hash: hash, value: value, version: version)
+        case .many(let all)?: for d in all { d.domainChanged(self, key: key, hash: hash, value: value, version: version) }
+        }
         if delivering {
             store.deliver(DomainChange(domain: name, scope: scope, changes: [LiteralString(key): .init(old: old, new: value)], origin: .thisProcess, source: self))
         }

@@ -76,18 +76,33 @@ extension PropertyList: Equatable {
     /// Two NaN reals are equal, so that a value read back from a file equals
     /// the one written.
     public static func == (lhs: PropertyList, rhs: PropertyList) -> Bool {
-        switch (lhs, rhs) {
-        case let (.string(a), .string(b)): LiteralString.equal(a, b)
-        case let (.integer(a), .integer(b)): a == b
-        case let (.real(a), .real(b)): a == b || (a.isNaN && b.isNaN)
-        case let (.boolean(a), .boolean(b)): a == b
-        case let (.date(a), .date(b)): a == b
-        case let (.data(a), .data(b)): a == b
-        case let (.array(a), .array(b)): a == b
-        case let (.dictionary(a), .dictionary(b)): a == b
-        case let (.uid(a), .uid(b)): a == b
-        default: false
+        // One side at a time: a switch over the pair `(lhs, rhs)` copies both
+        // values into a tuple (an outlined copy and destroy of each), and a
+        // durable `set` compares values twice.
+        switch lhs {
+        case .string(let a): if case .string(let b) = rhs { LiteralString.equal(a, b) } else { false }
+        case .integer(let a): if case .integer(let b) = rhs { a == b } else { false }
+        case .real(let a): if case .real(let b) = rhs { a == b || (a.isNaN && b.isNaN) } else { false }
+        case .boolean(let a): if case .boolean(let b) = rhs { a == b } else { false }
+        case .date(let a): if case .date(let b) = rhs { a == b } else { false }
+        case .data(let a): if case .data(let b) = rhs { a == b } else { false }
+        case .array(let a): if case .array(let b) = rhs { a == b } else { false }
+        case .dictionary(let a): if case .dictionary(let b) = rhs { a == b } else { false }
+        case .uid(let a): if case .uid(let b) = rhs { a == b } else { false }
         }
+    }
+}
+
+extension PropertyList {
+    /// Whether two optional values are equal, as `==` says, without the
+    /// copies of `Optional`'s `==` (it switches over the pair, copying both
+    /// into a tuple): the write path compares an old and a new value twice
+    /// a `set`.
+    @inlinable
+    package static func same(_ a: PropertyList?, _ b: PropertyList?) -> Bool {
+        guard let a else { return b == nil }
+        guard let b else { return false }
+        return a == b
     }
 }
 
