@@ -1,3 +1,5 @@
+import UbiquityBackend
+
 extension PostgresBackend.Work {
     /// At most ``PostgresBackend/writers`` writers, each filed under its own identity; a store is
     /// busy exactly while one writer (and only one) holds commits of it; the sweeper runs while

@@ -132,40 +132,79 @@ package struct UbiquityHTTPServer: Sendable {
     /// The request's log line learns its account through `current`, handed down, not a task-local
     /// value: a task-local push is one more frame in the connection's task, whose slabs stay for
     /// as long as the connection is open (an idle fleet machine's event stream among them).
+    @inline(never)
     static func observed(_ request: Request, log: Logger, _ body: (CurrentRequest) async throws -> Response) async throws -> Response {
+        // What the log line and the metrics need is taken out before the exchange runs, into a
+        // small object: this function's frame then holds a reference across the wait, not the
+        // request's copies and the log line's temporaries (1,712 bytes of frame, in a slab of the
+        // connection's task that stays for as long as the connection is open).
+        let exchange = Exchange(request, log: log)
+        var response: Response
+        if InstrumentationSystem.tracer is NoOpTracer {
+            // No tracer bootstrapped (none is linked by default): no span, and none of its frames.
+            response = try await body(exchange.current)
+        } else {
+            response = try await exchange.traced(body)
+        }
+        exchange.finish(&response)
+        return response
+    }
+
+    /// One exchange's request id, route and start, for its span, metrics and log line.
+    final class Exchange: Sendable {
         let started = ContinuousClock.now
-        let given = request.headers[.init("X-Request-Id")!] ?? ""
-        let id = given.count <= 64 && !given.isEmpty && given.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
-            ? given : randomRequestID()
-        let route = routeLabel(request.method.rawValue, request.uri.path)
-        // At `trace`, a line as each request begins too (its body may still be on its way).
-        if log.logLevel <= .trace {
-            log.trace("request started", metadata: ["request_id": .string(id), "method": .string(request.method.rawValue), "route": .string(route)])
-        }
+        let id: String
+        let route: String
+        let method: String
+        let path: String
+        let log: Logger
         let current = CurrentRequest()
-        var response = try await withSpan("HTTP \(request.method.rawValue) \(route)", ofKind: .server) { span in
-            span.attributes["http.request.method"] = request.method.rawValue
-            span.attributes["ubiquity.request_id"] = id
-            let response = try await body(current)
-            span.attributes["http.response.status_code"] = Int(response.status.code)
-            return response
+
+        @inline(never)
+        init(_ request: Request, log: Logger) {
+            let given = request.headers[.init("X-Request-Id")!] ?? ""
+            id = given.count <= 64 && !given.isEmpty && given.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
+                ? given : randomRequestID()
+            method = request.method.rawValue
+            path = request.uri.path
+            route = routeLabel(method, path)
+            self.log = log
+            // At `trace`, a line as each request begins too (its body may still be on its way).
+            if log.logLevel <= .trace {
+                log.trace("request started", metadata: ["request_id": .string(id), "method": .string(method), "route": .string(route)])
+            }
         }
-        response.headers[.init("X-Request-Id")!] = id
-        let duration = ContinuousClock.now - started
-        let status = Int(response.status.code)
-        ServerMetrics.request(route: route, status: status, duration: duration)
-        let level: Logger.Level = status >= 500 ? .error : .debug
-        if log.logLevel <= level {
+
+        /// `body` in a span named after the route.
+        func traced(_ body: (CurrentRequest) async throws -> Response) async throws -> Response {
+            try await withSpan("HTTP \(method) \(route)", ofKind: .server) { span in
+                span.attributes["http.request.method"] = method
+                span.attributes["ubiquity.request_id"] = id
+                let response = try await body(current)
+                span.attributes["http.response.status_code"] = Int(response.status.code)
+                return response
+            }
+        }
+
+        /// The id sent back, the request's metrics, and its log line: at `debug`, or `error`
+        /// for a 5xx answer. Never a token.
+        @inline(never)
+        func finish(_ response: inout Response) {
+            response.headers[.init("X-Request-Id")!] = id
+            let duration = ContinuousClock.now - started
+            let status = Int(response.status.code)
+            ServerMetrics.request(route: route, status: status, duration: duration)
+            let level: Logger.Level = status >= 500 ? .error : .debug
+            guard log.logLevel <= level else { return }
             var metadata: Logger.Metadata = [
-                "request_id": .string(id), "method": .string(request.method.rawValue), "route": .string(route),
+                "request_id": .string(id), "method": .string(method), "route": .string(route),
                 "status": .stringConvertible(status), "duration_ms": .string(String(Double(duration.nanoseconds / 1000) / 1000)),
             ]
             if let account = current.account.withLock({ $0 }) { metadata["account"] = .string(account) }
-            let parts = request.uri.path.split(separator: "/")
+            let parts = path.split(separator: "/")
             if parts.count >= 4, parts[1] == "stores" { metadata["store"] = .string(String(parts[2])) }
             log.log(level: level, "request", metadata: metadata)
         }
-        return response
     }
 
     /// The route's name for metrics and logs: one of a fixed set, never a
@@ -200,47 +239,81 @@ package struct UbiquityHTTPServer: Sendable {
         var grace: Duration
     }
 
+    /// Admits the request by its head, reads its body when its route takes one, and lets the
+    /// service handle it.
+    ///
+    /// What is not a wait is done in functions of its own (`@inline(never)`): their temporaries
+    /// live on the thread's stack, not in this function's frame, which the connection's task
+    /// keeps in its slabs for as long as the connection is open (1,632 bytes when all of it was
+    /// here).
+    @inline(never)
     static func respond(_ request: Request, _ service: UbiquityService, governor: ConnectionGovernor,
                         bodyLimits: BodyLimits, current: CurrentRequest) async throws -> Response {
-        var serviceRequest = HummingbirdAdapter.request(request)
-        let connection = CurrentConnection.channel
+        var serviceRequest = serviceRequest(request)
         // The head decides first: a refused request's body is never read, and
         // its connection closes once the refusal is written (a body still on
         // its way is not drained).
         let route: UbiquityService.Route
         switch await service.admit(serviceRequest) {
-        case .refused(let answer):
-            if let connection, request.head.method != .get || serviceRequest.contentLength != nil || request.headers[.transferEncoding] != nil {
-                governor.closeAfterResponse(connection)
-            }
-            return response(answer)
+        case .refused(let answer): return refused(answer, request, serviceRequest, governor: governor)
         case .admitted(let admitted): route = admitted
         }
-        if let connection, route.account != nil { governor.trust(connection) }
-        current.account.withLock { $0 = route.account?.id }
-        if route.readsBody {
-            switch await BodyReading.collect(request.body, upTo: UbiquityService.maximumBody,
-                                             minimumRate: bodyLimits.minimumRate, grace: bodyLimits.grace) {
-            case .success(let buffer):
-                serviceRequest.body = Array(buffer.readableBytesView)
-            case .failure(let failure):
-                if let connection { governor.closeAfterResponse(connection) }
-                switch failure {
-                case .tooLarge:
-                    return response(UbiquityService.error(413, "the request is larger than \(UbiquityService.maximumBody) bytes"))
-                case .tooSlow(let received):
-                    return response(UbiquityService.error(408, "the body came slower than \(bodyLimits.minimumRate) bytes a second (\(received) bytes received)"))
-                case .interrupted:
-                    return response(UbiquityService.error(400, "the body ended before its declared length"))
-                }
-            }
+        admitted(route, governor: governor, current: current)
+        if route.readsBody, let failure = await readBody(request, into: &serviceRequest, limits: bodyLimits) {
+            return unreadable(failure, governor: governor, limits: bodyLimits)
         }
         return response(await service.handle(route, serviceRequest))
+    }
+
+    @inline(never)
+    static func serviceRequest(_ request: Request) -> ServerRequest { HummingbirdAdapter.request(request) }
+
+    /// A refusal by the head; the connection closes after it unless nothing more can be on its way.
+    @inline(never)
+    static func refused(_ answer: ServerResponse, _ request: Request, _ serviceRequest: ServerRequest, governor: ConnectionGovernor) -> Response {
+        if let connection = CurrentConnection.channel,
+           request.head.method != .get || serviceRequest.contentLength != nil || request.headers[.transferEncoding] != nil {
+            governor.closeAfterResponse(connection)
+        }
+        return response(answer)
+    }
+
+    /// An admitted request: its connection is trusted once an account is known.
+    @inline(never)
+    static func admitted(_ route: UbiquityService.Route, governor: ConnectionGovernor, current: CurrentRequest) {
+        if let connection = CurrentConnection.channel, route.account != nil { governor.trust(connection) }
+        current.account.withLock { $0 = route.account?.id }
+    }
+
+    /// Reads the body into `serviceRequest`; nil when it was read whole.
+    static func readBody(_ request: Request, into serviceRequest: inout ServerRequest, limits: BodyLimits) async -> BodyReading.Failure? {
+        switch await BodyReading.collect(request.body, upTo: UbiquityService.maximumBody, minimumRate: limits.minimumRate, grace: limits.grace) {
+        case .success(let buffer):
+            serviceRequest.body = Array(buffer.readableBytesView)
+            return nil
+        case .failure(let failure):
+            return failure
+        }
+    }
+
+    /// The answer to a body that could not be read whole; the connection closes after it.
+    @inline(never)
+    static func unreadable(_ failure: BodyReading.Failure, governor: ConnectionGovernor, limits: BodyLimits) -> Response {
+        if let connection = CurrentConnection.channel { governor.closeAfterResponse(connection) }
+        switch failure {
+        case .tooLarge:
+            return response(UbiquityService.error(413, "the request is larger than \(UbiquityService.maximumBody) bytes"))
+        case .tooSlow(let received):
+            return response(UbiquityService.error(408, "the body came slower than \(limits.minimumRate) bytes a second (\(received) bytes received)"))
+        case .interrupted:
+            return response(UbiquityService.error(400, "the body ended before its declared length"))
+        }
     }
 
     /// The fields every answer of the sync server carries.
     static let baseHeaders: HTTPFields = [.cacheControl: "no-store", .init("X-Content-Type-Options")!: "nosniff"]
 
+    @inline(never)
     static func response(_ answer: ServerResponse) -> Response {
         HummingbirdAdapter.response(answer, headers: baseHeaders)
     }
