@@ -192,6 +192,8 @@ let package = Package(
             dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "HTTPMessages", "HTTPGuards", "LookalikeStrings", "PlatformIO", "SharedTables", "UbiquityProtocol",
                            .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
                            .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                           .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tools"])),
+                           .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tools"])),
                            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"]))],
             exclude: ["Scripts"]
         ),

@@ -1,0 +1,59 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import InMemoryTracing
+import Logging
+import Testing
+import Tracing
+@testable import UbiquityServer
+
+/// Each exchange of the sync server runs in a span when an operator bootstraps a tracer, and
+/// answers with its request id in every case. The server takes no span's frames when no tracer
+/// is bootstrapped (none is linked by default): this suite is the one place that bootstraps one,
+/// once for the whole test process.
+@Suite("The request's span and id", .timeLimit(.minutes(10)))
+struct RequestSpanTests {
+    /// The tracer of this test process (bootstrapping is once per process).
+    static let tracer: InMemoryTracer = {
+        let tracer = InMemoryTracer()
+        InstrumentationSystem.bootstrap(tracer)
+        return tracer
+    }()
+
+    private func app() -> some ApplicationProtocol {
+        let router = Router()
+        let log = Logger(label: "test")
+        router.on("/v1/events", method: .get) { request, _ in
+            try await UbiquityHTTPServer.observed(request, log: log) { _ in Response(status: .ok) }
+        }
+        return Application(router: router)
+    }
+
+    @Test("with a tracer bootstrapped, an exchange is a server span named after its route, with its method, id and status")
+    func spanOfAnExchange() async throws {
+        let tracer = Self.tracer
+        try await app().test(.router) { client in
+            try await client.execute(uri: "/v1/events", method: .get, headers: [HTTPField.Name("X-Request-Id")!: "probe-1"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[HTTPField.Name("X-Request-Id")!] == "probe-1")
+            }
+        }
+        let span = try #require(tracer.finishedSpans.first { $0.attributes["ubiquity.request_id"]?.toSpanAttribute() == "probe-1" })
+        #expect(span.operationName == "HTTP GET events")
+        #expect(span.kind == .server)
+        #expect(span.attributes["http.request.method"]?.toSpanAttribute() == "GET")
+        #expect(span.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
+    }
+
+    @Test("a request id that is not a plain word of at most 64 characters is replaced by one of the server's")
+    func requestIdReplaced() async throws {
+        try await app().test(.router) { client in
+            for given in ["has space", String(repeating: "a", count: 65), "a/b"] {
+                try await client.execute(uri: "/v1/events", method: .get, headers: [HTTPField.Name("X-Request-Id")!: given]) { response in
+                    let id = try #require(response.headers[HTTPField.Name("X-Request-Id")!])
+                    #expect(id != given && id.utf8.count == 16 && id.allSatisfy(\.isHexDigit))
+                }
+            }
+        }
+    }
+}
