@@ -246,7 +246,6 @@ package struct UbiquityHTTPServer: Sendable {
     /// live on the thread's stack, not in this function's frame, which the connection's task
     /// keeps in its slabs for as long as the connection is open (1,632 bytes when all of it was
     /// here).
-    @inline(never)
     static func respond(_ request: Request, _ service: UbiquityService, governor: ConnectionGovernor,
                         bodyLimits: BodyLimits, current: CurrentRequest) async throws -> Response {
         var serviceRequest = serviceRequest(request)
