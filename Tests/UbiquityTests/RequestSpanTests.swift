@@ -1,10 +1,15 @@
+import HTTPMessages
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import InMemoryTracing
 import Logging
 import Testing
+import PropertyList
+import TestSupport
 import Tracing
+import UbiquityProtocol
+import UbiquitySQLite
 @testable import UbiquityServer
 
 /// Each exchange of the sync server runs in a span when an operator bootstraps a tracer, and
@@ -55,5 +60,25 @@ struct RequestSpanTests {
                 }
             }
         }
+    }
+
+    @Test("with a tracer bootstrapped, a commit's database work is a span with its store and its number of changes")
+    func spanOfACommit() async throws {
+        let tracer = Self.tracer
+        let folder = try TemporaryFolder("commit-span")
+        let backend = try await SQLiteBackend.open(directory: folder.path)
+        let service = UbiquityService(backend: backend, allowedHosts: nil)
+        let token = UbiquityService.newToken()
+        _ = try await backend.createAccount(name: "alice", tokenName: "default", tokenHash: UbiquityService.hash(token: token))
+        let value = UbiquityWireValue.encode(.integer(1))
+        let body = #"{"changes":[{"key":"a","base":0,"value":"\#(value)"},{"key":"b","base":0,"value":"\#(value)"}]}"#
+        let answer = await service.respond(to: ServerRequest(method: "POST", path: "/v1/stores/com.example.traced/commit",
+                                                             headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                                                             body: Array(body.utf8)))
+        #expect(answer.status == 200)
+        let span = try #require(tracer.finishedSpans.first { $0.attributes["ubiquity.store"]?.toSpanAttribute() == "com.example.traced" })
+        #expect(span.operationName == "database commit")
+        #expect(span.attributes["ubiquity.changes"]?.toSpanAttribute() == 2)
+        try await backend.close()
     }
 }
