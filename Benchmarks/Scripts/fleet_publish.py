@@ -123,6 +123,7 @@ try:
             return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
 
     rss_before = rss_kb(server.pid)
+    files_before = len(os.listdir(f"/proc/{server.pid}/fd"))
     roots = []
     for i in range(machines):
         root = os.path.join(work, f"m{i}")
@@ -172,6 +173,12 @@ try:
     # Idle: what the machines keep open once their first reports are done (an agent closes its
     # report connection 2 s after a report).
     time.sleep(5)
+    # A machine whose stream was refused in the first wave (the server at its connection cap)
+    # comes back after its backoff: the idle figure waits, up to 60 s, for a stream a machine.
+    streams_deadline = time.time() + 60
+    while time.time() < streams_deadline and len(os.listdir(f"/proc/{server.pid}/fd")) < files_before + machines:
+        time.sleep(1)
+    time.sleep(2)
     rss_idle = rss_kb(server.pid)
     files_idle = len(os.listdir(f"/proc/{server.pid}/fd"))
 
@@ -211,7 +218,7 @@ try:
               f"all reported (counted by the server's metrics) after {last * 1000:.0f} ms")
     agents_kb = sum(rss_kb(p.pid) for p in procs[1:])
     print(f"agents: {len(procs) - 1} processes, {agents_kb // 1024} MB resident in all ({agents_kb / machines:.0f} kB a machine)")
-    print(f"server open files with the machines idle: {files_idle}")
+    print(f"server open files with the machines idle: {files_idle} ({files_before} before the agents)")
     print(f"server resident memory: {rss_before} kB before the agents, {rss_idle} kB with {machines} idle agents "
           f"connected: {(rss_idle - rss_before) / machines:.1f} kB per idle machine")
 finally:
