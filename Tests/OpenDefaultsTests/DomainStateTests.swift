@@ -22,7 +22,7 @@ struct DomainStateTests {
         return n < lookalikes.count ? lookalikes[n] : "key\(n)"
     }
 
-    @Test("the pending changes' hash table agrees with a dictionary through growth, removals and lookalike keys")
+    @Test("the pending changes' hash table agrees with a dictionary through growth, removals, changes in place and lookalike keys")
     func probeTableModel() {
         var random = SeededRandom()
         var table = ProbeTable<Int>()
@@ -35,10 +35,15 @@ struct DomainStateTests {
             let pool = step < 6_000 ? 2_000 : 400
             let key = Self.key(&random, pool: pool)
             let hash = KeyHash.hash(key)
-            if random.next() % 3 == 0 || step >= 8_000 {
+            let roll = random.next() % 3
+            if roll == 0 || step >= 8_000 {
                 if table.remove(key, hash: hash) != model.removeValue(forKey: LiteralString(key)) { mismatches.append("remove at \(step)") }
-            } else {
+            } else if roll == 1 {
                 if table.set(key, hash: hash, step) != model.updateValue(step, forKey: LiteralString(key)) { mismatches.append("set at \(step)") }
+            } else {
+                // In place: the old value out, the new one in (as the pending changes record a write).
+                let old = table.modify(key, hash: hash, inserting: { step }) { value -> Int in defer { value = step }; return value }
+                if old != model.updateValue(step, forKey: LiteralString(key)) { mismatches.append("modify at \(step)") }
             }
             if step % 500 == 0 {
                 table._checkInvariants()

@@ -45,8 +45,14 @@ struct PendingChanges: Sendable {
     @inline(__always)
     mutating func record(_ key: String, hash: UInt64, _ value: PropertyList?, sequence: UInt64) -> PropertyList?? {
         lastSequence = sequence
-        guard let replaced = table.set(key, hash: hash, Change(value: value, sequence: sequence)) else { return nil }
-        return .some(replaced.value)
+        // The new value is swapped into the entry and the old one out of it: no `Change` built
+        // and destroyed, one copy of the value fewer (callgrind: 74 instructions of a `set`).
+        var value = value
+        return table.modify(key, hash: hash, inserting: { Change(value: value, sequence: sequence) }) { change in
+            swap(&change.value, &value)
+            change.sequence = sequence
+            return value
+        }
     }
 
     /// The pending value of `key`: `.some(nil)` for a pending removal, nil

@@ -58,6 +58,23 @@ struct ProbeTable<Value> {
         return nil
     }
 
+    /// Changes the value of `key` in place with `body` and returns what it returns; when the key
+    /// is absent, inserts `make()` and returns nil. Nothing is copied out of the table: the
+    /// pending changes' write swaps the new value in and the old one out of the entry itself.
+    @inline(__always)
+    mutating func modify<R>(_ key: String, hash: UInt64, inserting make: () -> Value, _ body: (inout Value) -> R) -> R? {
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while let h = slots[i]?.hash {
+            if h == hash, LiteralString.equal(slots[i].unsafelyUnwrapped.key, key) { return body(&slots[i]!.value) }
+            i = (i + 1) & mask
+        }
+        slots[i] = Entry(hash: hash, key: key, value: make())
+        count += 1
+        if 2 * count > slots.count { rehash(slots.count * 2) }
+        _checkInvariantsAfterChange()
+        return nil
+    }
+
     /// Removes `key`; returns its value.
     @discardableResult
     mutating func remove(_ key: String, hash: UInt64) -> Value? {
