@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import Tracing
 import UbiquityBackend
+import SharedTables
 import Synchronization
 
 extension UbiquityHTTPServer {
