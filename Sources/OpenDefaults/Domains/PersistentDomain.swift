@@ -126,11 +126,8 @@ import Synchronization
             version = published(s)
             return s.dependents.snapshot
         }
-        switch dependents {
-        case nil: return
-        case .one(let d)?: d.domainChanged(self, key: key, hash: hash, value: value, version: version)
-        case .many(let all)?: for d in all { d.domainChanged(self, key: key, hash: hash, value: value, version: version) }
-        }
+        guard let dependents else { return }
+        dependents.forEach { $0.domainChanged(self, key: key, hash: hash, value: value, version: version) }
         if delivering {
             store.deliver(DomainChange(domain: name, scope: scope, changes: [LiteralString(key): .init(old: old, new: value)], origin: .thisProcess, source: self))
         }
@@ -183,7 +180,7 @@ import Synchronization
 
     /// Tells dependents, then the store's observers, of a change (no lock held).
     private func notify(_ change: DomainChange) {
-        for d in state.withLock({ $0.dependents.all }) { d.domainChanged(change) }
+        state.withLock { $0.dependents.snapshot }.forEach { $0.domainChanged(change) }
         store.deliver(change)
     }
 

@@ -91,12 +91,12 @@ package final class ManagedDomain: Sendable {
             entryCount.store(merged.count, ordering: .releasing)
             let fresh = problems.filter { !s.reported.contains($0.value.description) }.map(\.value)
             s.reported = Set(problems.values.map(\.description))
-            return (changes, s.dependents.all, fresh)
+            return (changes, s.dependents.snapshot, fresh)
         }
         for problem in newProblems { store.report(problem) }
         guard !changes.isEmpty else { return }
         let change = DomainChange(domain: name, scope: .anyUser, changes: changes, origin: .otherProcess)
-        for d in dependents { d.domainChanged(change) }
+        dependents.forEach { $0.domainChanged(change) }
         store.deliver(change)
     }
 

@@ -41,26 +41,17 @@ struct ProbeTable<Value> {
     /// Sets the value of `key`; returns the value it replaced.
     @discardableResult
     mutating func set(_ key: String, hash: UInt64, _ value: Value) -> Value? {
-        var i = Int(truncatingIfNeeded: hash) & mask
-        while let h = slots[i]?.hash {
-            if h == hash, LiteralString.equal(slots[i].unsafelyUnwrapped.key, key) {
-                // The new value moves in and the old one out, without a copy of either.
-                var value = value
-                swap(&value, &slots[i]!.value)
-                return value
-            }
-            i = (i + 1) & mask
+        // The new value moves in and the old one out, without a copy of either.
+        var value = value
+        return modify(key, hash: hash, inserting: { value }) { old in
+            swap(&value, &old)
+            return value
         }
-        slots[i] = Entry(hash: hash, key: key, value: value)
-        count += 1
-        if 2 * count > slots.count { rehash(slots.count * 2) }
-        _checkInvariantsAfterChange()
-        return nil
     }
 
     /// Changes the value of `key` in place with `body` and returns what it returns; when the key
-    /// is absent, inserts `make()` and returns nil. Nothing is copied out of the table: the
-    /// pending changes' write swaps the new value in and the old one out of the entry itself.
+    /// is absent, inserts `make()` and returns nil. Nothing is copied out of the table: ``set(_:hash:_:)``
+    /// and the pending changes' write swap the new value in and the old one out of the entry itself.
     @inline(__always)
     mutating func modify<R>(_ key: String, hash: UInt64, inserting make: () -> Value, _ body: (inout Value) -> R) -> R? {
         var i = Int(truncatingIfNeeded: hash) & mask

@@ -10,7 +10,6 @@ import PlatformIO
 import SharedTables
 import UbiquityBackend
 package import ServiceLifecycle
-import Tracing
 import UbiquityProtocol
 import UnixSignals
 import Synchronization
@@ -140,11 +139,10 @@ package struct UbiquityHTTPServer: Sendable {
         // connection's task that stays for as long as the connection is open).
         let exchange = Exchange(request, log: log)
         var response: Response
-        if InstrumentationSystem.tracer is NoOpTracer {
-            // No tracer bootstrapped (none is linked by default): no span, and none of its frames.
-            response = try await body(exchange.current)
-        } else {
+        if ServerTracing.isOn {
             response = try await exchange.traced(body)
+        } else {
+            response = try await body(exchange.current)
         }
         exchange.finish(&response)
         return response

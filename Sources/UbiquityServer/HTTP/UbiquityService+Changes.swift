@@ -237,17 +237,17 @@ extension UbiquityService {
     }
 
     /// The changes of a store after `after`, waiting at most `waiting` (a long
-    /// poll) when there are none; nil answers at once.
+    /// poll) when there are none. Without a wait: ``read(account:store:after:)``.
     ///
     /// A watcher subscribes before it reads, so no commit falls between its
     /// read and its wait; one that has seen the newest revision this server
     /// knows waits without reading, and one exactly one revision behind a
     /// commit answers with the commit's own pre-encoded answer.
-    func nextChanges(account: UbiquityAccountInfo, store: String, after: Int64, waiting: Duration?) async -> Result<ChangesAnswer, Refusal> {
-        let poll = waiting.map { (ticket: hub.subscribe(account: account.id, store: store), timeout: $0) }
+    func nextChanges(account: UbiquityAccountInfo, store: String, after: Int64, waiting: Duration) async -> Result<ChangesAnswer, Refusal> {
+        let ticket = hub.subscribe(account: account.id, store: store)
         // A watcher that has seen the newest revision this server knows waits without a read.
-        if let poll, let known = hub.knownRevision(account: account.id, store: store), known == after {
-            let commit = await hub.wait(poll.ticket, timeout: poll.timeout)
+        if let known = hub.knownRevision(account: account.id, store: store), known == after {
+            let commit = await hub.wait(ticket, timeout: waiting)
             if let commit, commit.revision == after + 1 { return .success(ChangesAnswer(commit)) }
             if commit == nil { return .success(ChangesAnswer(UbiquityChangesResponse(revision: after, complete: false, entries: []))) }
             return await read(account: account, store: store, after: after)
@@ -255,15 +255,15 @@ extension UbiquityService {
         let stamp = hub.stamp(account: account.id, store: store)
         let first: UbiquityChangesResponse
         do { first = try await sharedRead(account: account.id, store: store, after: after, stamp: stamp) } catch {
-            if let poll { hub.cancel(poll.ticket) }
+            hub.cancel(ticket)
             return .failure(Refusal(response: unavailable(error)))
         }
         hub.note(account: account.id, store: store, revision: first.revision, since: stamp)
-        guard let poll, first.entries.isEmpty, !first.complete else {
-            if let poll { hub.cancel(poll.ticket) }
+        guard first.entries.isEmpty, !first.complete else {
+            hub.cancel(ticket)
             return .success(ChangesAnswer(first))
         }
-        let commit = await hub.wait(poll.ticket, timeout: poll.timeout)
+        let commit = await hub.wait(ticket, timeout: waiting)
         if let commit, commit.revision == first.revision + 1, after == first.revision {
             return .success(ChangesAnswer(commit))
         }
@@ -279,9 +279,9 @@ extension UbiquityService {
         }
     }
 
-    /// The changes after `after` as the backend has them now (``nextChanges(account:store:after:waiting:)``
-    /// without a wait). An event stream's first answers come from here: its connection's task keeps
-    /// the slabs of the deepest frames it ran, and this one is a quarter the size of that one.
+    /// The changes after `after` as the backend has them now, without a wait (a poll with
+    /// `wait=0`, and an event stream's first answers: a stream's connection task keeps the slabs
+    /// of the deepest frames it ran, and this frame is a quarter the size of a long poll's).
     func read(account: UbiquityAccountInfo, store: String, after: Int64) async -> Result<ChangesAnswer, Refusal> {
         do {
             let stamp = hub.stamp(account: account.id, store: store)

@@ -86,15 +86,14 @@ extension UbiquityService {
         let outcome: CommitOutcome
         let started = ContinuousClock.now
         do {
-            if InstrumentationSystem.tracer is NoOpTracer {
-                // No tracer bootstrapped: no span, nor its frames and context push (as for requests).
-                outcome = try await backend.commit(account: account.id, store: store, changes: checked, tokenHash: hash)
-            } else {
+            if ServerTracing.isOn {
                 outcome = try await withSpan("database commit") { span in
                     span.attributes["ubiquity.store"] = store
                     span.attributes["ubiquity.changes"] = checked.count
                     return try await backend.commit(account: account.id, store: store, changes: checked, tokenHash: hash)
                 }
+            } else {
+                outcome = try await backend.commit(account: account.id, store: store, changes: checked, tokenHash: hash)
             }
         } catch {
             ServerMetrics.commit(outcome: "unavailable", duration: .now - started)
