@@ -7,13 +7,14 @@ agent for each (real processes), then publishes revisions and measures, per mach
 from the publish command's start until the server holds that machine's report of the revision
 (the report's `Applied` date, and the wall clock until `org machines` shows all of them).
 
-    sudo python3 Benchmarks/Scripts/fleet_publish.py [MACHINES] [ROUNDS] [--per-process K] [--tmpfs]
+    sudo python3 Benchmarks/Scripts/fleet_publish.py [MACHINES] [ROUNDS] [--per-process K] [--tmpfs] [--perf FILE]
 
 Uses the debug build's `ubiquity` unless UBIQUITY points at another. Prints p50, p99 and the
 last machine's time per round, and the server's resident memory per idle machine.
 
 --per-process K: K machines per agent process (`ubiquity agent --root … --root …`), each with its
 own root, credential and connection; the default, 1, is a process per machine.
+--perf FILE: `perf record -a -g` over the rounds alone, into FILE.
 --tmpfs: the machines' roots (and the server's data) on a tmpfs (/dev/shm). Real machines each
 fsync their own disk; machines simulated on one disk queue behind each other's fsyncs, which the
 tmpfs takes out of the figure (the fsyncs are still made).
@@ -26,6 +27,12 @@ per_process = 1
 if "--per-process" in argv:
     at = argv.index("--per-process")
     per_process = int(argv[at + 1])
+    del argv[at:at + 2]
+perf_file = None
+if "--perf" in argv:
+    # --perf FILE: `perf record -a -g` over the rounds only (not enrolment or start-up).
+    at = argv.index("--perf")
+    perf_file = os.path.abspath(argv[at + 1])
     del argv[at:at + 2]
 args = [a for a in argv if not a.startswith("--")]
 machines = int(args[0]) if len(args) > 0 else 50
@@ -122,6 +129,12 @@ try:
         with open(f"/proc/{pid}/status") as f:
             return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
 
+    def cpu_seconds(pid):
+        # utime + stime of the whole process, in clock ticks (fields 14 and 15 of /proc/PID/stat).
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     rss_before = rss_kb(server.pid)
     files_before = len(os.listdir(f"/proc/{server.pid}/fd"))
     roots = []
@@ -182,6 +195,12 @@ try:
     rss_idle = rss_kb(server.pid)
     files_idle = len(os.listdir(f"/proc/{server.pid}/fd"))
 
+    cpu_before = (cpu_seconds(server.pid), sum(cpu_seconds(p.pid) for p in procs[1:]))
+    perf = None
+    if perf_file:
+        perf = subprocess.Popen(["perf", "record", "-a", "-g", "-F", "999", "-o", perf_file],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
     for r in range(1, rounds + 1):
         profile = os.path.join(work, f"p{r}.mobileconfig")
         with open(profile, "w") as f:
@@ -197,6 +216,7 @@ try:
         started = time.time()
         run([tool, "policy", "publish", "--group", "bench", "--signing-cert", f"{keys}/signer.pem",
              "--signing-key", f"{keys}/signer.key", profile], env=office)
+        published = time.time() - started
         # Until the server counts every machine current, by its metrics (a GET; `org machines`, a
         # process reading every machine's store, polled this often would take a core from the agents).
         current = 0
@@ -215,7 +235,16 @@ try:
         p50 = statistics.median(applied)
         p99 = applied[min(len(applied) - 1, int(len(applied) * 0.99))]
         print(f"round {r}: {machines} machines: applied p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms; "
-              f"all reported (counted by the server's metrics) after {last * 1000:.0f} ms")
+              f"all reported (counted by the server's metrics) after {last * 1000:.0f} ms; "
+              f"the publish command took {published * 1000:.0f} ms")
+    if perf:
+        perf.send_signal(signal.SIGINT)
+        perf.wait()
+    # CPU over the rounds (which include the rounds' `org machines` checks, a few ms of the server's each).
+    server_cpu = cpu_seconds(server.pid) - cpu_before[0]
+    agents_cpu = sum(cpu_seconds(p.pid) for p in procs[1:]) - cpu_before[1]
+    print(f"CPU over the rounds, per machine and revision: agents {agents_cpu / (machines * rounds) * 1000:.2f} ms, "
+          f"server {server_cpu / (machines * rounds) * 1000:.2f} ms")
     agents_kb = sum(rss_kb(p.pid) for p in procs[1:])
     print(f"agents: {len(procs) - 1} processes, {agents_kb // 1024} MB resident in all ({agents_kb / machines:.0f} kB a machine)")
     print(f"server open files with the machines idle: {files_idle} ({files_before} before the agents)")

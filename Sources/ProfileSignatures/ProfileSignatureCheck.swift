@@ -96,8 +96,9 @@ package enum ProfileSignatureCheck {
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
 
-    /// Checks `bytes` (a profile file as read).
-    package static func check(_ bytes: [UInt8], trustFiles: [String], now: Date = Date()) async -> Outcome {
+    /// Checks `bytes` (a profile file as read). `trustFiles` are looked for only when `bytes`
+    /// are signed.
+    package static func check(_ bytes: [UInt8], trustFiles: @autoclosure () -> [String], now: Date = Date()) async -> Outcome {
         let der: [UInt8]
         do {
             guard let encoded = try SignedProfile.encoded(bytes) else { return .unsigned }
@@ -105,7 +106,7 @@ package enum ProfileSignatureCheck {
         } catch {
             return .invalid(error.description)
         }
-        let roots = CertificateStore(certificates(in: trustFiles))
+        let roots = CertificateStore(certificates(in: trustFiles()))
         let result = await CMS.isValidAttachedSignature(signatureBytes: der, trustRoots: roots) {
             RFC5280Policy(fixedExpiryValidationTime: now)
         }

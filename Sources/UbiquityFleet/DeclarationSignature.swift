@@ -41,27 +41,33 @@ package enum DeclarationSignature {
     /// under `pinned`; refused as for a declaration.
     package static func verifiedContent(_ signed: [UInt8], pinned: Certificate, what: String = "declaration",
                                         now: Date = Date()) async throws(FleetError) -> [UInt8] {
+        // The content is taken out first, by the profiles' own reader, and handed to the check
+        // as the data signed: swift-certificates then parses the CMS once (its attached-signature
+        // entry point parses it a second time to find the content) and refuses the signature
+        // unless the content it finds inside is byte for byte this one.
+        let inner: [UInt8]
+        do {
+            guard let content = try SignedProfile.content(of: signed) else { throw FleetError(.tampered, "the \(what) is not signed") }
+            inner = content
+        } catch let error as FleetError {
+            throw error
+        } catch {
+            throw FleetError(.tampered, "the \(what)'s signature wrapping is malformed: \(error)")
+        }
         let roots = CertificateStore([pinned])
-        let result = await CMS.isValidAttachedSignature(signatureBytes: signed, trustRoots: roots) {
+        let result = await CMS.isValidSignature(dataBytes: inner, signatureBytes: signed, trustRoots: roots,
+                                                allowAttachedContent: true) {
             RFC5280Policy(fixedExpiryValidationTime: now)
         }
         switch result {
         case .success:
-            break
+            return inner
         case .failure(.unableToValidateSigner(let failure)):
             throw FleetError(.untrusted, "the \(what) is signed by \(failure.signer.subject), which is not the organisation's pinned certificate (\(pinned.subject)) nor issued by it")
         case .failure(.invalidCMSBlock(let block)):
             throw FleetError(.tampered, "the \(what)'s signature does not match its content: \(block.reason)")
         case .failure(let other):
             throw FleetError(.tampered, "the \(what)'s signature cannot be checked: \(other)")
-        }
-        do {
-            guard let inner = try SignedProfile.content(of: signed) else { throw FleetError(.tampered, "the \(what) is not signed") }
-            return inner
-        } catch let error as FleetError {
-            throw error
-        } catch {
-            throw FleetError(.tampered, "the \(what)'s signature wrapping is malformed: \(error)")
         }
     }
 

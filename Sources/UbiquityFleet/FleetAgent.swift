@@ -136,7 +136,6 @@ package final class FleetAgent: @unchecked Sendable {
             installedByHand = []
         }
         let otherGroups = state.groups.filter { $0.key != group }
-        let trustFiles = ProfileSignatureCheck.defaultTrustFiles(root: files.root)
         for (i, bytes) in declaration.profiles.enumerated() {
             let profile: ConfigurationProfile
             do { profile = try ConfigurationProfile(bytes: bytes) } catch {
@@ -154,7 +153,7 @@ package final class FleetAgent: @unchecked Sendable {
                 continue
             }
             if installing.contains(where: { $0.profile.identifier == id }) { outcomes[id] = "failed: declared twice"; continue }
-            let signature = await ProfileSignatureCheck.check(bytes, trustFiles: trustFiles)
+            let signature = await ProfileSignatureCheck.check(bytes, trustFiles: ProfileSignatureCheck.defaultTrustFiles(root: files.root))
             guard let status = signature.status else {
                 if case .invalid(let why) = signature { outcomes[id] = "failed: \(why)" }
                 continue

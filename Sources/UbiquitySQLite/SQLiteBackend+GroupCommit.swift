@@ -46,10 +46,12 @@ extension SQLiteBackend {
         let read = try await readGroup(tokens: CommitGroup.tokens(of: jobs),
                                        stores: stores.filter { state.heads[CommitGroup.storeKey($0.account, $0.store)] == nil },
                                        keys: CommitGroup.keys(of: jobs, stores), on: db)
-        let heads = read.heads.merging(state.heads) { read, _ in read }
+        // The heads come from what was read or from the writer's cache: looked up in each, not
+        // merged into one dictionary (a copy of the whole cache, an entry a store, each group); nor
+        // held in a local, which would make the cache's update after COMMIT copy it.
         func decide(usage: [String: AccountUsage]?) -> [StoreDecision] {
             // A store without a row is at revision 0: its row is made by its first commit that writes.
-            StoreDecision.decide(jobs, stores: stores, head: { heads[$1] ?? .unwritten }, current: read.current,
+            StoreDecision.decide(jobs, stores: stores, head: { read.heads[$1] ?? state.heads[$1] ?? .unwritten }, current: read.current,
                                  validTokens: read.validTokens, quota: quota, usage: usage)
         }
         // Decided without the accounts' usage first; read only when a commit grows an account
