@@ -33,7 +33,7 @@ package struct ResolvedView: @unchecked Sendable {
     func value(forKey key: String, hash: UInt64) -> PropertyList? { table.get(key, hash: hash) }
 
     @discardableResult
-    mutating func updateValue(_ value: PropertyList, forKey key: String, hash: UInt64? = nil) -> PropertyList? {
+    mutating func updateValue(_ value: consuming PropertyList, forKey key: String, hash: UInt64? = nil) -> PropertyList? {
         snapshot = nil
         return table.set(key, hash: hash ?? KeyHash.hash(key), value)
     }

@@ -92,14 +92,13 @@ struct DomainState {
     /// count kept. O(1); the file's value is looked up only when the key had no pending change.
     mutating func set(_ value: PropertyList?, forKey key: String, hash: UInt64) -> SetOutcome {
         sequence += 1
-        let old: PropertyList?
-        switch pending.record(key, hash: hash, value, sequence: sequence) {
-        case .some(let previous): old = previous
-        case .none: old = base[key]
+        let old: PropertyList? = switch pending.record(key, hash: hash, value, sequence: sequence) {
+        case .some(let previous): previous
+        case .none: base[key]
         }
         guard !PropertyList.same(old, value) else { return .unchanged }
-        if old == nil { count += 1 } else if value == nil { count -= 1 }
-        return .changed(old: old)
+        if case .none = old { count += 1 } else if case .none = value { count -= 1 }
+        return .changed(old: consume old)
     }
 
     /// One key of a several-key set: as ``set(_:forKey:hash:)``, except that a change to the

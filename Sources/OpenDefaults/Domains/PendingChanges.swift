@@ -43,11 +43,11 @@ struct PendingChanges: Sendable {
 
     /// ``record(_:_:sequence:)`` with the key's ``KeyHash`` already computed.
     @inline(__always)
-    mutating func record(_ key: String, hash: UInt64, _ value: PropertyList?, sequence: UInt64) -> PropertyList?? {
+    mutating func record(_ key: String, hash: UInt64, _ value: consuming PropertyList?, sequence: UInt64) -> PropertyList?? {
         lastSequence = sequence
         // The new value is swapped into the entry and the old one out of it: no `Change` built
         // and destroyed, one copy of the value fewer (callgrind: 74 instructions of a `set`).
-        var value = value
+        var value = consume value
         return table.modify(key, hash: hash, inserting: { Change(value: value, sequence: sequence) }) { change in
             swap(&change.value, &value)
             change.sequence = sequence

@@ -40,9 +40,10 @@ struct ProbeTable<Value> {
 
     /// Sets the value of `key`; returns the value it replaced.
     @discardableResult
-    mutating func set(_ key: String, hash: UInt64, _ value: Value) -> Value? {
-        // The new value moves in and the old one out, without a copy of either.
-        var value = value
+    mutating func set(_ key: String, hash: UInt64, _ value: consuming Value) -> Value? {
+        // The new value moves in and the old one out, without a copy of either (`consuming`:
+        // the caller's value is this one, not a copy of it made here).
+        var value = consume value
         return modify(key, hash: hash, inserting: { value }) { old in
             swap(&value, &old)
             return value
