@@ -198,9 +198,16 @@ try:
     cpu_before = (cpu_seconds(server.pid), sum(cpu_seconds(p.pid) for p in procs[1:]))
     perf = None
     if perf_file:
+        if os.path.exists(perf_file):
+            os.remove(perf_file)
         perf = subprocess.Popen(["perf", "record", "-a", "-g", "-F", "999", "-o", perf_file],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1)
+        # The rounds start once perf has written its file's header (it is recording then).
+        perf_deadline = time.time() + 30
+        while not (os.path.exists(perf_file) and os.path.getsize(perf_file) > 0):
+            if perf.poll() is not None or time.time() > perf_deadline:
+                sys.exit(f"fleet_publish: perf record did not start (exit status {perf.poll()})")
+            time.sleep(0.05)
     for r in range(1, rounds + 1):
         profile = os.path.join(work, f"p{r}.mobileconfig")
         with open(profile, "w") as f:
@@ -240,7 +247,8 @@ try:
     if perf:
         perf.send_signal(signal.SIGINT)
         perf.wait()
-    # CPU over the rounds (which include the rounds' `org machines` checks, a few ms of the server's each).
+    # CPU over the rounds. The server's includes answering this script's metrics polls (one GET
+    # every 20 ms); `org machines` reads the database in a process of its own, not counted.
     server_cpu = cpu_seconds(server.pid) - cpu_before[0]
     agents_cpu = sum(cpu_seconds(p.pid) for p in procs[1:]) - cpu_before[1]
     print(f"CPU over the rounds, per machine and revision: agents {agents_cpu / (machines * rounds) * 1000:.2f} ms, "

@@ -45,15 +45,11 @@ package enum DeclarationSignature {
         // as the data signed: swift-certificates then parses the CMS once (its attached-signature
         // entry point parses it a second time to find the content) and refuses the signature
         // unless the content it finds inside is byte for byte this one.
-        let inner: [UInt8]
-        do {
-            guard let content = try SignedProfile.content(of: signed) else { throw FleetError(.tampered, "the \(what) is not signed") }
-            inner = content
-        } catch let error as FleetError {
-            throw error
-        } catch {
+        let content: [UInt8]?
+        do { content = try SignedProfile.content(of: signed) } catch {
             throw FleetError(.tampered, "the \(what)'s signature wrapping is malformed: \(error)")
         }
+        guard let inner = content else { throw FleetError(.tampered, "the \(what) is not signed") }
         let roots = CertificateStore([pinned])
         let result = await CMS.isValidSignature(dataBytes: inner, signatureBytes: signed, trustRoots: roots,
                                                 allowAttachedContent: true) {

@@ -97,6 +97,8 @@ struct DomainState {
         case .none: base[key]
         }
         guard !PropertyList.same(old, value) else { return .unchanged }
+        // `case .none`, not `== nil`, and `consume`: in this function `== nil` on the optional
+        // value cost outlined copies of both, 1,575 against 1,692 instructions a set (callgrind).
         if case .none = old { count += 1 } else if case .none = value { count -= 1 }
         return .changed(old: consume old)
     }
