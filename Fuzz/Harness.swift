@@ -3,6 +3,7 @@
 // Fuzz/run.sh together with the PropertyList sources as one module, so the
 // readers are called directly. Every value read is also written back in
 // every format and read again: writers must take whatever readers produce.
+// The binary harness also checks the binary-to-XML walk against decoding.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -12,6 +13,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     value = try? XMLReader.read(bytes)
     #elseif FUZZ_BINARY
     value = try? BinaryReader.read(bytes)
+    // `plutil -convert xml1` writes a binary file's XML without the value
+    // (BinaryReader+XML.swift): the same bytes as writing the value, and a
+    // refusal exactly where decoding refuses.
+    let walked = try? BinaryReader.xml(bytes).bytes()
+    let converted = try? PropertyList.xmlOutput(fromBinary: bytes).bytes()
+    let written = value.map { XMLWriter.write($0).bytes() }
+    if converted != written { fatalError("binary to XML without the value differs from decoding and writing") }
+    if let walked, walked != written { fatalError("the walk wrote other XML than decoding and writing") }
     #elseif FUZZ_OPENSTEP
     value = try? OpenStepReader.read(bytes)
     #elseif FUZZ_JSON

@@ -27,8 +27,14 @@ if invocation.verb == .help {
 }
 
 func load(_ path: String, strict: Bool = false) throws(Failure) -> (PropertyList, PropertyListFormat) {
-    let bytes: [UInt8]
-    do { bytes = try FileIO.read(path) } catch { throw Failure(message: "file does not exist or is not readable (\(error.reason))") }
+    try decode(try readInput(path), strict: strict)
+}
+
+func readInput(_ path: String) throws(Failure) -> [UInt8] {
+    do { return try FileIO.read(path) } catch { throw Failure(message: "file does not exist or is not readable (\(error.reason))") }
+}
+
+func decode(_ bytes: [UInt8], strict: Bool = false) throws(Failure) -> (PropertyList, PropertyListFormat) {
     do {
         return try PropertyList.decode(bytes, options: .init(rejectsTruncatedStringsFiles: strict))
     } catch {
@@ -140,8 +146,24 @@ func run(_ file: String) throws(Failure) {
         let (v, _) = try load(file)
         StandardStream.output.write(HumanReadable.render(v))
     case .convert(let format):
-        let (v, _) = try load(file)
+        let input = try readInput(file)
         let out = destination(for: file == "-" && invocation.outputPath == nil ? "-" : file)
+        if format == .xml1, PropertyListFormat.detect(input) == .binary {
+            // Written from the file's objects as they are read, without
+            // building the value: the same bytes and errors as decoding and
+            // writing (PropertyList.xmlOutput(fromBinary:)).
+            let failure: Failure? = input.withUnsafeBytes { raw in
+                do throws(Failure) {
+                    let bytes: ByteOutput
+                    do throws(PropertyListError) { bytes = try PropertyList.xmlOutput(fromBinary: raw) } catch { throw Failure(message: error.description) }
+                    try bytes.withUnsafeBytes { (b) throws(Failure) in try write(bytes: b, to: out) }
+                    return nil
+                } catch { return error }
+            }
+            if let failure { throw failure }
+            return
+        }
+        let (v, _) = try decode(input)
         if let target = format.propertyListFormat {
             // Written from the writer's own buffer: a large file is not copied into an array first.
             let bytes: ByteOutput

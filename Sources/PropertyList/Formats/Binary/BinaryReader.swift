@@ -34,7 +34,7 @@ struct BinaryReader {
     static let maximumExpandedBytes = 1 << 31
 
     /// Objects and string/data bytes, counted once per reference.
-    private struct Weight {
+    struct Weight {
         var objects = 0
         var bytes = 0
     }
@@ -43,26 +43,31 @@ struct BinaryReader {
     /// Whether ``expansionLimit`` is the caller's (``PropertyList/ExpansionLimit``).
     private var expansionIsCallers = false
     /// The expanded weight of each cached object, beside `cache`.
-    private var cacheWeights: [Weight] = []
+    private(set) var cacheWeights: [Weight] = []
 
-    private let b: UnsafeRawBufferPointer
+    let b: UnsafeRawBufferPointer
     private let offsetSize: Int
-    private let refSize: Int
+    let refSize: Int
     private let objectCount: Int
-    private let tableOffset: Int
+    let tableOffset: Int
     /// Decoded objects met more than once, in the order they were cached.
-    private var cache: [PropertyList] = []
+    private(set) var cache: [PropertyList] = []
     /// Per object: `seen` once it has been decoded, `inProgress` while a
     /// collection is being decoded (cycle detection), and above those bits
     /// the object's place in `cache` plus one (0: not cached). Eight bytes per
     /// object, so that the check made for every object touches little memory.
-    private let states: ObjectStates
+    let states: ObjectStates
     /// Dictionaries met before, by where their key references lie (see
     /// ``dictionary(_:at:depth:)``).
     private var recurringKeys = RecurringKeys<(references: Int, count: Int)>()
-    private static let seen: UInt64 = 1
-    private static let inProgress: UInt64 = 2
-    private static let cacheShift: UInt64 = 2
+    /// Writing XML (``xml(_:)``): the keys of the dictionaries being written,
+    /// innermost last, each the place of its UTF-8 (``KeyPlace``).
+    var xmlKeys: [KeyPlace] = []
+    /// Writing XML: the UTF-8 of keys that are not ASCII strings in the file.
+    var xmlKeyText: [UInt8] = []
+    static let seen: UInt64 = 1
+    static let inProgress: UInt64 = 2
+    static let cacheShift: UInt64 = 2
 
     /// The first bytes of the trailer (unused by the format) in files whose
     /// top dictionary has its keys in CFString's literal order
@@ -149,17 +154,17 @@ struct BinaryReader {
         return .some(nil)
     }
 
-    private static func fail(_ offset: Int, _ reason: String) -> PropertyListError {
+    static func fail(_ offset: Int, _ reason: String) -> PropertyListError {
         PropertyListError(format: .binary, location: .byteOffset(offset), reason: reason)
     }
 
-    private let topIndex: Int
+    let topIndex: Int
 
     /// Whether every offset was checked when the reader was made (otherwise
     /// each is checked when used, by ``checkedOffset(_:)``).
     private let offsetsChecked: Bool
 
-    private init(_ b: UnsafeRawBufferPointer, checkingEveryOffset: Bool) throws(PropertyListError) {
+    init(_ b: UnsafeRawBufferPointer, checkingEveryOffset: Bool) throws(PropertyListError) {
         self.b = b
         let n = b.count
         guard n >= 8 + 1 + 32 else {
@@ -212,7 +217,7 @@ struct BinaryReader {
 
     /// Counts a value met through one more reference; fails once the document expands past its limit.
     @inline(__always)
-    private mutating func count(_ w: Weight, at offset: Int) throws(PropertyListError) {
+    mutating func count(_ w: Weight, at offset: Int) throws(PropertyListError) {
         expanded.objects &+= w.objects
         expanded.bytes &+= w.bytes
         if expanded.objects > expansionLimit.objects || expanded.bytes > expansionLimit.bytes {
@@ -234,7 +239,7 @@ struct BinaryReader {
     /// have checked that the bytes lie inside the buffer). The sizes files
     /// use (1, 2, 4, 8) are single loads.
     @inline(__always)
-    private static func bigEndian(_ b: UnsafeRawBufferPointer, _ at: Int, _ size: Int) -> UInt64 {
+    static func bigEndian(_ b: UnsafeRawBufferPointer, _ at: Int, _ size: Int) -> UInt64 {
         switch size {
         case 1: return UInt64(b[at])
         case 2: return UInt64(UInt16(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
@@ -247,13 +252,13 @@ struct BinaryReader {
         }
     }
 
-    @inline(__always) private func offset(of object: Int) -> Int {
+    @inline(__always) func offset(of object: Int) -> Int {
         Int(Self.bigEndian(b, tableOffset + object * offsetSize, offsetSize))
     }
 
     /// The offset of `object`, checked against the object area unless every
     /// offset was checked already.
-    @inline(__always) private func checkedOffset(_ object: Int) throws(PropertyListError) -> Int {
+    @inline(__always) func checkedOffset(_ object: Int) throws(PropertyListError) -> Int {
         let o = offset(of: object)
         if !offsetsChecked, o < 8 || o >= tableOffset {
             throw Self.fail(tableOffset + object * offsetSize, "offset \(o) of object \(object) lies outside the object area 8..<\(tableOffset)")
@@ -316,7 +321,7 @@ struct BinaryReader {
     }
 
     /// Reads the length that follows a marker whose low nibble is 0xF.
-    private func count(_ marker: UInt8, at p: inout Int) throws(PropertyListError) -> Int {
+    func count(_ marker: UInt8, at p: inout Int) throws(PropertyListError) -> Int {
         let low = Int(marker & 0x0F)
         if low != 0x0F { return low }
         guard p < tableOffset else { throw Self.fail(p, "expected a length, found the end of the object area") }
@@ -334,7 +339,7 @@ struct BinaryReader {
         return Int(v)
     }
 
-    private mutating func object(_ index: Int, depth: Int) throws(PropertyListError) -> PropertyList {
+    mutating func object(_ index: Int, depth: Int) throws(PropertyListError) -> PropertyList {
         let state = states.pointer[index]
         if state >> Self.cacheShift != 0 {
             let slot = Int(state >> Self.cacheShift) - 1
@@ -457,7 +462,7 @@ struct BinaryReader {
         return value
     }
 
-    @inline(__always) private func reference(at p: Int) throws(PropertyListError) -> Int {
+    @inline(__always) func reference(at p: Int) throws(PropertyListError) -> Int {
         let r = Self.bigEndian(b, p, refSize)
         guard r < UInt64(objectCount) else {
             throw Self.fail(p, "object reference \(r) is not below the object count \(objectCount)")

@@ -25,7 +25,7 @@ struct XMLWriter {
         return out
     }
 
-    private static func value(_ v: PropertyList, indent: Int, into out: inout ByteOutput) {
+    static func value(_ v: PropertyList, indent: Int, into out: inout ByteOutput) {
         out.append(tabs: indent)
         switch v {
         case .string(let s):
@@ -47,11 +47,7 @@ struct XMLWriter {
             CalendarDate(d).appendISO8601(to: &out)
             out.append(ascii: "</date>\n")
         case .data(let d):
-            out.append(ascii: "<data>\n")
-            let line = max(16, 76 - 8 * indent)
-            d.withUnsafeBytes { Base64.encode($0, lineLength: line, indent: indent, into: &out) }
-            out.append(tabs: indent)
-            out.append(ascii: "</data>\n")
+            d.withUnsafeBytes { data($0, indent: indent, into: &out) }
         case .array(let a):
             if a.isEmpty { out.append(ascii: "<array/>\n"); return }
             out.append(ascii: "<array>\n")
@@ -84,22 +80,34 @@ struct XMLWriter {
         }
     }
 
-    private static func escaped(_ s: String, into out: inout ByteOutput) {
+    /// A data object's element: base64 in lines of 76 - 8×depth characters
+    /// (at least 16), the element's tabs before it (written by the caller).
+    static func data(_ bytes: UnsafeRawBufferPointer, indent: Int, into out: inout ByteOutput) {
+        out.append(ascii: "<data>\n")
+        Base64.encode(bytes, lineLength: max(16, 76 - 8 * indent), indent: indent, into: &out)
+        out.append(tabs: indent)
+        out.append(ascii: "</data>\n")
+    }
+
+    static func escaped(_ s: String, into out: inout ByteOutput) {
         var s = s
-        s.withUTF8 { b in
-            var start = 0
-            for k in 0..<b.count {
-                let c = b[k]
-                guard c == UInt8(ascii: "<") || c == UInt8(ascii: ">") || c == UInt8(ascii: "&") else { continue }
-                out.append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[start..<k])))
-                switch c {
-                case UInt8(ascii: "<"): out.append(ascii: "&lt;")
-                case UInt8(ascii: ">"): out.append(ascii: "&gt;")
-                default: out.append(ascii: "&amp;")
-                }
-                start = k + 1
+        s.withUTF8 { escaped(UnsafeRawBufferPointer($0), into: &out) }
+    }
+
+    /// UTF-8 text with `<`, `>` and `&` escaped.
+    static func escaped(_ b: UnsafeRawBufferPointer, into out: inout ByteOutput) {
+        var start = 0
+        for k in 0..<b.count {
+            let c = b[k]
+            guard c == UInt8(ascii: "<") || c == UInt8(ascii: ">") || c == UInt8(ascii: "&") else { continue }
+            out.append(bytes: UnsafeRawBufferPointer(rebasing: b[start..<k]))
+            switch c {
+            case UInt8(ascii: "<"): out.append(ascii: "&lt;")
+            case UInt8(ascii: ">"): out.append(ascii: "&gt;")
+            default: out.append(ascii: "&amp;")
             }
-            out.append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[start...])))
+            start = k + 1
         }
+        out.append(bytes: UnsafeRawBufferPointer(rebasing: b[start...]))
     }
 }
