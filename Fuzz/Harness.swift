@@ -21,6 +21,12 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let written = value.map { XMLWriter.write($0).bytes() }
     if converted != written { fatalError("binary to XML without the value differs from decoding and writing") }
     if let walked, walked != written { fatalError("the walk wrote other XML than decoding and writing") }
+    var pieces: [UInt8] = []
+    if (try? BinaryReader.xmlPieces(bytes, pieceSize: 64, { pieces.append(contentsOf: $0) })) != nil {
+        if walked == nil || pieces != walked { fatalError("the walk in pieces differs from the walk") }
+    } else if walked != nil {
+        fatalError("the walk in pieces refused what the walk took")
+    }
     #elseif FUZZ_OPENSTEP
     value = try? OpenStepReader.read(bytes)
     #elseif FUZZ_JSON

@@ -136,43 +136,76 @@ package enum FileIO {
     /// ``write(_:to:mode:)`` for bytes in any buffer.
     package static func write(bytes: UnsafeRawBufferPointer, to path: String, mode: UInt32 = 0o644) throws(FileError) {
         if path == "-" { writeAll(fd: StandardStream.output.fd, bytes); return }
-        let target = try resolvingLinkForWriting(path)
-        var newMode = mode_t(mode) & 0o777
-        var owner: (uid: uid_t, gid: gid_t)? = nil
-        var st = stat()
-        if lstat(target, &st) == 0 {
-            guard (st.st_mode & S_IFMT) == S_IFREG else {
-                throw FileError(path: path, reason: "not a regular file; it is not replaced")
-            }
-            newMode = mode_t(st.st_mode) & 0o777
-            owner = (st.st_uid, st.st_gid)
-        } else {
+        let replacement = try Replacement(path: path, mode: mode)
+        guard writeAll(fd: replacement.fd, bytes) else {
             let code = errno
-            if code != ENOENT { throw FileError(path: path, errno: code) }
-        }
-        let directory = parentDirectory(of: target)
-        let temporary = directory + "/." + lastComponent(of: target) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw FileError(path: path) }
-        if let owner, owner.uid != geteuid() || owner.gid != getegid() {
-            // Root (or the owner, for a group it belongs to) can give the file
-            // back; anyone else becomes its owner, as any rewrite would make it.
-            if fchown(fd, owner.uid, owner.gid) != 0 { _ = fchown(fd, uid_t.max, owner.gid) }
-        }
-        var ok = fchmod(fd, newMode) == 0
-        var code = errno
-        if ok {
-            ok = writeAll(fd: fd, bytes) && fsync(fd) == 0
-            code = errno
-        }
-        if close(fd) != 0, ok { ok = false; code = errno }
-        guard ok else { unlink(temporary); throw FileError(path: path, errno: code) }
-        guard systemRename(temporary, target) == 0 else {
-            let code = errno
-            unlink(temporary)
+            replacement.abandon()
             throw FileError(path: path, errno: code)
         }
-        syncDirectory(directory)
+        try replacement.finish()
+    }
+
+    /// A file being replaced: its new content goes into a temporary file
+    /// beside it (same owner and mode as the file it replaces, 0600 until
+    /// then), which ``finish()`` syncs and renames over it. The link policy
+    /// is ``resolvingLinkForWriting(_:)``'s.
+    package struct Replacement: Sendable {
+        /// The temporary file, open for writing.
+        package let fd: Int32
+        let path: String
+        let target: String
+        let temporary: String
+
+        package init(path: String, mode: UInt32) throws(FileError) {
+            self.path = path
+            target = try resolvingLinkForWriting(path)
+            var newMode = mode_t(mode) & 0o777
+            var owner: (uid: uid_t, gid: gid_t)? = nil
+            var st = stat()
+            if lstat(target, &st) == 0 {
+                guard (st.st_mode & S_IFMT) == S_IFREG else {
+                    throw FileError(path: path, reason: "not a regular file; it is not replaced")
+                }
+                newMode = mode_t(st.st_mode) & 0o777
+                owner = (st.st_uid, st.st_gid)
+            } else {
+                let code = errno
+                if code != ENOENT { throw FileError(path: path, errno: code) }
+            }
+            temporary = parentDirectory(of: target) + "/." + lastComponent(of: target) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw FileError(path: path) }
+            if let owner, owner.uid != geteuid() || owner.gid != getegid() {
+                // Root (or the owner, for a group it belongs to) can give the file
+                // back; anyone else becomes its owner, as any rewrite would make it.
+                if fchown(fd, owner.uid, owner.gid) != 0 { _ = fchown(fd, uid_t.max, owner.gid) }
+            }
+            guard fchmod(fd, newMode) == 0 else {
+                let code = errno
+                abandon()
+                throw FileError(path: path, errno: code)
+            }
+        }
+
+        /// Syncs the new content and renames it over the file (then syncs the folder).
+        package func finish() throws(FileError) {
+            var ok = fsync(fd) == 0
+            var code = errno
+            if close(fd) != 0, ok { ok = false; code = errno }
+            guard ok else { unlink(temporary); throw FileError(path: path, errno: code) }
+            guard systemRename(temporary, target) == 0 else {
+                let code = errno
+                unlink(temporary)
+                throw FileError(path: path, errno: code)
+            }
+            syncDirectory(parentDirectory(of: target))
+        }
+
+        /// Closes and removes the temporary file; the file is left as it was.
+        package func abandon() {
+            close(fd)
+            unlink(temporary)
+        }
     }
 
     /// The file a write to `path` replaces, after the link policy:

@@ -151,7 +151,9 @@ func run(_ file: String) throws(Failure) {
         if format == .xml1, PropertyListFormat.detect(input) == .binary {
             // Written from the file's objects as they are read, without
             // building the value: the same bytes and errors as decoding and
-            // writing (PropertyList.xmlOutput(fromBinary:)).
+            // writing (PropertyList.xmlOutput(fromBinary:)). A large file's
+            // XML goes to disk in pieces while the rest is made.
+            if out != "-", input.count >= streamedInput, try convertStreamed(input, to: out) { return }
             let failure: Failure? = input.withUnsafeBytes { raw in
                 do throws(Failure) {
                     let bytes: ByteOutput
@@ -206,6 +208,35 @@ func modify(_ file: String, _ edit: (inout PropertyList) throws(PropertyList.Key
     do { try edit(&root) } catch { throw Failure(message: error.description) }
     let out = destination(for: file)
     try write(try encode(root, formatOf(format)), to: out)
+}
+
+/// Binary files from this size on are converted to XML in pieces.
+let streamedInput = 1 << 20
+
+/// `-convert xml1` of a binary file, written in pieces of a megabyte by a
+/// thread of their own (`StreamedFileWrite`) while the rest is made. False
+/// when the walk refuses the file, or the output cannot be opened: the
+/// caller then converts the usual way, whose errors are the tool's.
+func convertStreamed(_ input: [UInt8], to out: String) throws(Failure) -> Bool {
+    guard let file = try? StreamedFileWrite(path: out) else { return false }
+    let walked: Bool = input.withUnsafeBytes { raw in
+        do throws(PropertyListError) {
+            try PropertyList.xmlPieces(fromBinary: raw, pieceSize: 1 << 20) { bytes in
+                var piece = file.reusablePiece() ?? []
+                piece.append(contentsOf: bytes)
+                file.append(piece)
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+    guard walked else {
+        file.abandon()
+        return false
+    }
+    do { try file.commit() } catch { throw Failure(message: "cannot write the result (\(error.reason))") }
+    return true
 }
 
 /// The last file's value, never released: the process ends right after, and

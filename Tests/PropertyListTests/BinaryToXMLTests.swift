@@ -56,6 +56,13 @@ struct BinaryToXMLTests {
             #expect(Self.converted(binary) == expected)
             // The walk wrote it, not the fallback.
             #expect(Self.walked(binary).map(Outcome.success) == expected, "\(value)")
+            // In pieces (as plutil writes a large file), the same bytes.
+            var pieces: [[UInt8]] = []
+            try binary.withUnsafeBytes { raw in
+                try PropertyList.xmlPieces(fromBinary: raw, pieceSize: 100) { pieces.append(Array($0)) }
+            }
+            #expect(.success(Array(pieces.joined())) == expected)
+            #expect(pieces.dropLast().allSatisfy { $0.count >= 100 })
         }
     }
 

@@ -53,6 +53,43 @@ struct PlutilTests {
         }
     }
 
+    @Test("-convert xml1 of a binary file over a megabyte (written in pieces while made): decoding's bytes, in place or to -o; damaged: decoding's error, nothing replaced")
+    func largeBinaryToXML() throws {
+        var values = RandomValues(rng: SeededRandom(seed: 31), leafKinds: PropertyList.Kind.allCases)
+        var entries: [LiteralString: PropertyList] = [:]
+        for k in 0..<20_000 { entries[LiteralString("key\(k)")] = values.value() }
+        let document = PropertyList.dictionary(entries)
+        let binary = try document.encoded(as: .binary)
+        #expect(binary.count > 1 << 20)
+        let expected = try document.encoded(as: .xml)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.plist"), output = dir.appendingPathComponent("out.plist")
+        try Data(binary).write(to: input)
+        #expect(chmod(input.path, 0o600) == 0)
+        #expect(try run(plutil, ["-convert", "xml1", "-o", output.path, input.path]).status == 0)
+        #expect(try [UInt8](Data(contentsOf: output)) == expected)
+        #expect(try run(plutil, ["-convert", "xml1", input.path]).status == 0)
+        #expect(try [UInt8](Data(contentsOf: input)) == expected)
+        #expect((try FileManager.default.attributesOfItem(atPath: input.path)[.posixPermissions] as? Int) == 0o600)
+        // The last object's marker broken: met at the end of the walk, after pieces were written.
+        var damaged = binary
+        let trailer = damaged.count - 32
+        let offsetSize = Int(damaged[trailer + 6])
+        let count = damaged[(trailer + 8)..<(trailer + 16)].reduce(0) { $0 << 8 | Int($1) }
+        let table = damaged[(trailer + 24)..<(trailer + 32)].reduce(0) { $0 << 8 | Int($1) }
+        let last = damaged[(table + (count - 1) * offsetSize)..<(table + count * offsetSize)].reduce(0) { $0 << 8 | Int($1) }
+        damaged[last] = 0x7F
+        try Data(damaged).write(to: input)
+        let decodingError = try #require(throws: PropertyListError.self) { _ = try PropertyList(decoding: damaged) }
+        let r = try run(plutil, ["-convert", "xml1", "-o", output.path, input.path])
+        #expect(r.status == 1)
+        #expect(r.stderr == "\(input.path): \(decodingError.description)\n")
+        #expect(try [UInt8](Data(contentsOf: output)) == expected)
+        #expect(try [UInt8](Data(contentsOf: input)) == damaged)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["in.plist", "out.plist"])
+    }
+
     @Test("-p prints the human-readable form")
     func print() throws {
         try withFile("<plist><dict><key>b</key><true/><key>a</key><array><string>x</string><integer>2</integer></array></dict></plist>") { url in

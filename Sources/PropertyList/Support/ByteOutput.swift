@@ -68,6 +68,10 @@ package struct ByteOutput: ~Copyable, ByteAppending {
         }
     }
 
+    /// Forgets the bytes written, keeping the memory (a writer that hands
+    /// its document over in pieces).
+    mutating func removeAll() { count = 0 }
+
     /// Runs `body` over the bytes written.
     package func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))

@@ -32,8 +32,31 @@ extension BinaryReader {
         return out
     }
 
+    /// The XML document of the binary property list in `bytes`, handed to
+    /// `piece` in order, in parts of at least `pieceSize` bytes (the last
+    /// may be shorter). When this throws, the parts given so far are not a
+    /// document.
+    static func xmlPieces(_ bytes: UnsafeRawBufferPointer, pieceSize: Int, _ piece: (UnsafeRawBufferPointer) -> Void) throws(PropertyListError) {
+        var reader = try BinaryReader(bytes, checkingEveryOffset: true)
+        var out = ByteOutput(capacity: pieceSize + pieceSize / 8)
+        out.append(string: XMLWriter.header)
+        let result: Result<Void, PropertyListError> = withoutActuallyEscaping(piece) { piece in
+            reader.xmlPiece = piece
+            reader.xmlPieceSize = pieceSize
+            defer { reader.xmlPiece = nil }
+            return Result { () throws(PropertyListError) in try reader.xml(reader.topIndex, depth: 0, indent: 0, into: &out) }
+        }
+        try result.get()
+        out.append(ascii: "</plist>\n")
+        out.withUnsafeBytes { piece($0) }
+    }
+
     /// Writes object `index` as ``XMLWriter/value(_:indent:into:)`` writes its value.
     private mutating func xml(_ index: Int, depth: Int, indent: Int, into out: inout ByteOutput) throws(PropertyListError) {
+        if out.count >= xmlPieceSize, let xmlPiece {
+            out.withUnsafeBytes { xmlPiece($0) }
+            out.removeAll()
+        }
         let state = states.pointer[index]
         // Objects the reader has cached (values a repeated key overrode, and
         // what they share) and scalars are decoded: no heap, same checks.
@@ -214,6 +237,16 @@ extension BinaryReader {
 }
 
 extension PropertyList {
+    /// ``xmlOutput(fromBinary:)`` in pieces, while it is made: `piece` gets
+    /// the document in order, in parts of at least `pieceSize` bytes. It
+    /// throws where the walk refuses the file (see ``BinaryReader/xml(_:)``);
+    /// the parts given so far are then to be dropped, and
+    /// ``xmlOutput(fromBinary:)`` gives the result, or decoding's error.
+    package static func xmlPieces(fromBinary raw: UnsafeRawBufferPointer, pieceSize: Int,
+                                  _ piece: (UnsafeRawBufferPointer) -> Void) throws(PropertyListError) {
+        try BinaryReader.xmlPieces(raw, pieceSize: pieceSize, piece)
+    }
+
     /// The XML form of a binary property list: the bytes
     /// `XMLWriter.write(BinaryReader.read(raw))` gives, or its error, without
     /// building the value when the file is well formed

@@ -65,6 +65,10 @@ struct BinaryReader {
     var xmlKeys: [KeyPlace] = []
     /// Writing XML: the UTF-8 of keys that are not ASCII strings in the file.
     var xmlKeyText: [UInt8] = []
+    /// Writing XML in pieces: takes the document so far once it holds
+    /// ``xmlPieceSize`` bytes (``xmlPieces(_:pieceSize:_:)``).
+    var xmlPiece: ((UnsafeRawBufferPointer) -> Void)?
+    var xmlPieceSize = Int.max
     static let seen: UInt64 = 1
     static let inProgress: UInt64 = 2
     static let cacheShift: UInt64 = 2
