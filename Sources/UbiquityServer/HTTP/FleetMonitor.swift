@@ -57,7 +57,7 @@ final class FleetMonitor: Sendable {
     func applied(_ entries: [UbiquityWireEntry], store: String, organization: String, token: String?) {
         if store.hasPrefix(UbiquityFleetNames.policyStorePrefix) {
             guard let entry = entries.first(where: { $0.key == UbiquityFleetNames.revisionKey }), let text = entry.value,
-                  case .integer(let n)? = UbiquityWireValue.decode(text)?.value, let revision = n.int64Value else { return }
+                  case .integer(let n)? = try? UbiquityWireValue.decodeChecked(text).get(), let revision = n.int64Value else { return }
             let group = Group(organization: organization, group: String(store.dropFirst(UbiquityFleetNames.policyStorePrefix.count)))
             state.withLock { s in
                 s.published[group] = (revision, .now)
@@ -67,7 +67,8 @@ final class FleetMonitor: Sendable {
         } else if UbiquityFleetNames.isStatusStore(store), let token,
                   let machine = UbiquityFleetNames.machine(ofToken: token), store == UbiquityFleetNames.statusStore(machine: machine),
                   let text = entries.first(where: { $0.key == UbiquityFleetNames.reportKey })?.value,
-                  case .dictionary(let report)? = UbiquityWireValue.decode(text)?.value {
+                  // decodeChecked: the value without its size (`decode` writes it again to measure it).
+                  case .dictionary(let report)? = try? UbiquityWireValue.decodeChecked(text).get() {
             reported(report, machine: machine, organization: organization)
         }
     }

@@ -23,12 +23,9 @@
 extension BinaryReader {
     /// The XML document of the binary property list in `bytes`.
     static func xml(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> ByteOutput {
-        var reader = try BinaryReader(bytes, checkingEveryOffset: true)
         // About three bytes of XML per byte of binary in typical documents.
         var out = ByteOutput(capacity: min(bytes.count * 3, 1 << 30) + 256)
-        out.append(string: XMLWriter.header)
-        try reader.xml(reader.topIndex, depth: 0, indent: 0, into: &out)
-        out.append(ascii: "</plist>\n")
+        try walk(bytes, into: &out)
         return out
     }
 
@@ -37,18 +34,24 @@ extension BinaryReader {
     /// may be shorter). When this throws, the parts given so far are not a
     /// document.
     static func xmlPieces(_ bytes: UnsafeRawBufferPointer, pieceSize: Int, _ piece: (UnsafeRawBufferPointer) -> Void) throws(PropertyListError) {
-        var reader = try BinaryReader(bytes, checkingEveryOffset: true)
         var out = ByteOutput(capacity: pieceSize + pieceSize / 8)
-        out.append(string: XMLWriter.header)
-        let result: Result<Void, PropertyListError> = withoutActuallyEscaping(piece) { piece in
-            reader.xmlPiece = piece
-            reader.xmlPieceSize = pieceSize
-            defer { reader.xmlPiece = nil }
-            return Result { () throws(PropertyListError) in try reader.xml(reader.topIndex, depth: 0, indent: 0, into: &out) }
+        let walked: Result<Void, PropertyListError> = withoutActuallyEscaping(piece) { piece in
+            Result { () throws(PropertyListError) in try walk(bytes, into: &out, piece: piece, pieceSize: pieceSize) }
         }
-        try result.get()
-        out.append(ascii: "</plist>\n")
+        try walked.get()
         out.withUnsafeBytes { piece($0) }
+    }
+
+    /// The document into `out`, which `piece` (if any) empties whenever it
+    /// holds `pieceSize` bytes.
+    private static func walk(_ bytes: UnsafeRawBufferPointer, into out: inout ByteOutput,
+                             piece: ((UnsafeRawBufferPointer) -> Void)? = nil, pieceSize: Int = .max) throws(PropertyListError) {
+        var reader = try BinaryReader(bytes, checkingEveryOffset: true)
+        reader.xmlPiece = piece
+        reader.xmlPieceSize = pieceSize
+        out.append(string: XMLWriter.header)
+        try reader.xml(reader.topIndex, depth: 0, indent: 0, into: &out)
+        out.append(ascii: "</plist>\n")
     }
 
     /// Writes object `index` as ``XMLWriter/value(_:indent:into:)`` writes its value.
