@@ -28,23 +28,17 @@ import Darwin
 /// written are handed back through ``reusablePiece()`` (their memory is
 /// already mapped). A failed write fails ``commit()`` with its error;
 /// nothing is renamed then.
-package final class StreamedFileWrite: @unchecked Sendable {
-    // @unchecked: every stored property below `replacement` is read and
-    // written only with `mutex` held (or, for `thread`, by the owner alone).
+package final class StreamedFileWrite {
     package static let piecesInFlight = 3
     /// `fdatasync` after this many bytes.
     static let syncEvery = 4 << 20
 
     private let replacement: FileIO.Replacement
     private let path: String
-    // Allocated, not stored: a pthread object must not move, and `&` on a
-    // stored property promises no stable address.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var waiting: [[UInt8]] = []
-    private var written: [[UInt8]] = []
-    private var noMorePieces = false
-    private var failure: Int32 = 0
+    /// What the writing thread shares with this object. The thread holds it,
+    /// not this object, so that dropping this object stops the thread
+    /// (`deinit` abandons the file).
+    private let shared: Shared
     private var thread = pthread_t()
     private var running = false
 
@@ -52,13 +46,14 @@ package final class StreamedFileWrite: @unchecked Sendable {
     package init(path: String, mode: UInt32 = 0o644) throws(FileError) {
         self.path = path
         replacement = try FileIO.Replacement(path: path, mode: mode)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(changed, nil)
+        shared = Shared(fd: replacement.fd)
+        let context = Unmanaged.passRetained(shared).toOpaque()
         let started = pthread_create(&thread, nil, { context in
-            Unmanaged<StreamedFileWrite>.fromOpaque(context!).takeUnretainedValue().writeLoop()
+            Unmanaged<Shared>.fromOpaque(context!).takeRetainedValue().writeLoop()
             return nil
-        }, Unmanaged.passUnretained(self).toOpaque())
+        }, context)
         guard started == 0 else {
+            Unmanaged<Shared>.fromOpaque(context).release()
             replacement.abandon()
             throw FileError(path: path, errno: started)
         }
@@ -67,32 +62,21 @@ package final class StreamedFileWrite: @unchecked Sendable {
 
     deinit {
         if running { abandon() }
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(mutex)
-        changed.deallocate()
-        mutex.deallocate()
     }
 
     /// Queues `piece` to be written (waits while ``piecesInFlight`` do).
     package func append(_ piece: [UInt8]) {
-        pthread_mutex_lock(mutex)
-        while waiting.count >= Self.piecesInFlight { pthread_cond_wait(changed, mutex) }
-        waiting.append(piece)
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        shared.append(piece)
     }
 
     /// A piece already written, emptied, for the next one (nil when none is free).
     package func reusablePiece() -> [UInt8]? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        guard var piece = written.popLast() else { return nil }
-        piece.removeAll(keepingCapacity: true)
-        return piece
+        shared.reusablePiece()
     }
 
     /// Waits for every piece, syncs the file and renames it over `path`.
     package func commit() throws(FileError) {
+        guard running else { throw FileError(path: path, reason: "the file was already committed or abandoned") }
         let code = stop()
         guard code == 0 else {
             replacement.abandon()
@@ -104,6 +88,7 @@ package final class StreamedFileWrite: @unchecked Sendable {
     /// Stops writing and removes the temporary file: the file at `path` is
     /// left as it was.
     package func abandon() {
+        guard running else { return }
         _ = stop()
         replacement.abandon()
     }
@@ -111,47 +96,94 @@ package final class StreamedFileWrite: @unchecked Sendable {
     /// Lets the thread finish what is queued and waits for it; the first
     /// write's error, or 0.
     private func stop() -> Int32 {
-        guard running else { return EBADF }
         running = false
-        pthread_mutex_lock(mutex)
-        noMorePieces = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        shared.finish()
         pthread_join(thread, nil)
-        return failure
+        return shared.failure
     }
 
-    private func writeLoop() {
-        var unsynced = 0
-        while true {
+    /// The queue between the maker and the writing thread.
+    private final class Shared: @unchecked Sendable {
+        // @unchecked: every `var` below is read and written with `mutex` held,
+        // except `failure`, which the owner reads after joining the thread.
+        let fd: Int32
+        // Allocated, not stored: a pthread object must not move, and `&` on a
+        // stored property promises no stable address.
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        var waiting: [[UInt8]] = []
+        var written: [[UInt8]] = []
+        var noMorePieces = false
+        var failure: Int32 = 0
+
+        init(fd: Int32) {
+            self.fd = fd
+            pthread_mutex_init(mutex, nil)
+            pthread_cond_init(changed, nil)
+        }
+
+        deinit {
+            pthread_cond_destroy(changed)
+            pthread_mutex_destroy(mutex)
+            changed.deallocate()
+            mutex.deallocate()
+        }
+
+        func append(_ piece: [UInt8]) {
             pthread_mutex_lock(mutex)
-            while waiting.isEmpty && !noMorePieces { pthread_cond_wait(changed, mutex) }
-            if waiting.isEmpty {
-                pthread_mutex_unlock(mutex)
-                return
-            }
-            let piece = waiting.removeFirst()
-            let failed = failure != 0
+            while waiting.count >= StreamedFileWrite.piecesInFlight { pthread_cond_wait(changed, mutex) }
+            waiting.append(piece)
             pthread_cond_broadcast(changed)
             pthread_mutex_unlock(mutex)
-            // After a failure the rest is dropped: commit() reports the failure.
-            var code: Int32 = 0
-            if !failed {
-                if !FileIO.writeAll(fd: replacement.fd, piece) {
-                    code = errno
-                } else {
-                    unsynced += piece.count
-                    if unsynced >= Self.syncEvery {
-                        // Starts the disk on what is written; commit's fsync is the one that counts.
-                        if fdatasync(replacement.fd) != 0 { code = errno }
-                        unsynced = 0
+        }
+
+        func reusablePiece() -> [UInt8]? {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            guard var piece = written.popLast() else { return nil }
+            piece.removeAll(keepingCapacity: true)
+            return piece
+        }
+
+        func finish() {
+            pthread_mutex_lock(mutex)
+            noMorePieces = true
+            pthread_cond_broadcast(changed)
+            pthread_mutex_unlock(mutex)
+        }
+
+        func writeLoop() {
+            var unsynced = 0
+            while true {
+                pthread_mutex_lock(mutex)
+                while waiting.isEmpty && !noMorePieces { pthread_cond_wait(changed, mutex) }
+                if waiting.isEmpty {
+                    pthread_mutex_unlock(mutex)
+                    return
+                }
+                let piece = waiting.removeFirst()
+                let failed = failure != 0
+                pthread_cond_broadcast(changed)
+                pthread_mutex_unlock(mutex)
+                // After a failure the rest is dropped: commit() reports the failure.
+                var code: Int32 = 0
+                if !failed {
+                    if !FileIO.writeAll(fd: fd, piece) {
+                        code = errno
+                    } else {
+                        unsynced += piece.count
+                        if unsynced >= StreamedFileWrite.syncEvery {
+                            // Starts the disk on what is written; commit's fsync is the one that counts.
+                            if fdatasync(fd) != 0 { code = errno }
+                            unsynced = 0
+                        }
                     }
                 }
+                pthread_mutex_lock(mutex)
+                if code != 0, failure == 0 { failure = code }
+                if written.count < StreamedFileWrite.piecesInFlight { written.append(piece) }
+                pthread_mutex_unlock(mutex)
             }
-            pthread_mutex_lock(mutex)
-            if code != 0, failure == 0 { failure = code }
-            if written.count < Self.piecesInFlight { written.append(piece) }
-            pthread_mutex_unlock(mutex)
         }
     }
 }

@@ -56,10 +56,16 @@ struct StreamedFileWriteTests {
         file.abandon()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("old".utf8))
         #expect(try leftovers(in: dir).isEmpty)
-        // A file never committed nor abandoned is abandoned when it goes.
+        // A file never committed nor abandoned is abandoned when it goes, also once its
+        // thread is writing (proved: a piece it wrote comes back for reuse).
         do {
             let dropped = try StreamedFileWrite(path: path)
             dropped.append([1, 2, 3])
+            let deadline = ContinuousClock.now + .seconds(30)
+            while dropped.reusablePiece() == nil {
+                guard ContinuousClock.now < deadline else { Issue.record("the thread wrote nothing in 30 s"); break }
+                sched_yield()
+            }
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("old".utf8))
         #expect(try leftovers(in: dir).isEmpty)
