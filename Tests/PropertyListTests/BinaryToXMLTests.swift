@@ -109,25 +109,52 @@ struct BinaryToXMLTests {
         }
     }
 
-    @Test("shared objects are written where each reference is; sharing within the limit converts")
+    @Test("shared strings and data are written where each reference is; a shared collection sends the file to decoding, with the same result")
     func sharing() throws {
-        // [x, x, [x]] with x = { "k": <data 3 bytes> }, and 16 levels of doubling (131,071 objects).
+        // ["k", "k", <data>, <data>, {"k": "k"}]: leaves shared, no collection shared.
+        let leaves = Self.file([[0xA5, 1, 1, 2, 2, 3], [0x51, 0x6B], [0x43, 1, 2, 3], [0xD1, 1, 1]])
+        let xml = try #require(Self.walked(leaves))
+        #expect(.success(xml) == Self.decodedAndWritten(leaves))
+        #expect(String(decoding: xml, as: UTF8.self).components(separatedBy: "<data>").count == 3)
+        // [x, x, [x]] with x = { "k": <data 3 bytes> }, and 16 levels of doubling (131,071
+        // objects): the walk refuses them, the result is decoding's, bytes for bytes.
         let shared = Self.file([[0xA3, 1, 1, 2], [0xD1, 3, 4], [0xA1, 1], [0x51, 0x6B], [0x43, 1, 2, 3]])
-        let xml = try #require(Self.walked(shared))
-        #expect(.success(xml) == Self.decodedAndWritten(shared))
-        #expect(String(decoding: xml, as: UTF8.self).components(separatedBy: "<data>").count == 4)
         var doubling: [[UInt8]] = []
         for k in 0..<16 { doubling.append([0xA2, UInt8(k + 1), UInt8(k + 1)]) }
         doubling.append([0x51, 0x78])
-        let doubled = Self.file(doubling)
-        #expect(Self.walked(doubled).map(Outcome.success) == Self.decodedAndWritten(doubled))
+        for f in [shared, Self.file(doubling)] {
+            #expect(Self.refusedByTheWalk(f))
+            let expected = Self.decodedAndWritten(f)
+            guard case .success = expected else { Issue.record("decoding refused a file it reads"); continue }
+            #expect(Self.converted(f) == expected)
+        }
+    }
+
+    @Test("a bomb of nested shared arrays is refused after writing almost nothing")
+    func bombIsCheap() throws {
+        // 60 levels of [k+1, k+1]: 2^60 objects once expanded. The reader's cache refuses it at
+        // once; the walk stops at the first collection met twice, near the bottom.
+        var bomb: [[UInt8]] = []
+        for k in 0..<60 { bomb.append([0xA2, UInt8(k + 1), UInt8(k + 1)]) }
+        bomb.append([0x08])
+        let f = Self.file(bomb)
+        var written = 0
+        let walked: Bool = f.withUnsafeBytes { raw in
+            (try? PropertyList.xmlPieces(fromBinary: raw, pieceSize: 1) { written += $0.count }) != nil
+        }
+        #expect(!walked)
+        // The header and 60 nested <array> lines, up to the second reference at the bottom.
+        #expect(written < 4_096, "\(written) bytes written before the refusal")
+        guard case .failure(let refusal) = Self.converted(f) else { Issue.record("accepted"); return }
+        #expect(refusal.description.contains("decompression bomb"))
     }
 
     @Test("a collection the reader has cached is not checked for depth again: the walk refuses it, the result is decoding's")
     func depthAfterCaching() throws {
         // Object 1 (an array of one integer) is met at depth 1, then at depth 2, then at the end
-        // of a chain of 511 arrays, which puts its integer at depth 513. The reader checks depth the
-        // first two times only (it caches the array then); the walk checks it every time.
+        // of a chain of 511 arrays, which puts its integer at depth 513. The reader checks depth
+        // the first two times only (it caches the array then); the walk refuses a collection
+        // met twice. Decoding gives the document.
         var objects: [[UInt8]] = [[0xA3, 0x00, 0x01, 0x00, 0x03, 0x00, 0x04], [0xA1, 0x00, 0x02], [0x10, 0x07], [0xA1, 0x00, 0x01]]
         for k in 0..<511 {
             let next = k == 510 ? 1 : 5 + k

@@ -15,11 +15,15 @@
 /// is counted over the same tree (shared objects are written out each time,
 /// as the XML writer writes them). Of keys that repeat in a dictionary the
 /// last wins and the values it overrides are decoded (checked, counted) and
-/// dropped, as decoding does. This walk refuses a little more than decoding:
-/// it checks depth every time a shared collection is written, where the
-/// reader checks only until it has cached the collection. So the caller
+/// dropped, as decoding does. This walk refuses more than decoding: a
+/// collection referenced twice (sharing that would be written out again
+/// and again, as a small file expands to a large one), and so it never
+/// writes one collection twice. So the caller
 /// (``PropertyList/xmlOutput(fromBinary:)``) decodes the file the usual way
 /// when this fails, which gives the reader's own error, or the same XML.
+/// Strings and data referenced many times are written each time, their
+/// bytes counted against the reader's expansion limit as decoding counts
+/// them.
 extension BinaryReader {
     /// The XML document of the binary property list in `bytes`.
     static func xml(_ bytes: UnsafeRawBufferPointer) throws(PropertyListError) -> ByteOutput {
@@ -66,7 +70,14 @@ extension BinaryReader {
         if state >> Self.cacheShift == 0 {
             let start = try checkedOffset(index)
             let marker = b[start]
-            switch marker >> 4 {
+            let kind = marker >> 4
+            if state & Self.seen != 0, kind == 0xA || kind == 0xC || kind == 0xD {
+                // A collection met again. Writing it out again and again is how a small file
+                // expands (nested shared arrays, a "billion laughs"), which the reader's cache
+                // bounds and this walk would not: such files are decoded.
+                throw Self.fail(start, "object \(index) is a collection met before; the file is decoded instead")
+            }
+            switch kind {
             case 0x4, 0x5, 0xA, 0xC, 0xD:
                 if state & Self.inProgress != 0 { throw Self.fail(start, "object \(index) contains itself (a reference cycle)") }
                 guard depth <= Self.maxDepth else { throw Self.fail(start, "nesting is deeper than \(Self.maxDepth) levels") }
@@ -259,7 +270,7 @@ extension PropertyList {
             return try BinaryReader.xml(raw)
         } catch {
             // The reader's own error (its first, in its order), or, where
-            // only the stricter depth check refused, the same document.
+            // only the walk refused (a shared collection), the same document.
             return XMLWriter.write(try BinaryReader.read(raw))
         }
     }
