@@ -89,15 +89,15 @@ package final class StreamedFileWrite {
     /// left as it was.
     package func abandon() {
         guard running else { return }
-        _ = stop()
+        _ = stop(droppingWaitingPieces: true)
         replacement.abandon()
     }
 
-    /// Lets the thread finish what is queued and waits for it; the first
-    /// write's error, or 0.
-    private func stop() -> Int32 {
+    /// Lets the thread finish what is queued (or drop it) and waits for it;
+    /// the first write's error, or 0.
+    private func stop(droppingWaitingPieces: Bool = false) -> Int32 {
         running = false
-        shared.finish()
+        shared.finish(droppingWaitingPieces: droppingWaitingPieces)
         pthread_join(thread, nil)
         return shared.failure
     }
@@ -145,9 +145,10 @@ package final class StreamedFileWrite {
             return piece
         }
 
-        func finish() {
+        func finish(droppingWaitingPieces: Bool) {
             pthread_mutex_lock(mutex)
             noMorePieces = true
+            if droppingWaitingPieces { waiting.removeAll() }
             pthread_cond_broadcast(changed)
             pthread_mutex_unlock(mutex)
         }
