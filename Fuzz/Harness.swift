@@ -14,15 +14,15 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     #elseif FUZZ_BINARY
     value = try? BinaryReader.read(bytes)
     // `plutil -convert xml1` writes a binary file's XML without the value
-    // (BinaryReader+XML.swift): the same bytes as writing the value, and a
+    // (BinaryXMLWalk.swift): the same bytes as writing the value, and a
     // refusal exactly where decoding refuses.
-    let walked = try? BinaryReader.xml(bytes).bytes()
+    let walked = try? BinaryXMLWalk.xml(bytes).bytes()
     let converted = try? PropertyList.xmlOutput(fromBinary: bytes).bytes()
     let written = value.map { XMLWriter.write($0).bytes() }
     if converted != written { fatalError("binary to XML without the value differs from decoding and writing") }
     if let walked, walked != written { fatalError("the walk wrote other XML than decoding and writing") }
     var pieces: [UInt8] = []
-    if (try? BinaryReader.xmlPieces(bytes, pieceSize: 64, { pieces.append(contentsOf: $0) })) != nil {
+    if (try? BinaryXMLWalk.xmlPieces(bytes, pieceSize: 64, { pieces.append(contentsOf: $0) })) != nil {
         if walked == nil || pieces != walked { fatalError("the walk in pieces differs from the walk") }
     } else if walked != nil {
         fatalError("the walk in pieces refused what the walk took")

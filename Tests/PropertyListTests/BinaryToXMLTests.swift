@@ -4,7 +4,7 @@ import TestSupport
 @testable import PropertyList
 
 /// `plutil -convert xml1` of a binary file writes the XML while it reads the
-/// file, without building the value (`BinaryReader+XML.swift`). It must give
+/// file, without building the value (`BinaryXMLWalk.swift`). It must give
 /// what decoding and writing give, byte for byte, error for error.
 @Suite("Binary to XML without the value", .timeLimit(.minutes(10)))
 struct BinaryToXMLTests {
@@ -35,12 +35,28 @@ struct BinaryToXMLTests {
 
     /// The walk alone, without the decoding it falls back to.
     static func walked(_ file: [UInt8]) -> [UInt8]? {
-        file.withUnsafeBytes { raw in try? BinaryReader.xml(raw).bytes() }
+        file.withUnsafeBytes { raw in try? BinaryXMLWalk.xml(raw).bytes() }
     }
 
     /// Whether the walk alone refuses `file` (a Bool: a failed expectation
     /// then prints no document).
     static func refusedByTheWalk(_ file: [UInt8]) -> Bool { walked(file) == nil }
+
+    /// Arrays nested `levels` deep, each holding the next twice, around
+    /// `leaf`: 2^levels leaves once expanded (60 levels: a bomb).
+    static func doubling(levels: Int, leaf: [UInt8]) -> [UInt8] {
+        file((0..<levels).map { k in [0xA2, UInt8(k + 1), UInt8(k + 1)] } + [leaf])
+    }
+
+    /// The walk refuses `f`, and `plutil`'s conversion gives what decoding
+    /// and writing give, which `decodes` says is a document (or an error).
+    static func expectDecodingsResult(_ f: [UInt8], decodes: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(refusedByTheWalk(f), sourceLocation: sourceLocation)
+        let expected = decodedAndWritten(f)
+        if case .success = expected, !decodes { Issue.record("decoding accepted a file it refuses", sourceLocation: sourceLocation) }
+        if case .failure = expected, decodes { Issue.record("decoding refused a file it reads", sourceLocation: sourceLocation) }
+        #expect(converted(f) == expected, sourceLocation: sourceLocation)
+    }
 
     static func file(_ objects: [[UInt8]], top: UInt64 = 0, offsetSize: UInt8 = 1, refSize: UInt8 = 1) -> [UInt8] {
         BinaryFormatTests.file(objects: objects, offsetSize: offsetSize, refSize: refSize, top: top)
@@ -96,17 +112,9 @@ struct BinaryToXMLTests {
         let numberKey = Self.file([[0xD1, 1, 2], [0x10, 1], [0x51, 0x61]])
         var deep: [[UInt8]] = (0..<600).map { k in [0xA1, UInt8((k + 1) >> 8), UInt8((k + 1) & 0xFF)] }
         deep.append([0x08])
-        var bomb: [[UInt8]] = []
-        for k in 0..<60 { bomb.append([0xA2, UInt8(k + 1), UInt8(k + 1)]) }
-        bomb.append([0x08])
         let files = [numberKey, Self.file([[0xA1, 0x00]]), Self.file([[0xD1, 1, 0], [0x51, 0x61]]),
-                     Self.file(deep, offsetSize: 2, refSize: 2), Self.file(bomb)]
-        for f in files {
-            #expect(Self.refusedByTheWalk(f))
-            let expected = Self.decodedAndWritten(f)
-            guard case .failure = expected else { Issue.record("decoding accepted a file it refuses"); continue }
-            #expect(Self.converted(f) == expected)
-        }
+                     Self.file(deep, offsetSize: 2, refSize: 2), Self.doubling(levels: 60, leaf: [0x08])]
+        for f in files { Self.expectDecodingsResult(f, decodes: false) }
     }
 
     @Test("shared strings and data are written where each reference is; a shared collection sends the file to decoding, with the same result")
@@ -119,25 +127,14 @@ struct BinaryToXMLTests {
         // [x, x, [x]] with x = { "k": <data 3 bytes> }, and 16 levels of doubling (131,071
         // objects): the walk refuses them, the result is decoding's, bytes for bytes.
         let shared = Self.file([[0xA3, 1, 1, 2], [0xD1, 3, 4], [0xA1, 1], [0x51, 0x6B], [0x43, 1, 2, 3]])
-        var doubling: [[UInt8]] = []
-        for k in 0..<16 { doubling.append([0xA2, UInt8(k + 1), UInt8(k + 1)]) }
-        doubling.append([0x51, 0x78])
-        for f in [shared, Self.file(doubling)] {
-            #expect(Self.refusedByTheWalk(f))
-            let expected = Self.decodedAndWritten(f)
-            guard case .success = expected else { Issue.record("decoding refused a file it reads"); continue }
-            #expect(Self.converted(f) == expected)
-        }
+        for f in [shared, Self.doubling(levels: 16, leaf: [0x51, 0x78])] { Self.expectDecodingsResult(f, decodes: true) }
     }
 
     @Test("a bomb of nested shared arrays is refused after writing almost nothing")
     func bombIsCheap() throws {
         // 60 levels of [k+1, k+1]: 2^60 objects once expanded. The reader's cache refuses it at
         // once; the walk stops at the first collection met twice, near the bottom.
-        var bomb: [[UInt8]] = []
-        for k in 0..<60 { bomb.append([0xA2, UInt8(k + 1), UInt8(k + 1)]) }
-        bomb.append([0x08])
-        let f = Self.file(bomb)
+        let f = Self.doubling(levels: 60, leaf: [0x08])
         var written = 0
         let walked: Bool = f.withUnsafeBytes { raw in
             (try? PropertyList.xmlPieces(fromBinary: raw, pieceSize: 1) { written += $0.count }) != nil
@@ -160,11 +157,7 @@ struct BinaryToXMLTests {
             let next = k == 510 ? 1 : 5 + k
             objects.append([0xA1, UInt8(next >> 8), UInt8(next & 0xFF)])
         }
-        let f = Self.file(objects, offsetSize: 2, refSize: 2)
-        #expect(Self.refusedByTheWalk(f))
-        let expected = Self.decodedAndWritten(f)
-        guard case .success = expected else { Issue.record("decoding refused it: \(expected)"); return }
-        #expect(Self.converted(f) == expected)
+        Self.expectDecodingsResult(Self.file(objects, offsetSize: 2, refSize: 2), decodes: true)
     }
 
     @Test("ten thousand damaged files: the same bytes or the same error as decoding and writing")

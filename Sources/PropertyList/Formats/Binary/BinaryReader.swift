@@ -43,7 +43,7 @@ struct BinaryReader {
     /// Whether ``expansionLimit`` is the caller's (``PropertyList/ExpansionLimit``).
     private var expansionIsCallers = false
     /// The expanded weight of each cached object, beside `cache`.
-    private(set) var cacheWeights: [Weight] = []
+    private var cacheWeights: [Weight] = []
 
     let b: UnsafeRawBufferPointer
     private let offsetSize: Int
@@ -51,7 +51,7 @@ struct BinaryReader {
     private let objectCount: Int
     let tableOffset: Int
     /// Decoded objects met more than once, in the order they were cached.
-    private(set) var cache: [PropertyList] = []
+    private var cache: [PropertyList] = []
     /// Per object: `seen` once it has been decoded, `inProgress` while a
     /// collection is being decoded (cycle detection), and above those bits
     /// the object's place in `cache` plus one (0: not cached). Eight bytes per
@@ -60,15 +60,6 @@ struct BinaryReader {
     /// Dictionaries met before, by where their key references lie (see
     /// ``dictionary(_:at:depth:)``).
     private var recurringKeys = RecurringKeys<(references: Int, count: Int)>()
-    /// Writing XML (``xml(_:)``): the keys of the dictionaries being written,
-    /// innermost last, each the place of its UTF-8 (``KeyPlace``).
-    var xmlKeys: [KeyPlace] = []
-    /// Writing XML: the UTF-8 of keys that are not ASCII strings in the file.
-    var xmlKeyText: [UInt8] = []
-    /// Writing XML in pieces: takes the document so far once it holds
-    /// ``xmlPieceSize`` bytes (``xmlPieces(_:pieceSize:_:)``).
-    var xmlPiece: ((UnsafeRawBufferPointer) -> Void)?
-    var xmlPieceSize = Int.max
     static let seen: UInt64 = 1
     static let inProgress: UInt64 = 2
     static let cacheShift: UInt64 = 2

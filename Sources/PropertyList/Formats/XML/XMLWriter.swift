@@ -28,14 +28,10 @@ struct XMLWriter {
     static func value(_ v: PropertyList, indent: Int, into out: inout ByteOutput) {
         out.append(tabs: indent)
         switch v {
-        case .string(let s):
-            out.append(ascii: "<string>")
-            escaped(s, into: &out)
-            out.append(ascii: "</string>\n")
+        case .string(var s):
+            s.withUTF8 { string(UnsafeRawBufferPointer($0), into: &out) }
         case .integer(let n):
-            out.append(ascii: "<integer>")
-            if let i = n.int64Value { out.append(decimal: i) } else { out.append(decimal: n.uint64Value!) }
-            out.append(ascii: "</integer>\n")
+            integer(n, into: &out)
         case .real(let d):
             out.append(ascii: "<real>")
             RealFormatting.appendXML(d, to: &out)
@@ -59,10 +55,8 @@ struct XMLWriter {
             out.append(ascii: "<dict>\n")
             for i in d.sortedIndices() {
                 let (key, element) = d[i]
-                out.append(tabs: indent + 1)
-                out.append(ascii: "<key>")
-                escaped(key.string, into: &out)
-                out.append(ascii: "</key>\n")
+                var text = key.string
+                text.withUTF8 { Self.key(UnsafeRawBufferPointer($0), indent: indent + 1, into: &out) }
                 value(element, indent: indent + 1, into: &out)
             }
             out.append(tabs: indent)
@@ -89,13 +83,30 @@ struct XMLWriter {
         out.append(ascii: "</data>\n")
     }
 
-    static func escaped(_ s: String, into out: inout ByteOutput) {
-        var s = s
-        s.withUTF8 { escaped(UnsafeRawBufferPointer($0), into: &out) }
+    /// A string's element, its UTF-8 escaped (the tabs before it written by the caller).
+    static func string(_ text: UnsafeRawBufferPointer, into out: inout ByteOutput) {
+        out.append(ascii: "<string>")
+        escaped(text, into: &out)
+        out.append(ascii: "</string>\n")
+    }
+
+    /// An integer's element (the tabs before it written by the caller).
+    static func integer(_ n: PropertyList.Integer, into out: inout ByteOutput) {
+        out.append(ascii: "<integer>")
+        if let i = n.int64Value { out.append(decimal: i) } else { out.append(decimal: n.uint64Value!) }
+        out.append(ascii: "</integer>\n")
+    }
+
+    /// A dictionary key's line: `indent` tabs, then the key's UTF-8 escaped.
+    static func key(_ text: UnsafeRawBufferPointer, indent: Int, into out: inout ByteOutput) {
+        out.append(tabs: indent)
+        out.append(ascii: "<key>")
+        escaped(text, into: &out)
+        out.append(ascii: "</key>\n")
     }
 
     /// UTF-8 text with `<`, `>` and `&` escaped.
-    static func escaped(_ b: UnsafeRawBufferPointer, into out: inout ByteOutput) {
+    private static func escaped(_ b: UnsafeRawBufferPointer, into out: inout ByteOutput) {
         var start = 0
         for k in 0..<b.count {
             let c = b[k]
