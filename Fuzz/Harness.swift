@@ -10,7 +10,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     let value: PropertyList?
     #if FUZZ_XML
-    value = try? XMLReader.read(bytes)
+    value = try? XMLReader<PropertyListBuilder>.read(bytes)
     #elseif FUZZ_BINARY
     value = try? BinaryReader.read(bytes)
     // `plutil -convert xml1` writes a binary file's XML without the value

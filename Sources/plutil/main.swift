@@ -146,7 +146,7 @@ func run(_ file: String) throws(Failure) {
         let (v, _) = try load(file)
         StandardStream.output.write(HumanReadable.render(v))
     case .convert(let format):
-        let input = try readInput(file)
+        var input = try readInput(file)
         let out = destination(for: file == "-" && invocation.outputPath == nil ? "-" : file)
         if format == .xml1, PropertyListFormat.detect(input) == .binary {
             // Written from the file's objects as they are read, without
@@ -163,6 +163,15 @@ func run(_ file: String) throws(Failure) {
                 } catch { return error }
             }
             if let failure { throw failure }
+            return
+        }
+        if format == .binary1, PropertyListFormat.detect(input) == .xml {
+            // Written from the reader's compact nodes, without building the
+            // value: the same bytes and errors as decoding and writing
+            // (PropertyList.binaryOutput(fromXML:)).
+            let bytes: ByteOutput
+            do throws(PropertyListError) { bytes = try PropertyList.binaryOutput(fromXML: consume input); input = [] } catch { throw Failure(message: error.description) }
+            try bytes.withUnsafeBytes { (b) throws(Failure) in try write(bytes: b, to: out) }
             return
         }
         let (v, _) = try decode(input)

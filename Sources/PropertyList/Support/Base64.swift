@@ -82,7 +82,14 @@ package enum Base64 {
     /// alphabet (whitespace, `=` padding, anything else) are skipped.
     package static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(text.count * 3 / 4)
+        decode(text, appendingTo: &out)
+        return out
+    }
+
+    /// ``decode(_:)``, appending the bytes to `out`.
+    static func decode(_ text: UnsafeRawBufferPointer, appendingTo out: inout [UInt8]) {
+        let need = text.count * 3 / 4
+        if out.capacity - out.count < need { out.reserveCapacity(Swift.max(out.count + need, 2 * out.capacity)) }
         var acc: UInt32 = 0
         var bits = 0
         decodeTable.withUnsafeBufferPointer { t in
@@ -97,6 +104,5 @@ package enum Base64 {
                 }
             }
         }
-        return out
     }
 }

@@ -9,10 +9,15 @@
 /// the entry goes to a `Dictionary` (SipHash) instead: time stays linear
 /// whatever the input.
 struct ScalarTable {
-    private var bits: [UInt64]
-    private var kinds: [UInt8]
-    /// Object numbers; -1 marks an empty slot.
-    private var ids: [Int32]
+    /// A slot: the bits, and the kind and object number (`id << 8 | kind`),
+    /// together so that a probe reads one cache line; `kindAndID` is -1 in
+    /// an empty slot.
+    private struct Slot {
+        var bits: UInt64
+        var kindAndID: Int64
+    }
+
+    private var slots: [Slot]
     private var count = 0
     private var overflow: [Key: Int] = [:]
 
@@ -28,9 +33,7 @@ struct ScalarTable {
     init(capacity: Int = 8, maxProbe: Int = 32) {
         self.maxProbe = maxProbe
         let n = Swift.max(16, (capacity * 2).nextPowerOfTwo)
-        bits = Array(repeating: 0, count: n)
-        kinds = Array(repeating: 0, count: n)
-        ids = Array(repeating: -1, count: n)
+        slots = Array(repeating: Slot(bits: 0, kindAndID: -1), count: n)
     }
 
     @inline(__always)
@@ -40,33 +43,34 @@ struct ScalarTable {
     }
 
     /// The object number of `(kind, value)`, or nil.
+    @inline(__always)
     func find(_ kind: UInt8, _ value: UInt64) -> Int? {
-        let mask = ids.count - 1
-        var i = Self.slot(kind, value, mask: mask)
-        for _ in 0..<maxProbe {
-            let id = ids[i]
-            if id < 0 { return nil }  // (what overflowed lies behind no empty slot: see `grow`)
-            if bits[i] == value, kinds[i] == kind { return Int(id) }
-            i = (i + 1) & mask
+        slots.withUnsafeBufferPointer { slots in
+            let mask = slots.count - 1
+            var i = Self.slot(kind, value, mask: mask)
+            for _ in 0..<maxProbe {
+                let slot = slots[i]
+                if slot.kindAndID < 0 { return nil }  // (what overflowed lies behind no empty slot: see `grow`)
+                if slot.bits == value, UInt8(truncatingIfNeeded: slot.kindAndID) == kind { return Int(slot.kindAndID >> 8) }
+                i = (i + 1) & mask
+            }
+            return overflow[Key(kind: kind, bits: value)]
         }
-        return overflow[Key(kind: kind, bits: value)]
     }
 
     /// Records `(kind, value)` (not present) as object `id`.
     mutating func insert(_ kind: UInt8, _ value: UInt64, id: Int) {
-        if 2 * (count + 1) > ids.count { grow() }
+        if 2 * (count + 1) > slots.count { grow() }
         count += 1
         place(kind, value, id: id)
     }
 
     private mutating func place(_ kind: UInt8, _ value: UInt64, id: Int) {
-        let mask = ids.count - 1
+        let mask = slots.count - 1
         var i = Self.slot(kind, value, mask: mask)
         for _ in 0..<maxProbe {
-            if ids[i] < 0 {
-                bits[i] = value
-                kinds[i] = kind
-                ids[i] = Int32(truncatingIfNeeded: id)
+            if slots[i].kindAndID < 0 {
+                slots[i] = Slot(bits: value, kindAndID: Int64(id) << 8 | Int64(kind))
                 return
             }
             i = (i + 1) & mask
@@ -75,28 +79,29 @@ struct ScalarTable {
     }
 
     private mutating func grow() {
-        let (oldBits, oldKinds, oldIDs) = (bits, kinds, ids)
-        let n = 2 * ids.count
-        bits = Array(repeating: 0, count: n)
-        kinds = Array(repeating: 0, count: n)
-        ids = Array(repeating: -1, count: n)
+        let old = slots
+        slots = Array(repeating: Slot(bits: 0, kindAndID: -1), count: 2 * old.count)
         // Entries that overflowed are placed again too: a lookup that meets an
         // empty slot on its probe stops there, so none may be left behind one.
         let oldOverflow = overflow
         overflow = [:]
-        for k in 0..<oldIDs.count where oldIDs[k] >= 0 { place(oldKinds[k], oldBits[k], id: Int(oldIDs[k])) }
+        for slot in old where slot.kindAndID >= 0 {
+            place(UInt8(truncatingIfNeeded: slot.kindAndID), slot.bits, id: Int(slot.kindAndID >> 8))
+        }
         for (key, id) in oldOverflow { place(key.kind, key.bits, id: id) }
     }
 
     /// Every entry is found where a lookup probes for it, and the count is the slots in use.
     func _checkInvariants() {
         var used = 0
-        for k in 0..<ids.count where ids[k] >= 0 {
+        for (k, slot) in slots.enumerated() where slot.kindAndID >= 0 {
             used += 1
-            precondition(find(kinds[k], bits[k]) == Int(ids[k]), "ScalarTable: slot \(k) is not found by a lookup")
+            precondition(
+                find(UInt8(truncatingIfNeeded: slot.kindAndID), slot.bits) == Int(slot.kindAndID >> 8),
+                "ScalarTable: slot \(k) is not found by a lookup")
         }
         precondition(used + overflow.count == count, "ScalarTable: \(used) slots and \(overflow.count) overflowed, but count \(count)")
-        precondition(2 * count <= ids.count, "ScalarTable: more than half full")
+        precondition(2 * count <= slots.count, "ScalarTable: more than half full")
     }
 }
 

@@ -86,7 +86,7 @@ extension PropertyList {
         let format = format ?? PropertyListFormat.detect(raw)
         switch format {
         case .binary: return (try BinaryReader.read(raw, maximumExpansion: options.maximumExpansion), .binary)
-        case .xml: return (try XMLReader.read(raw), .xml)
+        case .xml: return (try XMLReader<PropertyListBuilder>.read(raw), .xml)
         case .json: return (try JSONReader.read(raw), .json)
         case .openStep:
             // A leading `{` may be JSON or old-style: try both, report the error that got further.

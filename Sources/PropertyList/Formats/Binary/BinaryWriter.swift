@@ -122,11 +122,11 @@ struct BinaryWriter {
 
     // MARK: Pass 2: write
 
-    private static func bytesNeeded(_ v: UInt64) -> Int {
+    static func bytesNeeded(_ v: UInt64) -> Int {
         v < 1 << 8 ? 1 : v < 1 << 16 ? 2 : v < 1 << 32 ? 4 : 8
     }
 
-    @inline(__always) private static func bigEndian(_ v: UInt64, _ size: Int, into out: inout ByteOutput) {
+    @inline(__always) static func bigEndian(_ v: UInt64, _ size: Int, into out: inout ByteOutput) {
         out.write(upTo: 8) { p in
             switch size {
             case 1: p.storeBytes(of: UInt8(truncatingIfNeeded: v), as: UInt8.self)
@@ -137,7 +137,7 @@ struct BinaryWriter {
             return size
         }
     }
-    private static func integer(_ n: PropertyList.Integer, into out: inout ByteOutput) {
+    static func integer(_ n: PropertyList.Integer, into out: inout ByteOutput) {
         if let u = n.uint64Value {
             if u > UInt64(Int64.max) {
                 out.append(0x14); bigEndian(0, 8, into: &out); bigEndian(u, 8, into: &out)
@@ -151,7 +151,7 @@ struct BinaryWriter {
             bigEndian(UInt64(bitPattern: n.int64Value!), 8, into: &out)
         }
     }
-    private static func header(_ marker: UInt8, _ n: Int, into out: inout ByteOutput) {
+    static func header(_ marker: UInt8, _ n: Int, into out: inout ByteOutput) {
         if n < 15 {
             out.append(marker | UInt8(n))
         } else {
@@ -160,34 +160,73 @@ struct BinaryWriter {
         }
     }
 
+    /// A string of ASCII bytes.
+    static func asciiString(_ ascii: UnsafeRawBufferPointer, into out: inout ByteOutput) {
+        header(0x50, ascii.count, into: &out)
+        out.append(bytes: ascii)
+    }
+
+    /// A string of UTF-16 code units, big-endian.
+    static func utf16String(_ s: String, into out: inout ByteOutput) {
+        let units = s.utf16.count
+        header(0x60, units, into: &out)
+        out.write(upTo: 2 * units) { p in
+            var k = 0
+            for unit in s.utf16 {
+                p.storeBytes(of: unit.bigEndian, toByteOffset: k, as: UInt16.self)
+                k += 2
+            }
+            return k
+        }
+    }
+
+    static func uid(_ u: UInt64, into out: inout ByteOutput) {
+        let size = bytesNeeded(u)
+        out.append(0x80 | UInt8(size - 1))
+        bigEndian(u, size, into: &out)
+    }
+
+    /// The offset table and the trailer, after the objects (the top object is object 0).
+    static func trailer(offsets: [UInt64], objectCount count: Int, refSize: Int, topIsDictionary: Bool, into out: inout ByteOutput) {
+        let tableOffset = out.count
+        let offsetSize = bytesNeeded(UInt64(tableOffset))
+        out.reserve(offsets.count * offsetSize + 32)
+        for o in offsets { bigEndian(o, offsetSize, into: &out) }
+        // The trailer's five unused bytes carry BinaryReader.sortedKeysMark
+        // when the top object is a dictionary (its keys are sorted and each
+        // appears once), so that a one-key lookup can search them; other
+        // readers ignore these bytes.
+        if topIsDictionary {
+            BinaryReader.sortedKeysMark.withUnsafeBytes { out.append(bytes: $0) }
+            for _ in BinaryReader.sortedKeysMark.count..<6 { out.append(0) }
+        } else {
+            for _ in 0..<6 { out.append(0) }
+        }
+        out.append(UInt8(offsetSize))
+        out.append(UInt8(refSize))
+        bigEndian(UInt64(count), 8, into: &out)
+        bigEndian(0, 8, into: &out)  // the top object is object 0
+        bigEndian(UInt64(tableOffset), 8, into: &out)
+    }
+
     private func serialize() -> ByteOutput {
         let count = objects.count
         let refSize = Self.bytesNeeded(UInt64(count))
         var out = ByteOutput(capacity: count * 12 + refs.count * refSize + 64)
         out.append(ascii: "bplist00")
-        var offsets = [Int](repeating: 0, count: count)
+        var offsets = [UInt64](repeating: 0, count: count)
 
         refs.withUnsafeBufferPointer { refs in
             for (id, object) in objects.enumerated() {
-                offsets[id] = out.count
+                offsets[id] = UInt64(out.count)
                 switch object {
                 case .string(let s):
                     var utf8 = s
                     utf8.withUTF8 { u in
                         if UTF8Text.isASCII(UnsafeRawBufferPointer(u)) {
-                            Self.header(0x50, u.count, into: &out)
-                            out.append(bytes: UnsafeRawBufferPointer(u))
+                            Self.asciiString(UnsafeRawBufferPointer(u), into: &out)
                         } else {
-                            let units = s.utf16.count
-                            Self.header(0x60, units, into: &out)
-                            out.write(upTo: 2 * units) { p in
-                                var k = 0
-                                for unit in s.utf16 {
-                                    p.storeBytes(of: unit.bigEndian, toByteOffset: k, as: UInt16.self)
-                                    k += 2
-                                }
-                                return k
-                            }
+                            Self.utf16String(s, into: &out)
                         }
                     }
                 case .integer(let n): Self.integer(n, into: &out)
@@ -197,10 +236,7 @@ struct BinaryWriter {
                 case .data(let d):
                     Self.header(0x40, d.count, into: &out)
                     d.withUnsafeBytes { out.append(bytes: $0) }
-                case .uid(let u):
-                    let size = Self.bytesNeeded(u)
-                    out.append(0x80 | UInt8(size - 1))
-                    Self.bigEndian(u, size, into: &out)
+                case .uid(let u): Self.uid(u, into: &out)
                 case .array(let start, let n):
                     Self.header(0xA0, n, into: &out)
                     for k in start..<(start + n) { Self.bigEndian(UInt64(refs[k]), refSize, into: &out) }
@@ -210,25 +246,9 @@ struct BinaryWriter {
                 }
             }
         }
-        let tableOffset = out.count
-        let offsetSize = Self.bytesNeeded(UInt64(tableOffset))
-        out.reserve(offsets.count * offsetSize + 32)
-        for o in offsets { Self.bigEndian(UInt64(o), offsetSize, into: &out) }
-        // The trailer's five unused bytes carry BinaryReader.sortedKeysMark
-        // when the top object is a dictionary (its keys are sorted and each
-        // appears once), so that a one-key lookup can search them; other
-        // readers ignore these bytes.
-        if case .dictionary = objects.first {
-            BinaryReader.sortedKeysMark.withUnsafeBytes { out.append(bytes: $0) }
-            for _ in BinaryReader.sortedKeysMark.count..<6 { out.append(0) }
-        } else {
-            for _ in 0..<6 { out.append(0) }
-        }
-        out.append(UInt8(offsetSize))
-        out.append(UInt8(refSize))
-        Self.bigEndian(UInt64(count), 8, into: &out)
-        Self.bigEndian(0, 8, into: &out)  // the top object is object 0
-        Self.bigEndian(UInt64(tableOffset), 8, into: &out)
+        var topIsDictionary = false
+        if case .dictionary = objects.first { topIsDictionary = true }
+        Self.trailer(offsets: offsets, objectCount: count, refSize: refSize, topIsDictionary: topIsDictionary, into: &out)
         return out
     }
 }

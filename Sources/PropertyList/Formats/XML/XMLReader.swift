@@ -12,28 +12,36 @@ import Foundation
 /// surrounding whitespace, a sign and `0x` hexadecimal; `<real>` with `nan`
 /// and `inf` forms; `<date>` as `YYYY-MM-DDTHH:MM:SSZ`; base64 `<data>` with
 /// whitespace; `CF$UID` dictionaries as UIDs. Nesting is limited to 512 levels.
-struct XMLReader {
-    static let maxDepth = 512
+///
+/// What it makes of each element is its `Builder`'s (``XMLValueBuilder``):
+/// the public tree, or the binary transcoder's nodes.
+struct XMLReader<Builder: XMLValueBuilder> {
+    static var maxDepth: Int { 512 }
 
     private let bytes: UnsafeRawBufferPointer
     private var i = 0
     private var depth = 0
     /// Elements and entries of the collections being read, innermost last:
     /// each collection is built once, at its final size.
-    private var elementStack: [PropertyList] = []
-    private var entryStack: [(LiteralString, PropertyList)] = []
-    /// Dictionaries met before, by a fingerprint of their keys' text (see
-    /// ``dictionary(selfClosing:start:)``). A fingerprint only finds a
-    /// candidate: the keys themselves are compared before a shape is used.
-    private var recurringKeys = RecurringKeys<UInt64>()
+    private var elementStack: [Builder.Value] = []
+    private var entryStack: [(Builder.Key, Builder.Value)] = []
+    private(set) var builder: Builder
 
-    private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    private init(_ bytes: UnsafeRawBufferPointer, builder: Builder) {
+        self.bytes = bytes
+        self.builder = builder
+    }
 
-    /// Reads a whole document (any supported encoding).
-    static func read(_ raw: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
+    /// Reads a whole document (any supported encoding) with `builder`, and
+    /// hands the top-level value and the builder to `body`.
+    static func read<R>(
+        _ raw: UnsafeRawBufferPointer, builder: Builder,
+        _ body: (Builder.Value, inout Builder) throws(PropertyListError) -> R
+    ) throws(PropertyListError) -> R {
         try TextDecoding.withUTF8(raw, format: .xml) { (text) throws(PropertyListError) in
-            var reader = XMLReader(text)
-            return try reader.document()
+            var reader = XMLReader(text, builder: builder)
+            let value = try reader.document()
+            return try body(value, &reader.builder)
         }
     }
 
@@ -45,12 +53,12 @@ struct XMLReader {
 
     // MARK: - Document structure
 
-    private mutating func document() throws(PropertyListError) -> PropertyList {
+    private mutating func document() throws(PropertyListError) -> Builder.Value {
         try skipMisc(allowDoctype: true)
         guard i < bytes.count else { throw fail("expected a <plist> element, found the end of the document") }
         let start = i
         let (tag, selfClosing) = try openTag()
-        let result: PropertyList
+        let result: Builder.Value
         if tag == .plist {
             if selfClosing { throw fail("expected an object inside <plist>, found an empty <plist/>", at: start) }
             try skipMisc(allowDoctype: false)
@@ -234,19 +242,21 @@ struct XMLReader {
 
     // MARK: - Objects
 
-    private mutating func object() throws(PropertyListError) -> PropertyList {
+    private mutating func object() throws(PropertyListError) -> Builder.Value {
         let start = i
         let (tag, selfClosing) = try openTag()
         switch tag {
         case .dict: return try dictionary(selfClosing: selfClosing, start: start)
         case .array: return try array(selfClosing: selfClosing, start: start)
-        case .string: return .string(selfClosing ? "" : try text(.string))
+        case .string:
+            if selfClosing { return builder.string(UnsafeRawBufferPointer(start: nil, count: 0))! }
+            return try text(.string) { builder, b in builder.string(b) }
         case .true, .false:
             if !selfClosing {
                 try skipMisc(allowDoctype: false)
                 try closeTag(tag)
             }
-            return .boolean(tag == .true)
+            return builder.boolean(tag == .true)
         case .integer:
             if selfClosing { throw fail("expected digits in <integer>, found an empty element", at: start) }
             return try integer(start: i)
@@ -257,7 +267,7 @@ struct XMLReader {
             if selfClosing { throw fail("expected a date in <date>, found an empty element", at: start) }
             return try date(start: i)
         case .data:
-            if selfClosing { return .data(Data()) }
+            if selfClosing { return builder.data(base64: UnsafeRawBufferPointer(start: nil, count: 0)) }
             return try data()
         case .key: throw fail("expected a value, found <key> outside a <dict>", at: start)
         case .plist: throw fail("expected a value, found a nested <plist>", at: start)
@@ -266,22 +276,22 @@ struct XMLReader {
 
     private mutating func enter(_ start: Int) throws(PropertyListError) {
         depth += 1
-        if depth > XMLReader.maxDepth {
-            throw fail("nesting is deeper than \(XMLReader.maxDepth) levels", at: start)
+        if depth > Self.maxDepth {
+            throw fail("nesting is deeper than \(Self.maxDepth) levels", at: start)
         }
     }
 
-    private mutating func array(selfClosing: Bool, start: Int) throws(PropertyListError) -> PropertyList {
-        if selfClosing { return .array([]) }
+    private mutating func array(selfClosing: Bool, start: Int) throws(PropertyListError) -> Builder.Value {
+        let base = elementStack.count
+        if selfClosing { return builder.array(taking: &elementStack, from: base) }
         try enter(start)
         defer { depth -= 1 }
-        let base = elementStack.count
-        defer { elementStack.removeSubrange(base...) }
+        defer { if elementStack.count > base { elementStack.removeSubrange(base...) } }
         while true {
             try skipMisc(allowDoctype: false)
             if peekClose() {
                 try closeTag(.array)
-                return .array(Array(elementStack[base...]))
+                return builder.array(taking: &elementStack, from: base)
             }
             if i >= bytes.count { throw fail("expected '</array>' to close the <array>, found the end of the document", at: start) }
             let element = try object()
@@ -289,13 +299,13 @@ struct XMLReader {
         }
     }
 
-    private mutating func dictionary(selfClosing: Bool, start: Int) throws(PropertyListError) -> PropertyList {
-        if selfClosing { return .dictionary([:]) }
+    private mutating func dictionary(selfClosing: Bool, start: Int) throws(PropertyListError) -> Builder.Value {
+        let base = entryStack.count
+        if selfClosing { return builder.dictionary(taking: &entryStack, from: base, fingerprint: 0) }
         try enter(start)
         defer { depth -= 1 }
-        let base = entryStack.count
         defer { if entryStack.count > base { entryStack.removeSubrange(base...) } }
-        // A fingerprint of the keys' text (see `recurringKeys`): each key's length in
+        // A fingerprint of the keys' text (see `RecurringKeys`): each key's length in
         // the document, its first byte and the byte before its closing tag.
         var fingerprint: UInt64 = 0
         while true {
@@ -308,30 +318,29 @@ struct XMLReader {
                 throw fail("expected <key> in <dict>, found <\(tag.name)>", at: keyStart)
             }
             let keyText = i
-            let key = selfClosing ? "" : try text(.key)
+            let key = selfClosing
+                ? builder.key(UnsafeRawBufferPointer(start: nil, count: 0))!
+                : try text(.key) { builder, b in builder.key(b) }
             // The key's text: up to the closing `</key>` (nothing for `<key/>`).
             fingerprint = RecurringKeys.fingerprint(fingerprint, adding: UnsafeRawBufferPointer(rebasing: bytes[keyText..<max(keyText, i - 6)]))
             try skipMisc(allowDoctype: false)
             if peekClose() || i >= bytes.count {
-                throw fail("expected a value after <key>\(key.prefix(40))</key>")
+                throw fail("expected a value after <key>\(builder.description(of: key).prefix(40))</key>")
             }
             let value = try object()
-            entryStack.append((LiteralString(key), value))
+            entryStack.append((key, value))
         }
-        let count = entryStack.count - base
-        // A dictionary holding only CF$UID and an integer is a keyed-archive UID.
-        if count == 1, entryStack[base].0 == "CF$UID", case .integer(let n) = entryStack[base].1,
-            let u = n.uint64Value, u <= UInt32.max
-        {
-            return .uid(u)
-        }
-        return .dictionary(recurringKeys.dictionary(taking: &entryStack, from: base, fingerprint: fingerprint))
+        return builder.dictionary(taking: &entryStack, from: base, fingerprint: fingerprint)
     }
 
     // MARK: - Text content
 
-    /// Reads character data up to `</tag>`, decoding entities and CDATA.
-    private mutating func text(_ tag: XMLTag) throws(PropertyListError) -> String {
+    /// Reads character data up to `</tag>`, decoding entities and CDATA, and
+    /// gives it to `make`; nil from `make` means the text is not UTF-8.
+    @inline(__always)
+    private mutating func text<T>(
+        _ tag: XMLTag, _ make: (inout Builder, UnsafeRawBufferPointer) -> T?
+    ) throws(PropertyListError) -> T {
         let start = i
         // Fast path: no markup or entity before the closing tag.
         var j = i
@@ -341,15 +350,21 @@ struct XMLReader {
             j += 1
         }
         if j + 1 < bytes.count, bytes[j] == UInt8(ascii: "<"), bytes[j + 1] == UInt8(ascii: "/") {
-            let s = try makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<j]), at: start)
+            guard let made = make(&builder, UnsafeRawBufferPointer(rebasing: bytes[start..<j])) else { throw notUTF8(at: start) }
             i = j
             try closeTag(tag)
-            return s
+            return made
         }
         var out = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<j]))
         i = j
         try appendContent(&out, tag: tag)
-        return try out.withTypedBytes { (b) throws(PropertyListError) in try makeString(b, at: start) }
+        let made = out.withUnsafeBytes { b in make(&builder, b) }
+        guard let made else { throw notUTF8(at: start) }
+        return made
+    }
+
+    private func notUTF8(at offset: Int) -> PropertyListError {
+        fail("expected UTF-8 text, found invalid bytes", at: offset)
     }
 
     /// Appends decoded character data to `out` until `</tag>` (consumed).
@@ -428,22 +443,15 @@ struct XMLReader {
         throw fail("unknown entity '&\(String(decoding: name, as: UTF8.self));' (expected &lt; &gt; &amp; &quot; &apos; or a character reference)", at: start)
     }
 
-    private func makeString(_ b: UnsafeRawBufferPointer, at offset: Int) throws(PropertyListError) -> String {
-        guard let s = UTF8Text.string(b) else {
-            throw fail("expected UTF-8 text, found invalid bytes", at: offset)
-        }
-        return s
-    }
-
     @inline(__always)
     private mutating func withScalarContent<T>(
-        _ tag: XMLTag, _ body: (UnsafeRawBufferPointer) throws(PropertyListError) -> T
+        _ tag: XMLTag, _ body: (inout Builder, UnsafeRawBufferPointer) throws(PropertyListError) -> T
     ) throws(PropertyListError) -> T {
         let start = i
         var end = i
         while end < bytes.count, bytes[end] != UInt8(ascii: "<"), bytes[end] != UInt8(ascii: "&") { end += 1 }
         if end + 1 < bytes.count, bytes[end] == UInt8(ascii: "<"), bytes[end + 1] == UInt8(ascii: "/") {
-            let r = try body(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+            let r = try body(&builder, UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
             i = end
             try closeTag(tag)
             return r
@@ -451,40 +459,50 @@ struct XMLReader {
         i = end
         var out = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
         try appendContent(&out, tag: tag)
-        return try out.withTypedBytes { (b) throws(PropertyListError) in try body(b) }
+        return try out.withTypedBytes { (b) throws(PropertyListError) in try body(&builder, b) }
     }
 
-    private mutating func integer(start: Int) throws(PropertyListError) -> PropertyList {
+    private mutating func integer(start: Int) throws(PropertyListError) -> Builder.Value {
         let bytes = self.bytes
-        return try withScalarContent(.integer) { (b) throws(PropertyListError) in
+        let v = try withScalarContent(.integer) { (_, b) throws(PropertyListError) in
             guard let v = NumberParsing.integer(b) else {
                 throw .text(.xml, bytes, offset: start, "expected an integer in <integer>: optional sign, then decimal digits or 0x and hexadecimal digits, within -2^63...2^64-1")
             }
-            return .integer(v)
+            return v
         }
+        return builder.integer(v)
     }
 
-    private mutating func real(start: Int) throws(PropertyListError) -> PropertyList {
+    private mutating func real(start: Int) throws(PropertyListError) -> Builder.Value {
         let bytes = self.bytes
-        return try withScalarContent(.real) { (b) throws(PropertyListError) in
+        let v = try withScalarContent(.real) { (_, b) throws(PropertyListError) in
             guard let v = NumberParsing.real(b) else {
                 throw .text(.xml, bytes, offset: start, "expected a real number in <real> (such as 1.5, -2e10, nan or inf)")
             }
-            return .real(v)
+            return v
         }
+        return builder.real(v)
     }
 
-    private mutating func date(start: Int) throws(PropertyListError) -> PropertyList {
+    private mutating func date(start: Int) throws(PropertyListError) -> Builder.Value {
         let bytes = self.bytes
-        return try withScalarContent(.date) { (b) throws(PropertyListError) in
+        let t = try withScalarContent(.date) { (_, b) throws(PropertyListError) in
             guard let d = CalendarDate.parseISO8601(b) else {
                 throw .text(.xml, bytes, offset: start, "expected a date in <date> as YYYY-MM-DDTHH:MM:SSZ")
             }
-            return .date(Date(timeIntervalSinceReferenceDate: d.timeIntervalSinceReferenceDate))
+            return d.timeIntervalSinceReferenceDate
         }
+        return builder.date(t)
     }
 
-    private mutating func data() throws(PropertyListError) -> PropertyList {
-        try withScalarContent(.data) { b in .data(Data(Base64.decode(b))) }
+    private mutating func data() throws(PropertyListError) -> Builder.Value {
+        try withScalarContent(.data) { builder, b in builder.data(base64: b) }
+    }
+}
+
+extension XMLReader where Builder == PropertyListBuilder {
+    /// Reads a whole document (any supported encoding) into the public tree.
+    static func read(_ raw: UnsafeRawBufferPointer) throws(PropertyListError) -> PropertyList {
+        try read(raw, builder: PropertyListBuilder()) { value, _ in value }
     }
 }
