@@ -3,14 +3,30 @@
 // Fuzz/run.sh together with the PropertyList sources as one module, so the
 // readers are called directly. Every value read is also written back in
 // every format and read again: writers must take whatever readers produce.
-// The binary harness also checks the binary-to-XML walk against decoding.
+// The binary harness also checks the binary-to-XML walk against decoding,
+// the XML harness the XML-to-binary transcoder.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     let value: PropertyList?
     #if FUZZ_XML
-    value = try? XMLReader<PropertyListBuilder>.read(bytes)
+    let read: Result<PropertyList, PropertyListError> = Result { () throws(PropertyListError) in try XMLReader<PropertyListBuilder>.read(bytes) }
+    value = try? read.get()
+    // `plutil -convert binary1` writes an XML file's binary form without the
+    // value (BinaryFromXML.swift): the same bytes as writing the value, and
+    // the same error as reading it.
+    let transcoded: Result<[UInt8], PropertyListError> = Result { () throws(PropertyListError) in
+        try PropertyList.binaryOutput(fromXML: Array(bytes)).bytes()
+    }
+    switch (read, transcoded) {
+    case (.success(let v), .success(let b)):
+        if BinaryWriter.write(v).bytes() != b { fatalError("XML to binary without the value differs from decoding and writing") }
+    case (.failure(let e), .failure(let f)):
+        if e.description != f.description { fatalError("XML to binary without the value failed otherwise than decoding") }
+    default:
+        fatalError("XML to binary without the value and decoding disagree on whether the document reads")
+    }
     #elseif FUZZ_BINARY
     value = try? BinaryReader.read(bytes)
     // `plutil -convert xml1` writes a binary file's XML without the value

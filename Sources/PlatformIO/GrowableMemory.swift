@@ -30,8 +30,27 @@ package enum GrowableMemory {
         return p
     }
 
+    /// Makes every block of 128 KiB or more a mapping of its own, given back
+    /// to the system as soon as it is freed (on glibc; elsewhere nothing).
+    ///
+    /// glibc otherwise raises that threshold to the size of the largest
+    /// mapped block freed so far: after a tool lets a 10 MB input go, its
+    /// later blocks of up to 10 MB come from the heap, and their memory stays
+    /// in the process after they are freed too, adding to its peak. `plutil`
+    /// calls this first; a long-running process should not (a mapped block
+    /// costs a system call and fresh pages every time).
+    package static func mapLargeBlocks() {
+        #if canImport(Glibc)
+        _ = glibcMallopt(-3, 128 * 1024)  // M_MMAP_THRESHOLD
+        #endif
+    }
+
     /// Gives back what ``allocate(byteCount:)`` or ``reallocate(_:byteCount:)`` returned.
     package static func free(_ pointer: UnsafeMutableRawPointer) { release(pointer) }
 }
 
 @inline(__always) private func release(_ p: UnsafeMutableRawPointer) { free(p) }
+
+#if canImport(Glibc)
+@_silgen_name("mallopt") private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+#endif

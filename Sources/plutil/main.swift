@@ -12,6 +12,10 @@ if let first = CommandLine.arguments.dropFirst().first, first == "--version" || 
     Environment.exit(0)
 }
 
+// Large blocks are given back as soon as they are freed: a conversion lets
+// its input go before it writes (GrowableMemory.mapLargeBlocks()).
+GrowableMemory.mapLargeBlocks()
+
 let invocation: Invocation
 do {
     invocation = try Invocation(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -90,6 +90,38 @@ struct PlutilTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["in.plist", "out.plist"])
     }
 
+    @Test("-convert binary1 of XML (written from the reader's compact nodes): decoding's bytes, in place or to -o, the mode kept; damaged: decoding's error, nothing replaced")
+    func xmlToBinary() throws {
+        var values = RandomValues(rng: SeededRandom(seed: 32), leafKinds: PropertyList.Kind.allCases)
+        var entries: [LiteralString: PropertyList] = [:]
+        for k in 0..<5_000 { entries[LiteralString("key\(k % 4_000)")] = values.value() }
+        let document = PropertyList.dictionary(entries)
+        let xml = try document.encoded(as: .xml)
+        let expected = try document.encoded(as: .binary)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.plist"), output = dir.appendingPathComponent("out.plist")
+        try Data(xml).write(to: input)
+        #expect(chmod(input.path, 0o640) == 0)
+        #expect(try run(plutil, ["-convert", "binary1", "-o", output.path, input.path]).status == 0)
+        #expect(try [UInt8](Data(contentsOf: output)) == expected)
+        #expect(try run(plutil, ["-convert", "binary1", input.path]).status == 0)
+        #expect(try [UInt8](Data(contentsOf: input)) == expected)
+        #expect((try FileManager.default.attributesOfItem(atPath: input.path)[.posixPermissions] as? Int) == 0o640)
+        // Broken near its end, after most of it was read.
+        var damaged = xml
+        let close = try #require(damaged.ranges(of: Array("</dict>".utf8)).last)
+        damaged.replaceSubrange(close, with: Array("</dixt>".utf8))
+        try Data(damaged).write(to: input)
+        let decodingError = try #require(throws: PropertyListError.self) { _ = try PropertyList(decoding: damaged) }
+        let r = try run(plutil, ["-convert", "binary1", "-o", output.path, input.path])
+        #expect(r.status == 1)
+        #expect(r.stderr == "\(input.path): \(decodingError.description)\n")
+        #expect(try [UInt8](Data(contentsOf: output)) == expected)
+        #expect(try [UInt8](Data(contentsOf: input)) == damaged)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["in.plist", "out.plist"])
+    }
+
     @Test("-p prints the human-readable form")
     func print() throws {
         try withFile("<plist><dict><key>b</key><true/><key>a</key><array><string>x</string><integer>2</integer></array></dict></plist>") { url in

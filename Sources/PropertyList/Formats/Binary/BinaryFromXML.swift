@@ -34,7 +34,8 @@ struct BinaryFromXML: XMLValueBuilder {
     private enum Kind: UInt64 {
         /// The index is a string's number.
         case string = 0
-        /// The index is a number's (integer, real, date, UID) in `scalarKinds`.
+        /// A number (integer, real, date, UID): the index is its bits' in
+        /// `scalarBits` times 8 plus its ``ScalarKind``.
         case scalar = 1
         case `false` = 2
         case `true` = 3
@@ -57,8 +58,9 @@ struct BinaryFromXML: XMLValueBuilder {
     }
 
     private var strings = StringTable()
-    private var scalarTable = ScalarTable()
-    private var scalarKinds: [UInt8] = []
+    /// The bits of each number read (each time it is read: numbers are
+    /// kept once each when the objects are numbered, after the document's
+    /// bytes have been let go).
     private var scalarBits: [UInt64] = []
     private var dataBytes: [UInt8] = []
     private var dataStarts: [Int] = [0]
@@ -84,6 +86,11 @@ struct BinaryFromXML: XMLValueBuilder {
     private static func kind(_ node: UInt64) -> Kind { Kind(rawValue: node & 7)! }
     @inline(__always)
     private static func index(_ node: UInt64) -> Int { Int(truncatingIfNeeded: node >> 3) }
+    /// A number node's place in `scalarBits` and its ``ScalarKind``.
+    @inline(__always)
+    private static func scalar(_ node: UInt64) -> (Int, UInt8) {
+        (Int(truncatingIfNeeded: node >> 6), UInt8(truncatingIfNeeded: node >> 3 & 7))
+    }
 
     // MARK: What the reader reads
 
@@ -98,12 +105,8 @@ struct BinaryFromXML: XMLValueBuilder {
     }
 
     private mutating func scalar(_ kind: UInt8, _ bits: UInt64) -> UInt64 {
-        if let known = scalarTable.find(kind, bits) { return Self.node(.scalar, known) }
-        let k = scalarKinds.count
-        scalarKinds.append(kind)
         scalarBits.append(bits)
-        scalarTable.insert(kind, bits, id: k)
-        return Self.node(.scalar, k)
+        return Self.node(.scalar, (scalarBits.count - 1) << 3 | Int(kind))
     }
 
     mutating func integer(_ n: PropertyList.Integer) -> UInt64 {
@@ -130,11 +133,11 @@ struct BinaryFromXML: XMLValueBuilder {
     mutating func dictionary(taking stack: inout [(Int, UInt64)], from base: Int, fingerprint: UInt64) -> UInt64 {
         let count = stack.count - base
         if count == 1, case let (key, value) = stack[base], isUIDKey(key), Self.kind(value) == .scalar,
-            case let k = Self.index(value), scalarKinds[k] == ScalarKind.integer,
+            case let (k, kind) = Self.scalar(value), kind == ScalarKind.integer,
             Int64(bitPattern: scalarBits[k]) >= 0, scalarBits[k] <= UInt64(UInt32.max)
         {
             stack.removeLast()
-            return scalar(ScalarKind.uid, scalarBits[k])
+            return Self.node(.scalar, k << 3 | Int(ScalarKind.uid))  // the integer's bits, as a UID
         }
         keyOrders.order(of: stack[base...], strings: strings, into: &order)
         let at = children.count
@@ -153,10 +156,12 @@ struct BinaryFromXML: XMLValueBuilder {
 
     /// The binary file of the document whose top-level node is `top`.
     consuming func encode(_ top: UInt64) -> ByteOutput {
-        var numbering = Numbering(stringCount: strings.count, scalarCount: scalarKinds.count)
+        var numbering = Numbering(stringCount: strings.count)
         numbering.objects.reserveCapacity(nodeCount)
-        _ = numbering.number(top, children: &children)
-        return write(&numbering.objects)
+        _ = numbering.number(top, children: &children, scalarBits: scalarBits)
+        var objects = numbering.objects
+        numbering = Numbering(stringCount: 0)  // its tables, let go before the file is made
+        return write(&objects)
     }
 
     /// How many nodes were made: at most this many objects are written.
@@ -171,12 +176,12 @@ struct BinaryFromXML: XMLValueBuilder {
         /// The objects' nodes in object-number order.
         var objects: [UInt64] = []
         var stringObjects: [Int32]
-        var scalarObjects: [Int32]
+        /// The object numbers of numbers, by kind and bits.
+        var scalarObjects = ScalarTable()
         var booleanObjects: (Int32, Int32) = (-1, -1)
 
-        init(stringCount: Int, scalarCount: Int) {
+        init(stringCount: Int) {
             stringObjects = Array(repeating: -1, count: stringCount)
-            scalarObjects = Array(repeating: -1, count: scalarCount)
         }
 
         @inline(__always)
@@ -194,11 +199,17 @@ struct BinaryFromXML: XMLValueBuilder {
             return UInt32(known)
         }
 
-        mutating func number(_ node: UInt64, children: inout [UInt64]) -> UInt32 {
+        mutating func number(_ node: UInt64, children: inout [UInt64], scalarBits: [UInt64]) -> UInt32 {
             let index = BinaryFromXML.index(node)
             switch BinaryFromXML.kind(node) {
             case .string: return Self.shared(node, &stringObjects[index], &objects)
-            case .scalar: return Self.shared(node, &scalarObjects[index], &objects)
+            case .scalar:
+                let (k, kind) = BinaryFromXML.scalar(node)
+                let bits = scalarBits[k]
+                if let known = scalarObjects.find(kind, bits) { return UInt32(known) }
+                objects.append(node)
+                scalarObjects.insert(kind, bits, id: objects.count - 1)
+                return UInt32(objects.count - 1)
             case .false: return Self.shared(node, &booleanObjects.0, &objects)
             case .true: return Self.shared(node, &booleanObjects.1, &objects)
             case .data: return add(node)
@@ -206,7 +217,7 @@ struct BinaryFromXML: XMLValueBuilder {
                 let id = add(node)
                 let n = Int(children[index])
                 for k in (index + 1)..<(index + 1 + n) {
-                    children[k] = UInt64(number(children[k], children: &children))
+                    children[k] = UInt64(number(children[k], children: &children, scalarBits: scalarBits))
                 }
                 return id
             case .dictionary:
@@ -217,7 +228,7 @@ struct BinaryFromXML: XMLValueBuilder {
                     children[k] = UInt64(Self.shared(BinaryFromXML.node(.string, key), &stringObjects[key], &objects))
                 }
                 for k in (index + 1 + n)..<(index + 1 + 2 * n) {
-                    children[k] = UInt64(number(children[k], children: &children))
+                    children[k] = UInt64(number(children[k], children: &children, scalarBits: scalarBits))
                 }
                 return id
             }
@@ -247,8 +258,9 @@ struct BinaryFromXML: XMLValueBuilder {
                         }
                     }
                 case .scalar:
-                    let bits = scalarBits[index]
-                    switch scalarKinds[index] {
+                    let (k, kind) = Self.scalar(node)
+                    let bits = scalarBits[k]
+                    switch kind {
                     case ScalarKind.integer: BinaryWriter.integer(.init(Int64(bitPattern: bits)), into: &out)
                     case ScalarKind.largeInteger: BinaryWriter.integer(.init(bits), into: &out)
                     case ScalarKind.real: out.append(0x23); BinaryWriter.bigEndian(bits, 8, into: &out)
