@@ -189,7 +189,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "HTTPMessages", "HTTPGuards", "LookalikeStrings", "PlatformIO", "SharedTables", "UbiquityProtocol",
+            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "UbiquityPostgres", "HTTPMessages", "HTTPGuards", "LookalikeStrings", "PlatformIO", "SharedTables", "UbiquityProtocol",
                            .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
                            .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Tools"])),
                            .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tools"])),

@@ -33,6 +33,11 @@ package protocol UbiquityBackend: Sendable {
     /// (SQLite), seldom where a token change is also a ``Wakeup/tokens`` notification
     /// (PostgreSQL: then the read is only a safety net for a notification lost).
     var tokenCheckInterval: Duration { get }
+    /// Whether commits made through other servers on the same database are
+    /// heard of now (``deliverWakeups(to:)`` is listening). Until then a
+    /// server is not ready: its watchers would learn of such commits only
+    /// when the listening starts, by reading again. Always true with one server.
+    var hearsOtherServers: Bool { get }
     /// Applies a commit to `store` of `account`. With `tokenHash`, the commit
     /// applies only while that token is still the account's, checked in the
     /// transaction that applies the commit (an outcome with
@@ -57,4 +62,5 @@ extension UbiquityBackend {
     }
     package func deliverWakeups(to handler: @escaping @Sendable (Wakeup) -> Void) {}
     package var tokenCheckInterval: Duration { .milliseconds(250) }
+    package var hearsOtherServers: Bool { true }
 }

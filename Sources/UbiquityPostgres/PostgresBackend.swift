@@ -223,6 +223,9 @@ package final class PostgresBackend: UbiquityBackend {
     /// Whether the listener's last attempt to connect failed: the database is
     /// down, and requests fail after ``deadlineWhileDown`` rather than ``deadline``.
     let reachable = Lock(true)
+    /// Whether the listener is listening now (``hearsOtherServers``).
+    let listening = Lock(false)
+    package var hearsOtherServers: Bool { listening.withLock { $0 } }
     /// How long a request waits while the database is known to be down.
     package static let deadlineWhileDown: Duration = .milliseconds(300)
 
@@ -573,12 +576,14 @@ package final class PostgresBackend: UbiquityBackend {
                         try await connection.listen(on: Self.channel) { notifications in
                             // Listening again: whatever was said while no one listened is read now.
                             handler(.everything)
+                            self.listening.withLock { $0 = true }
                             delay = .milliseconds(50)
                             for try await notification in notifications {
                                 handler(Self.wakeup(notification.payload))
                             }
                         }
                     } catch {}
+                    self.listening.withLock { $0 = false }
                     try? await connection.close()
                 } catch {}
                 if Task.isCancelled { break }

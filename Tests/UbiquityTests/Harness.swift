@@ -160,6 +160,18 @@ final class SyncServer: @unchecked Sendable {
         guard ok, p.isRunning else { throw ServerFailed(message: "ubiquity serve did not start: \(line)") }
         url = line.trimmingCharacters(in: .whitespacesAndNewlines)
         self.port = Int(url.split(separator: ":").last ?? "0") ?? 0
+        // On PostgreSQL the server is ready once it listens for other servers' commits
+        // (`/readyz`); a stream opened before then reads its store again when the listening
+        // starts, and sends what was committed meanwhile as one event.
+        if backend == .postgres, FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") {
+            var last = ""
+            let ready = eventually(30) {
+                let r = try? rawRequest(self, path: "/readyz", insecureTLS: true)
+                last = r.map { "\($0.status) \($0.body)" } ?? "no answer"
+                return r?.status == 200
+            }
+            guard ready else { throw ServerFailed(message: "ubiquity serve was not ready within 30 s: \(last)") }
+        }
     }
 
     struct ServerFailed: Error, CustomStringConvertible {

@@ -4,6 +4,10 @@ import OpenDefaultsUbiquityHTTP
 import PropertyList
 import Testing
 import TestSupport
+import SharedTables
+import Synchronization
+import UbiquityBackend
+import UbiquityPostgres
 
 /// Several `ubiquity serve --postgres` over one database, and the faults
 /// such a deployment meets: an instance killed, the database crashed, the
@@ -258,6 +262,24 @@ struct PostgresInstancesTests {
         let check = try one.check()
         #expect(check.status == 0, "\(check.stderr)")
         withExtendedLifetime(cluster) {}
+    }
+
+    @Test("a backend hears other servers' commits only once its listener listens; a server is ready only then")
+    func readyOnceListening() async throws {
+        let cluster = try #require(PostgresCluster.shared)
+        let backend = try await PostgresBackend.open(PostgresLocation(try cluster.createDatabase()))
+        // Not yet: nothing listens before the server starts its listener.
+        #expect(!backend.hearsOtherServers)
+        let woken = Lock<[Wakeup]>([])
+        backend.deliverWakeups { wakeup in woken.withLock { $0.append(wakeup) } }
+        #expect(await settle(30) { backend.hearsOtherServers }, "the listener never listened")
+        // Listening began with a read of everything (what was said before it listened).
+        #expect(woken.withLock { $0.first } == .everything)
+        try await backend.close()
+        // A server started over PostgreSQL (the harness waits for /readyz 200) says so.
+        let server = try SyncServer(.postgres)
+        let ready = try rawRequest(server, path: "/readyz")
+        #expect(ready.status == 200 && ready.body.contains("ready"), "\(ready)")
     }
 
     @Test("the listener's connection is terminated (pg_terminate_backend): it comes back and no change is missed")

@@ -191,11 +191,16 @@ package final class UbiquityService: Sendable {
     }
 
     /// `GET /readyz`: 200 when the server takes requests (not stopping, the
-    /// database answers, its schema current since it was opened), else 503 and why.
+    /// database answers, its schema current since it was opened, and, on a
+    /// database shared with other servers, their commits heard of as they
+    /// are made), else 503 and why.
     func readiness() async -> ServerResponse {
         if hub.stopping.withLock({ $0 }) { return Self.json(503, ["status": "not ready", "reason": "the server is stopping"]) }
         do { _ = try await backend.tokenGeneration() } catch {
             return Self.json(503, ["status": "not ready", "reason": "the database does not answer"])
+        }
+        guard backend.hearsOtherServers else {
+            return Self.json(503, ["status": "not ready", "reason": "not yet listening for other servers' commits"])
         }
         return Self.json(200, ["status": "ready"])
     }

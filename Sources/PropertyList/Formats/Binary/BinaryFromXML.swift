@@ -157,6 +157,9 @@ struct BinaryFromXML: XMLValueBuilder {
     /// The binary file of the document whose top-level node is `top`.
     consuming func encode(_ top: UInt64) -> ByteOutput {
         var numbering = Numbering(stringCount: strings.count)
+        // Sized by the distinct bits (kinds aside: rarely two kinds share bits, and too
+        // small a table only grows).
+        numbering.scalarObjects = ScalarTable(sizedForDistinctOf: scalarBits.count) { [scalarBits] k in (0, scalarBits[k]) }
         numbering.objects.reserveCapacity(nodeCount)
         _ = numbering.number(top, children: &children, scalarBits: scalarBits)
         var objects = numbering.objects
