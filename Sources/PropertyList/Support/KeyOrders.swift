@@ -13,9 +13,12 @@ struct KeyOrders {
     private static var places: Int { 64 }
 
     /// Sets `order` to the positions, from 0, of `entries`' entries in the order written.
-    mutating func order<Value>(of entries: ArraySlice<(Int, Value)>, strings: StringTable, into order: inout [Int]) {
+    ///
+    /// The entries are read in place (a slice of the reader's stack would
+    /// keep the stack shared, and taking the entries off it would copy it).
+    mutating func order<Value>(of entries: UnsafeBufferPointer<(Int, Value)>, strings: StringTable, into order: inout [Int]) {
         let n = entries.count
-        let base = entries.startIndex
+        let base = 0
         order.removeAll(keepingCapacity: true)
         if n <= 1 {
             if n == 1 { order.append(0) }

@@ -73,9 +73,10 @@ struct BinaryFromXML: XMLValueBuilder {
     /// at what such a document can need at most (memory that stays unused
     /// is only reserved, never touched), so that they are never copied to
     /// grow: the nodes (a key and a value take 13 bytes at least, `<key/><true/>`),
-    /// the strings' bytes and the data (3 bytes for 4 of base64).
+    /// the numbers, the strings' bytes and the data (3 bytes for 4 of base64).
     init(documentSize size: Int) {
         children.reserveCapacity(size / 6 + 1)
+        scalarBits.reserveCapacity(size / 14 + 1)  // `<real>0</real>`
         dataBytes.reserveCapacity(size / 4 * 3)
         strings.reserveCapacity(size)
     }
@@ -139,7 +140,9 @@ struct BinaryFromXML: XMLValueBuilder {
             stack.removeLast()
             return Self.node(.scalar, k << 3 | Int(ScalarKind.uid))  // the integer's bits, as a UID
         }
-        keyOrders.order(of: stack[base...], strings: strings, into: &order)
+        stack.withUnsafeBufferPointer { all in
+            keyOrders.order(of: UnsafeBufferPointer(rebasing: all[base...]), strings: strings, into: &order)
+        }
         let at = children.count
         children.append(UInt64(order.count))
         for p in order { children.append(UInt64(stack[base + p].0)) }

@@ -135,6 +135,7 @@ struct XMLReader<Builder: XMLValueBuilder> {
     }
 
     /// True when the next thing is a closing tag `</`.
+    @inline(__always)
     private func peekClose() -> Bool {
         i + 1 < bytes.count && bytes[i] == UInt8(ascii: "<") && bytes[i + 1] == UInt8(ascii: "/")
     }
