@@ -169,9 +169,25 @@ struct XMLToBinaryTests {
         }
         #expect(table.count == made.count)
         table._checkInvariants()
+        // Strings of 1 to 15 bytes are found by their bytes as two words (the count
+        // in the last byte): one byte changed anywhere is another string.
+        for n in 1...16 {
+            var base = (0..<n).map { _ in UInt8.random(in: 0x20...0x7E, using: &rng) }
+            let first = try #require(base.withUnsafeBytes { table.intern($0) })
+            for at in 0..<n {
+                let kept = base[at]
+                base[at] = kept == 0x7E ? 0x20 : kept + 1
+                let other = try #require(base.withUnsafeBytes { table.intern($0) })
+                #expect(other != first, "\(n) bytes, byte \(at) changed")
+                base[at] = kept
+            }
+            #expect(base.withUnsafeBytes { table.intern($0) } == first)
+        }
+        table._checkInvariants()
         // Not UTF-8: refused, and nothing is added.
+        let count = table.count
         #expect([UInt8]([0x61, 0xC3]).withUnsafeBytes { table.intern($0) } == nil)
-        #expect(table.count == made.count)
+        #expect(table.count == count)
     }
 
     @Test("the corpus: every XML file, and every readable file written as XML", .requires(.shared))
