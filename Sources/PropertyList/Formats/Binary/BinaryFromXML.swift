@@ -14,7 +14,9 @@ import Foundation
 /// it again to write each once (proposal 0019, item 13). Here:
 /// - each string is looked up once, as it is read, in a ``StringTable``: a
 ///   node names it by number, and equal strings are one number;
-/// - integers, reals, dates and UIDs likewise, in a ``ScalarTable``;
+/// - the bits of integers, reals, dates and UIDs go to one array; equal
+///   numbers are made one object when the objects are numbered, through a
+///   ``ScalarTable`` sized once for them;
 /// - a collection is a run of nodes in one buffer (`children`), a
 ///   dictionary's keys in ``LiteralString`` order and each key once (the
 ///   value met last, as the tree keeps it), that order found once per shape
