@@ -76,11 +76,16 @@ struct BinaryFromXML: XMLValueBuilder {
     /// is only reserved, never touched), so that they are never copied to
     /// grow: the nodes (a key and a value take 13 bytes at least, `<key/><true/>`),
     /// the numbers, the strings' bytes and the data (3 bytes for 4 of base64).
+    ///
+    /// Each reservation stops at 256 MiB, past which a buffer grows as it
+    /// fills: a very large document must not ask for gigabytes it may never
+    /// touch, which a system that does not overcommit would refuse.
     init(documentSize size: Int) {
-        children.reserveCapacity(size / 6 + 1)
-        scalarBits.reserveCapacity(size / 14 + 1)  // `<real>0</real>`
-        dataBytes.reserveCapacity(size / 4 * 3)
-        strings.reserveCapacity(size)
+        let most = 256 << 20
+        children.reserveCapacity(Swift.min(size / 6 + 1, most / 8))
+        scalarBits.reserveCapacity(Swift.min(size / 14 + 1, most / 8))  // `<real>0</real>`
+        dataBytes.reserveCapacity(Swift.min(size / 4 * 3, most))
+        strings.reserveCapacity(Swift.min(size, most))
     }
 
     @inline(__always)
