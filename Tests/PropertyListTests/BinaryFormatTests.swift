@@ -249,6 +249,34 @@ struct ScalarTableTests {
             table._checkInvariants()
         }
     }
+
+    @Test("sized for the distinct numbers among many (estimated by linear counting), not for all of them; an estimate too low only grows the table")
+    func sizedForDistinct() {
+        var rng = SeededRandom(seed: 5)
+        for distinct in [10, 1_000, 30_000] {
+            let pool = (0..<distinct).map { _ in UInt64.random(in: 0...UInt64.max, using: &rng) }
+            let entries = (0..<100_000).map { k in k < distinct ? pool[k] : pool[Int.random(in: 0..<distinct, using: &rng)] }
+            var table = ScalarTable(sizedForDistinctOf: entries.count) { k in (0, entries[k]) }
+            // Half full at most, and not sized for 100,000 (262,144 slots).
+            #expect(table.slotCount >= 2 * distinct && table.slotCount <= Swift.max(256, 8 * distinct), "\(distinct) distinct: \(table.slotCount) slots")
+            var ids: [UInt64: Int] = [:]
+            for (k, v) in entries.enumerated() {
+                if let known = ids[v] {
+                    #expect(table.find(0, v) == known)
+                } else {
+                    #expect(table.find(0, v) == nil)
+                    table.insert(0, v, id: k)
+                    ids[v] = k
+                }
+            }
+            table._checkInvariants()
+        }
+        // Every entry distinct, told as all alike: the table grows as it fills, and holds them all.
+        var table = ScalarTable(sizedForDistinctOf: 5_000) { _ in (0, 7) }
+        for k in 0..<5_000 { table.insert(1, UInt64(k), id: k) }
+        for k in 0..<5_000 { #expect(table.find(1, UInt64(k)) == k) }
+        table._checkInvariants()
+    }
 }
 
 @Suite("The binary writer's memory of recent objects")

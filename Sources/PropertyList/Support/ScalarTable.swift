@@ -124,6 +124,9 @@ struct ScalarTable {
         for (key, id) in oldOverflow { place(key.kind, key.bits, id: id) }
     }
 
+    /// The slots (tests check how a table was sized).
+    var slotCount: Int { slots.count }
+
     /// Every entry is found where a lookup probes for it, and the count is the slots in use.
     func _checkInvariants() {
         var used = 0
