@@ -11,9 +11,10 @@ protocol XMLValueBuilder {
     associatedtype Value
     associatedtype Key
 
-    /// A `<string>`'s text, or nil when the bytes are not UTF-8.
+    /// A `<string>`'s text, or nil when the bytes are not UTF-8 (never for
+    /// empty text: the reader makes `<string/>` so).
     mutating func string(_ text: UnsafeRawBufferPointer) -> Value?
-    /// A `<key>`'s text, or nil when the bytes are not UTF-8.
+    /// A `<key>`'s text, or nil when the bytes are not UTF-8 (never for empty text).
     mutating func key(_ text: UnsafeRawBufferPointer) -> Key?
     /// The key as text, for an error message.
     func description(of key: Key) -> String
