@@ -187,19 +187,15 @@ struct BinaryToXMLTests {
     @Test("the corpus: every binary file, and every readable file written as binary", .requires(.shared))
     func corpus() async throws {
         try await offThePool { () throws in
-            let files = sharedDirectory!.appendingPathComponent("corpora/plist/files")
-            let e = FileManager.default.enumerator(at: files, includingPropertiesForKeys: nil)!
             var binaries = 0, rewritten = 0
-            for case let url as URL in e {
-                guard let data = try? Data(contentsOf: url) else { continue }
-                let bytes = [UInt8](data)
+            for (name, bytes) in plistCorpusFiles() {
                 if bytes.starts(with: Array("bplist0".utf8)) {
                     binaries += 1
-                    #expect(Self.converted(bytes) == Self.decodedAndWritten(bytes), "\(url.lastPathComponent)")
+                    #expect(Self.converted(bytes) == Self.decodedAndWritten(bytes), "\(name)")
                 } else if let v = try? PropertyList(decoding: bytes) {
                     let binary = try v.encoded(as: .binary)
                     rewritten += 1
-                    #expect(Self.walked(binary).map(Outcome.success) == Self.decodedAndWritten(binary), "\(url.lastPathComponent)")
+                    #expect(Self.walked(binary).map(Outcome.success) == Self.decodedAndWritten(binary), "\(name)")
                 }
             }
             #expect(binaries > 10 && rewritten > 300, "\(binaries) binary files, \(rewritten) rewritten")

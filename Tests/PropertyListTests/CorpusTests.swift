@@ -26,12 +26,10 @@ struct CorpusTests {
     func writersTakeEveryReadableFile() async throws {
         // Long synchronous work: off the test run's cooperative pool (TestSupport/OffThePool.swift).
         try await offThePool { () throws in
-            let files = sharedDirectory!.appendingPathComponent("corpora/plist/files")
-            let e = FileManager.default.enumerator(at: files, includingPropertiesForKeys: nil)!
             var read = 0
             var written: [PropertyListFormat: Int] = [:]
-            for case let url as URL in e where !url.path.hasSuffix(".json") {
-                guard let data = try? Data(contentsOf: url), let v = try? PropertyList(decoding: data) else { continue }
+            for (name, data) in plistCorpusFiles() where !name.hasSuffix(".json") {
+                guard let v = try? PropertyList(decoding: data) else { continue }
                 read += 1
                 for format in PropertyListFormat.allCases {
                     // XML keeps whole seconds of dates, as Apple's writer does.
@@ -41,11 +39,11 @@ struct CorpusTests {
                         // The refusals the writers document: JSON holds no dates, data or UIDs; the
                         // old-style form no UIDs and whole seconds of dates only. Nothing else.
                         let documented = format == .json || (format == .openStep && (Self.hasUID(v) || Self.hasFractionalDate(v)))
-                        #expect(documented, "\(url.lastPathComponent): the \(format) writer refused it: \(error)")
+                        #expect(documented, "\(name): the \(format) writer refused it: \(error)")
                         continue
                     }
                     written[format, default: 0] += 1
-                    #expect(try PropertyList(decoding: bytes, format: format) == v, "\(url.lastPathComponent) via \(format)")
+                    #expect(try PropertyList(decoding: bytes, format: format) == v, "\(name) via \(format)")
                 }
                 _ = v.description
             }

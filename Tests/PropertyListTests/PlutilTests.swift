@@ -61,17 +61,6 @@ struct PlutilTests {
         let document = PropertyList.dictionary(entries)
         let binary = try document.encoded(as: .binary)
         #expect(binary.count > 1 << 20)
-        let expected = try document.encoded(as: .xml)
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.plist"), output = dir.appendingPathComponent("out.plist")
-        try Data(binary).write(to: input)
-        #expect(chmod(input.path, 0o600) == 0)
-        #expect(try run(plutil, ["-convert", "xml1", "-o", output.path, input.path]).status == 0)
-        #expect(try [UInt8](Data(contentsOf: output)) == expected)
-        #expect(try run(plutil, ["-convert", "xml1", input.path]).status == 0)
-        #expect(try [UInt8](Data(contentsOf: input)) == expected)
-        #expect((try FileManager.default.attributesOfItem(atPath: input.path)[.posixPermissions] as? Int) == 0o600)
         // The last object's marker broken: met at the end of the walk, after pieces were written.
         var damaged = binary
         let trailer = damaged.count - 32
@@ -80,14 +69,7 @@ struct PlutilTests {
         let table = damaged[(trailer + 24)..<(trailer + 32)].reduce(0) { $0 << 8 | Int($1) }
         let last = damaged[(table + (count - 1) * offsetSize)..<(table + count * offsetSize)].reduce(0) { $0 << 8 | Int($1) }
         damaged[last] = 0x7F
-        try Data(damaged).write(to: input)
-        let decodingError = try #require(throws: PropertyListError.self) { _ = try PropertyList(decoding: damaged) }
-        let r = try run(plutil, ["-convert", "xml1", "-o", output.path, input.path])
-        #expect(r.status == 1)
-        #expect(r.stderr == "\(input.path): \(decodingError.description)\n")
-        #expect(try [UInt8](Data(contentsOf: output)) == expected)
-        #expect(try [UInt8](Data(contentsOf: input)) == damaged)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["in.plist", "out.plist"])
+        try expectConversion("xml1", of: binary, gives: try document.encoded(as: .xml), damaged: damaged, mode: 0o600)
     }
 
     @Test("-convert binary1 of XML (written from the reader's compact nodes): decoding's bytes, in place or to -o, the mode kept; damaged: decoding's error, nothing replaced")
@@ -97,29 +79,37 @@ struct PlutilTests {
         for k in 0..<5_000 { entries[LiteralString("key\(k % 4_000)")] = values.value() }
         let document = PropertyList.dictionary(entries)
         let xml = try document.encoded(as: .xml)
-        let expected = try document.encoded(as: .binary)
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.plist"), output = dir.appendingPathComponent("out.plist")
-        try Data(xml).write(to: input)
-        #expect(chmod(input.path, 0o640) == 0)
-        #expect(try run(plutil, ["-convert", "binary1", "-o", output.path, input.path]).status == 0)
-        #expect(try [UInt8](Data(contentsOf: output)) == expected)
-        #expect(try run(plutil, ["-convert", "binary1", input.path]).status == 0)
-        #expect(try [UInt8](Data(contentsOf: input)) == expected)
-        #expect((try FileManager.default.attributesOfItem(atPath: input.path)[.posixPermissions] as? Int) == 0o640)
         // Broken near its end, after most of it was read.
         var damaged = xml
         let close = try #require(damaged.ranges(of: Array("</dict>".utf8)).last)
         damaged.replaceSubrange(close, with: Array("</dixt>".utf8))
-        try Data(damaged).write(to: input)
-        let decodingError = try #require(throws: PropertyListError.self) { _ = try PropertyList(decoding: damaged) }
-        let r = try run(plutil, ["-convert", "binary1", "-o", output.path, input.path])
-        #expect(r.status == 1)
-        #expect(r.stderr == "\(input.path): \(decodingError.description)\n")
-        #expect(try [UInt8](Data(contentsOf: output)) == expected)
-        #expect(try [UInt8](Data(contentsOf: input)) == damaged)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["in.plist", "out.plist"])
+        try expectConversion("binary1", of: xml, gives: try document.encoded(as: .binary), damaged: damaged, mode: 0o640)
+    }
+
+    /// `plutil -convert format` of `input` (a file of `mode`) gives `expected`
+    /// to `-o` and in place, the mode kept; of `damaged`, exit 1 with
+    /// decoding's message word for word, neither file replaced and nothing
+    /// left beside them.
+    func expectConversion(_ format: String, of input: [UInt8], gives expected: [UInt8], damaged: [UInt8], mode: Int,
+                                 sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("in.plist"), output = dir.appendingPathComponent("out.plist")
+        try Data(input).write(to: file)
+        #expect(chmod(file.path, mode_t(mode)) == 0, sourceLocation: sourceLocation)
+        #expect(try run(plutil, ["-convert", format, "-o", output.path, file.path]).status == 0, sourceLocation: sourceLocation)
+        #expect(try [UInt8](Data(contentsOf: output)) == expected, sourceLocation: sourceLocation)
+        #expect(try run(plutil, ["-convert", format, file.path]).status == 0, sourceLocation: sourceLocation)
+        #expect(try [UInt8](Data(contentsOf: file)) == expected, sourceLocation: sourceLocation)
+        #expect((try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) == mode, sourceLocation: sourceLocation)
+        try Data(damaged).write(to: file)
+        let decodingError = try #require(throws: PropertyListError.self, sourceLocation: sourceLocation) { _ = try PropertyList(decoding: damaged) }
+        let r = try run(plutil, ["-convert", format, "-o", output.path, file.path])
+        #expect(r.status == 1, sourceLocation: sourceLocation)
+        #expect(r.stderr == "\(file.path): \(decodingError.description)\n", sourceLocation: sourceLocation)
+        #expect(try [UInt8](Data(contentsOf: output)) == expected, sourceLocation: sourceLocation)
+        #expect(try [UInt8](Data(contentsOf: file)) == damaged, sourceLocation: sourceLocation)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["in.plist", "out.plist"], sourceLocation: sourceLocation)
     }
 
     @Test("-p prints the human-readable form")

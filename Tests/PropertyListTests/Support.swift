@@ -14,6 +14,19 @@ let productsDirectory = Products.directory
 
 func utf8(_ s: String) -> [UInt8] { Array(s.utf8) }
 
+/// Every file of `../shared/corpora/plist/files`, its name and bytes (for tests
+/// that require `.shared`; folders and unreadable entries are left out).
+func plistCorpusFiles() -> [(name: String, bytes: [UInt8])] {
+    let files = sharedDirectory!.appendingPathComponent("corpora/plist/files")
+    let e = FileManager.default.enumerator(at: files, includingPropertiesForKeys: nil)!
+    var found: [(name: String, bytes: [UInt8])] = []
+    for case let url as URL in e {
+        guard let data = try? Data(contentsOf: url) else { continue }
+        found.append((url.lastPathComponent, [UInt8](data)))
+    }
+    return found
+}
+
 func decode(_ s: String, _ format: PropertyListFormat? = nil) throws(PropertyListError) -> PropertyList {
     try PropertyList(decoding: utf8(s), format: format)
 }

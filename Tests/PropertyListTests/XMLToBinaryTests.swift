@@ -193,18 +193,14 @@ struct XMLToBinaryTests {
     @Test("the corpus: every XML file, and every readable file written as XML", .requires(.shared))
     func corpus() async throws {
         try await offThePool { () throws in
-            let files = sharedDirectory!.appendingPathComponent("corpora/plist/files")
-            let e = FileManager.default.enumerator(at: files, includingPropertiesForKeys: nil)!
             var xml = 0, rewritten = 0
-            for case let url as URL in e {
-                guard let data = try? Data(contentsOf: url) else { continue }
-                let bytes = [UInt8](data)
+            for (name, bytes) in plistCorpusFiles() {
                 if PropertyListFormat.detect(bytes) == .xml {
                     xml += 1
-                    #expect(Self.converted(bytes) == Self.decodedAndWritten(bytes), "\(url.lastPathComponent)")
+                    #expect(Self.converted(bytes) == Self.decodedAndWritten(bytes), "\(name)")
                 } else if let v = try? PropertyList(decoding: bytes), let again = try? v.encoded(as: .xml) {
                     rewritten += 1
-                    #expect(Self.converted(again) == Self.decodedAndWritten(again), "\(url.lastPathComponent)")
+                    #expect(Self.converted(again) == Self.decodedAndWritten(again), "\(name)")
                 }
             }
             #expect(xml > 100 && rewritten > 100, "\(xml) XML files, \(rewritten) rewritten")

@@ -18,7 +18,6 @@ struct KeyOrders {
     /// keep the stack shared, and taking the entries off it would copy it).
     mutating func order<Value>(of entries: UnsafeBufferPointer<(Int, Value)>, strings: StringTable, into order: inout [Int]) {
         let n = entries.count
-        let base = 0
         order.removeAll(keepingCapacity: true)
         if n <= 1 {
             if n == 1 { order.append(0) }
@@ -33,7 +32,7 @@ struct KeyOrders {
         }
         if keys[place].count == n {
             var same = true
-            for k in 0..<n where keys[place][k] != entries[base + k].0 {
+            for k in 0..<n where keys[place][k] != entries[k].0 {
                 same = false
                 break
             }
@@ -44,13 +43,13 @@ struct KeyOrders {
         }
         order.append(contentsOf: 0..<n)
         order.sort { a, b in
-            let ka = entries[base + a].0, kb = entries[base + b].0
+            let ka = entries[a].0, kb = entries[b].0
             if ka == kb { return a < b }
             return strings.compare(ka, kb) < 0
         }
         // Of each run of one key, the last position.
         var kept = 0
-        for k in 0..<n where k == n - 1 || entries[base + order[k]].0 != entries[base + order[k + 1]].0 {
+        for k in 0..<n where k == n - 1 || entries[order[k]].0 != entries[order[k + 1]].0 {
             order[kept] = order[k]
             kept += 1
         }
