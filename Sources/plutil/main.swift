@@ -150,7 +150,7 @@ func run(_ file: String) throws(Failure) {
         let (v, _) = try load(file)
         StandardStream.output.write(HumanReadable.render(v))
     case .convert(let format):
-        var input = try readInput(file)
+        let input = try readInput(file)
         let out = destination(for: file == "-" && invocation.outputPath == nil ? "-" : file)
         if format == .xml1, PropertyListFormat.detect(input) == .binary {
             // Written from the file's objects as they are read, without
@@ -174,7 +174,7 @@ func run(_ file: String) throws(Failure) {
             // value: the same bytes and errors as decoding and writing
             // (PropertyList.binaryOutput(fromXML:)).
             let bytes: ByteOutput
-            do throws(PropertyListError) { bytes = try PropertyList.binaryOutput(fromXML: consume input); input = [] } catch { throw Failure(message: error.description) }
+            do throws(PropertyListError) { bytes = try PropertyList.binaryOutput(fromXML: consume input) } catch { throw Failure(message: error.description) }
             try bytes.withUnsafeBytes { (b) throws(Failure) in try write(bytes: b, to: out) }
             return
         }

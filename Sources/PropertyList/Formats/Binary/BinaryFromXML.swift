@@ -130,6 +130,10 @@ struct BinaryFromXML: XMLValueBuilder {
         return Self.node(.data, dataStarts.count - 2)
     }
 
+    /// None: a dictionary's keys are numbers here, and `KeyOrders` compares them.
+    @inline(__always)
+    static func fingerprint(_ fingerprint: UInt64, adding keyText: UnsafeRawBufferPointer) -> UInt64 { 0 }
+
     mutating func array(taking stack: inout [UInt64], from base: Int) -> UInt64 {
         let at = children.count
         children.append(UInt64(stack.count - base))

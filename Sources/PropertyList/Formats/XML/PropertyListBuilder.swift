@@ -29,6 +29,11 @@ struct PropertyListBuilder: XMLValueBuilder {
     @inline(__always) func date(_ t: Double) -> PropertyList { .date(Date(timeIntervalSinceReferenceDate: t)) }
     @inline(__always) func data(base64 text: UnsafeRawBufferPointer) -> PropertyList { .data(Data(Base64.decode(text))) }
 
+    @inline(__always)
+    static func fingerprint(_ fingerprint: UInt64, adding keyText: UnsafeRawBufferPointer) -> UInt64 {
+        RecurringKeys.fingerprint(fingerprint, adding: keyText)
+    }
+
     func array(taking stack: inout [PropertyList], from base: Int) -> PropertyList {
         let a = Array(stack[base...])
         stack.removeSubrange(base...)

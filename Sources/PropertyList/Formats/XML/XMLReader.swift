@@ -306,8 +306,8 @@ struct XMLReader<Builder: XMLValueBuilder> {
         try enter(start)
         defer { depth -= 1 }
         defer { if entryStack.count > base { entryStack.removeSubrange(base...) } }
-        // A fingerprint of the keys' text (see `RecurringKeys`): each key's length in
-        // the document, its first byte and the byte before its closing tag.
+        // A fingerprint of the keys' text as the builder takes it (`RecurringKeys` for
+        // the tree: each key's length in the document, its first and last bytes).
         var fingerprint: UInt64 = 0
         while true {
             try skipMisc(allowDoctype: false)
@@ -323,7 +323,7 @@ struct XMLReader<Builder: XMLValueBuilder> {
                 ? builder.key(UnsafeRawBufferPointer(start: nil, count: 0))!
                 : try text(.key) { builder, b in builder.key(b) }
             // The key's text: up to the closing `</key>` (nothing for `<key/>`).
-            fingerprint = RecurringKeys.fingerprint(fingerprint, adding: UnsafeRawBufferPointer(rebasing: bytes[keyText..<max(keyText, i - 6)]))
+            fingerprint = Builder.fingerprint(fingerprint, adding: UnsafeRawBufferPointer(rebasing: bytes[keyText..<max(keyText, i - 6)]))
             try skipMisc(allowDoctype: false)
             if peekClose() || i >= bytes.count {
                 throw fail("expected a value after <key>\(builder.description(of: key).prefix(40))</key>")

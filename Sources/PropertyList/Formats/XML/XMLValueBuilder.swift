@@ -27,11 +27,17 @@ protocol XMLValueBuilder {
     /// A `<data>`'s base64 text (``Base64/decode(_:)`` reads it).
     mutating func data(base64 text: UnsafeRawBufferPointer) -> Value
 
+    /// `fingerprint` with one more key's text mixed in, as the document
+    /// spells it: what the builder identifies a dictionary's keys by before
+    /// reading them (``RecurringKeys/fingerprint(_:adding:)``), or 0 for a
+    /// builder that does not.
+    static func fingerprint(_ fingerprint: UInt64, adding keyText: UnsafeRawBufferPointer) -> UInt64
+
     /// The array of the elements on `stack` from `base`, taken off it.
     mutating func array(taking stack: inout [Value], from base: Int) -> Value
     /// The dictionary of the entries on `stack` from `base`, taken off it
     /// (a repeated key keeps the value met last), whose keys' text has
-    /// `fingerprint` (``RecurringKeys/fingerprint(_:adding:)``). A dictionary
+    /// `fingerprint` (``fingerprint(_:adding:)``). A dictionary
     /// holding only the key `CF$UID` and an integer up to 2³²−1 is a keyed
     /// archive's UID instead.
     mutating func dictionary(taking stack: inout [(Key, Value)], from base: Int, fingerprint: UInt64) -> Value
