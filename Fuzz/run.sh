@@ -20,11 +20,11 @@ swiftc -O -sanitize=address -parse-as-library \
   -emit-library -static -o "$modules/libPlatformIO.a" $(find Sources/PlatformIO -name '*.swift' | sort)
 shared=../shared/corpora/plist/files
 status=0
-for reader in XML BINARY OPENSTEP JSON; do
-  name=$(echo "$reader" | tr 'A-Z' 'a-z')
-  bin="$out/fuzz-$name"
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name FuzzPropertyList -package-name opendefaults \
-    -I "$modules" -L "$modules" -lPlatformIO -D "FUZZ_$reader" $sources Fuzz/Harness.swift -o "$bin"
+# One harness for the four readers (FUZZ_READER chooses at run time): the sources are compiled once.
+bin="$out/fuzz-readers"
+swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name FuzzPropertyList -package-name opendefaults \
+  -I "$modules" -L "$modules" -lPlatformIO $sources Fuzz/Harness.swift -o "$bin"
+for name in xml binary openstep json; do
   corpus="$out/corpus-$name"
   mkdir -p "$corpus" "$out/$name"
   [ -d "Fuzz/seeds/$name" ] && cp -n Fuzz/seeds/$name/* "$corpus"/ 2>/dev/null || true
@@ -37,7 +37,7 @@ for reader in XML BINARY OPENSTEP JSON; do
     esac
   fi
   echo "fuzzing the $name reader for ${seconds}s"
-  if ! "$bin" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+  if ! FUZZ_READER=$name "$bin" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
       -artifact_prefix="$out/$name/" -print_final_stats=1 "$corpus" 2>"$out/$name.log"; then
     echo "the $name reader crashed; input and log in $out/$name/ and $out/$name.log"
     tail -40 "$out/$name.log"
