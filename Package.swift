@@ -189,8 +189,9 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "UbiquityPostgres", "HTTPMessages", "HTTPGuards", "LookalikeStrings", "PlatformIO", "SharedTables", "UbiquityProtocol",
+            dependencies: ["TestSupport", "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "OpenDefaults", "PropertyList", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "UbiquityPostgres", "HTTPMessages", "HTTPGuards", "LookalikeStrings", "PlatformIO", "SharedTables", "UbiquityProtocol", "UbiquityFleet",
                            .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Tools"])),
+                           .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])),
                            .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Tools"])),
                            .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tools"])),
                            .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tools"])),
@@ -212,7 +213,7 @@ let package = Package(
         .target(
             name: "UbiquityFleet",
             dependencies: [
-                "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO", "UbiquityProtocol",
+                "ConfigurationProfiles", "ProfileSignatures", "OpenDefaults", "PropertyList", "PlatformIO", "SharedTables", "UbiquityProtocol",
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])), .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Tools"])),
             ]
@@ -304,4 +305,26 @@ for target in package.targets {
         .enableUpcomingFeature("MemberImportVisibility"),
         .enableUpcomingFeature("ExistentialAny"),
     ]
+}
+
+// CI's ThreadSanitizer stage (.ci/run) runs OpenDefaultsTests alone: with OPENDEFAULTS_TSAN_SUBSET
+// set, the package holds only that suite, the programs its tests start, and what they depend on,
+// so the sanitized build compiles no server, database driver or TLS library it would not run.
+if Context.environment["OPENDEFAULTS_TSAN_SUBSET"] != nil {
+    var kept: Set<String> = []
+    var todo = ["OpenDefaultsTests", "defaults-test-helper", "userdefaults-probe", "one-line-adoption", "defaults"]
+    while let name = todo.popLast() {
+        guard kept.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else { continue }
+        for dependency in target.dependencies {
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _): todo.append(name)
+            default: break
+            }
+        }
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { product in
+        let targets = (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets ?? []
+        return !targets.allSatisfy(kept.contains)
+    }
 }
