@@ -45,6 +45,9 @@ package enum DeclarationSignature {
         // as the data signed: swift-certificates then parses the CMS once (its attached-signature
         // entry point parses it a second time to find the content) and refuses the signature
         // unless the content it finds inside is byte for byte this one.
+        // The machines one agent process manages check the same signed bytes once (VerifiedSignatures).
+        let key = VerifiedSignatures.key(signed, pinned: pinned, what: what)
+        if let proven = VerifiedSignatures.shared.content(for: key, now: now) { return proven }
         let content: [UInt8]?
         do { content = try SignedProfile.content(of: signed) } catch {
             throw FleetError(.tampered, "the \(what)'s signature wrapping is malformed: \(error)")
@@ -56,7 +59,9 @@ package enum DeclarationSignature {
             RFC5280Policy(fixedExpiryValidationTime: now)
         }
         switch result {
-        case .success:
+        case .success(let valid):
+            VerifiedSignatures.shared.remember(inner, for: key, from: max(valid.signer.notValidBefore, pinned.notValidBefore),
+                                               until: min(valid.signer.notValidAfter, pinned.notValidAfter), now: now)
             return inner
         case .failure(.unableToValidateSigner(let failure)):
             throw FleetError(.untrusted, "the \(what) is signed by \(failure.signer.subject), which is not the organisation's pinned certificate (\(pinned.subject)) nor issued by it")
