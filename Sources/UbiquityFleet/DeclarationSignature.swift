@@ -33,21 +33,23 @@ package enum DeclarationSignature {
     /// The declaration inside `signed`, once its signature is proven to be the pinned
     /// organisation's; refused as ``FleetError/Kind/tampered`` (the signature does not match)
     /// or ``FleetError/Kind/untrusted`` (a signer that does not chain to `pinned`).
-    package static func verify(_ signed: [UInt8], pinned: Certificate, now: Date = Date()) async throws(FleetError) -> Declaration {
-        try Declaration(bytes: try await verifiedContent(signed, pinned: pinned, what: "declaration", now: now))
+    /// `proofs`: the proofs shared by the machines of one agent process (nil: none kept).
+    package static func verify(_ signed: [UInt8], pinned: Certificate, now: Date = Date(),
+                               proofs: VerifiedSignatures? = nil) async throws(FleetError) -> Declaration {
+        try Declaration(bytes: try await verifiedContent(signed, pinned: pinned, what: "declaration", now: now, proofs: proofs))
     }
 
     /// The content of `signed` (a declaration, a hand-over), once its signature is proven to be
     /// under `pinned`; refused as for a declaration.
     package static func verifiedContent(_ signed: [UInt8], pinned: Certificate, what: String = "declaration",
-                                        now: Date = Date()) async throws(FleetError) -> [UInt8] {
+                                        now: Date = Date(), proofs: VerifiedSignatures? = nil) async throws(FleetError) -> [UInt8] {
         // The content is taken out first, by the profiles' own reader, and handed to the check
         // as the data signed: swift-certificates then parses the CMS once (its attached-signature
         // entry point parses it a second time to find the content) and refuses the signature
         // unless the content it finds inside is byte for byte this one.
         // The machines one agent process manages check the same signed bytes once (VerifiedSignatures).
-        let key = VerifiedSignatures.key(signed, pinned: pinned, what: what)
-        if let proven = VerifiedSignatures.shared.content(for: key, now: now) { return proven }
+        let key = proofs.map { _ in VerifiedSignatures.key(signed, pinned: pinned, what: what) }
+        if let proofs, let key, let proven = proofs.content(for: key, now: now) { return proven }
         let content: [UInt8]?
         do { content = try SignedProfile.content(of: signed) } catch {
             throw FleetError(.tampered, "the \(what)'s signature wrapping is malformed: \(error)")
@@ -60,8 +62,10 @@ package enum DeclarationSignature {
         }
         switch result {
         case .success(let valid):
-            VerifiedSignatures.shared.remember(inner, for: key, from: max(valid.signer.notValidBefore, pinned.notValidBefore),
-                                               until: min(valid.signer.notValidAfter, pinned.notValidAfter), now: now)
+            if let proofs, let key {
+                proofs.remember(inner, for: key, from: max(valid.signer.notValidBefore, pinned.notValidBefore),
+                                until: min(valid.signer.notValidAfter, pinned.notValidAfter), now: now)
+            }
             return inner
         case .failure(.unableToValidateSigner(let failure)):
             throw FleetError(.untrusted, "the \(what) is signed by \(failure.signer.subject), which is not the organisation's pinned certificate (\(pinned.subject)) nor issued by it")

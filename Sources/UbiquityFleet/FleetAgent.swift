@@ -27,9 +27,15 @@ package final class FleetAgent: @unchecked Sendable {
     package let files: AgentFiles
     let store: ProfileStore
 
-    package init(credential: AgentCredential, files: AgentFiles) throws(FleetError) {
+    /// Signatures proven for the machines of this process (nil: this agent keeps none).
+    let proofs: VerifiedSignatures?
+
+    /// `proofs`: shared by the agents of one process that manages several machines, so that a
+    /// declaration they all receive is checked once.
+    package init(credential: AgentCredential, files: AgentFiles, proofs: VerifiedSignatures? = nil) throws(FleetError) {
         self.credential = credential
         self.files = files
+        self.proofs = proofs
         store = ProfileStore(managedDirectory: files.managedDirectory)
         do { pinned = try Certificate(derEncoded: credential.certificate) } catch {
             throw FleetError(.malformed, "the pinned certificate cannot be read: \(error)")
@@ -59,7 +65,7 @@ package final class FleetAgent: @unchecked Sendable {
         guard credential.groups.contains(group), let signed else { return false }
         let declaration: Declaration
         do throws(FleetError) {
-            declaration = try await DeclarationSignature.verify(signed, pinned: pinned)
+            declaration = try await DeclarationSignature.verify(signed, pinned: pinned, proofs: proofs)
             guard declaration.organization == credential.organization else {
                 throw FleetError(.misdirected, "the declaration is for the organisation \(declaration.organization), not \(credential.organization)")
             }
@@ -86,7 +92,7 @@ package final class FleetAgent: @unchecked Sendable {
         let handover: Handover
         let next: Certificate
         do throws(FleetError) {
-            handover = try Handover(bytes: try await DeclarationSignature.verifiedContent(signed, pinned: pinned, what: "hand-over"))
+            handover = try Handover(bytes: try await DeclarationSignature.verifiedContent(signed, pinned: pinned, what: "hand-over", proofs: proofs))
             guard handover.organization == credential.organization else {
                 throw FleetError(.misdirected, "the hand-over is for the organisation \(handover.organization), not \(credential.organization)")
             }

@@ -8,66 +8,91 @@ import SharedTables
 import Synchronization
 package import X509
 
-/// Signatures this process proved lately, so that the machines one agent process manages
-/// (`ubiquity agent --root … --root …`) check a declaration once, not once each: every machine of
-/// a group receives the same signed bytes and, in one organisation, pins the same certificate.
+/// Signatures proven lately for the machines one agent process manages (`ubiquity agent --root …
+/// --root …`), so that they check a declaration once, not once each: every machine of a group
+/// receives the same signed bytes and, in one organisation, pins the same certificate. An agent
+/// of one machine keeps none.
 ///
 /// An entry is the content of `signed` proven under `pinned` at some moment. It answers for the
 /// same bytes under the same pinned certificate only while that proof would still hold: within
 /// the signer's and the pinned certificate's validity, and at most ``lifetime`` after the proof
 /// (which bounds what an intermediate certificate carried in the signature could change by
-/// expiring meanwhile). Only successes are kept; a refusal is checked again each time.
+/// expiring meanwhile). Only successes are kept; a refusal is checked again each time. Entries
+/// past their time are dropped at the next proof, and what is kept is bounded by ``capacity``
+/// entries and ``maximumBytes`` of content (a declaration holds up to 1 MB).
 ///
 /// ```swift
-/// let key = VerifiedSignatures.key(signed, pinned: pinned, what: "declaration")
-/// if let content = VerifiedSignatures.shared.content(for: key, now: now) { return content }
+/// let proofs = VerifiedSignatures()   // one per agent process
+/// let declaration = try await DeclarationSignature.verify(signed, pinned: pinned, proofs: proofs)
 /// ```
 package final class VerifiedSignatures: Sendable {
-    package struct Key: Hashable {
-        var signed: SHA256Digest
+    package struct Key: Hashable, Sendable {
+        /// The SHA-256 of the signed bytes.
+        var signed: [UInt8]
         var pinned: Certificate
         var what: String
     }
 
     struct Entry {
         var content: [UInt8]
-        /// When the proof holds: the signer's and the pinned certificate's validity, cut to ``lifetime`` after the proof.
+        /// When the proof holds: the signer's and the pinned certificate's validity, from the proof to ``lifetime`` after it.
         var from: Date
         var until: Date
     }
 
+    struct Table {
+        var entries: [Key: Entry] = [:]
+        /// The keys, oldest proof first.
+        var order: [Key] = []
+        /// The content bytes of `entries`.
+        var bytes = 0
+
+        mutating func drop(_ key: Key) {
+            if let gone = entries.removeValue(forKey: key) { bytes -= gone.content.count }
+        }
+    }
+
     /// How long a proof answers at most.
     package static let lifetime: TimeInterval = 60
-    /// How many proofs are kept (the oldest goes first): a machine follows at most 64 groups.
+    /// How many proofs are kept at most (the oldest goes first): a machine follows at most 64 groups.
     package static let capacity = 64
+    /// How many bytes of content are kept at most.
+    package static let maximumBytes = 16 << 20
 
-    package static let shared = VerifiedSignatures()
+    private let table = Lock(Table())
 
-    private let entries = Lock<(table: [Key: Entry], order: [Key])>(([:], []))
-
-    /// An empty memory (the agent uses ``shared``).
+    /// No proofs yet.
     package init() {}
 
     package static func key(_ signed: [UInt8], pinned: Certificate, what: String) -> Key {
-        Key(signed: SHA256.hash(data: signed), pinned: pinned, what: what)
+        Key(signed: Array(SHA256.hash(data: signed)), pinned: pinned, what: what)
     }
 
     /// The content proven for `key`, when a proof of it holds at `now`.
     package func content(for key: Key, now: Date) -> [UInt8]? {
-        entries.withLock { e in
-            guard let entry = e.table[key], entry.from <= now, now <= entry.until else { return nil }
+        table.withLock { t in
+            guard let entry = t.entries[key], entry.from <= now, now <= entry.until else { return nil }
             return entry.content
         }
     }
 
     /// Keeps the proof, made at `now`, that `key`'s signature holds from `from` until `until`
-    /// (the signer's and the pinned certificate's validity).
+    /// (the signer's and the pinned certificate's validity); drops what no longer holds, then the
+    /// oldest proofs beyond the bounds.
     package func remember(_ content: [UInt8], for key: Key, from: Date, until: Date, now: Date) {
         let entry = Entry(content: content, from: max(from, now), until: min(until, now.addingTimeInterval(Self.lifetime)))
-        guard entry.from <= entry.until else { return }
-        entries.withLock { e in
-            if e.table.updateValue(entry, forKey: key) == nil { e.order.append(key) }
-            while e.order.count > Self.capacity { e.table[e.order.removeFirst()] = nil }
+        guard entry.from <= entry.until, content.count <= Self.maximumBytes else { return }
+        table.withLock { t in
+            t.drop(key)
+            t.order.removeAll { t.entries[$0].map { $0.until < now } ?? true }
+            for stale in t.entries.keys where !t.order.contains(stale) { t.drop(stale) }
+            t.entries[key] = entry
+            t.bytes += content.count
+            t.order.append(key)
+            while t.order.count > Self.capacity || t.bytes > Self.maximumBytes { t.drop(t.order.removeFirst()) }
         }
     }
+
+    /// How many proofs are kept, and their bytes.
+    package var count: (proofs: Int, bytes: Int) { table.withLock { ($0.entries.count, $0.bytes) } }
 }

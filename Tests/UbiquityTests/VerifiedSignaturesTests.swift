@@ -5,8 +5,8 @@ import UbiquityFleet
 import X509
 
 /// The proofs an agent process shares among the machines it manages (`VerifiedSignatures`): a
-/// declaration's signature is checked once for all of them, and a proof never answers where the
-/// check itself would refuse.
+/// declaration's signature is checked once for all of them, a proof never answers where the
+/// check itself would refuse, and what is kept is bounded.
 @Suite("Signatures proven once for the machines of one agent process")
 struct VerifiedSignaturesTests {
     /// A declaration signed by the organisation's signer (openssl's certificates, 30 days).
@@ -35,47 +35,58 @@ struct VerifiedSignaturesTests {
     @Test("a declaration proven once is answered from the proof, with the content the check found", .requires(.openssl))
     func provenOnce() async throws {
         let signed = try Signed(revision: 7)
+        let proofs = VerifiedSignatures()
         let now = Date()
         let key = VerifiedSignatures.key(signed.bytes, pinned: signed.pinned, what: "declaration")
-        #expect(VerifiedSignatures.shared.content(for: key, now: now) == nil)
-        let declaration = try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: now)
+        // Without proofs (one machine's agent) nothing is kept.
+        _ = try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: now)
+        #expect(proofs.content(for: key, now: now) == nil)
+        let declaration = try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: now, proofs: proofs)
         #expect(declaration.revision == 7)
-        let proven = try #require(VerifiedSignatures.shared.content(for: key, now: now.addingTimeInterval(1)))
+        let proven = try #require(proofs.content(for: key, now: now.addingTimeInterval(1)))
         #expect(try Declaration(bytes: proven) == declaration)
-        #expect(try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: now.addingTimeInterval(1)) == declaration)
-        // Another kind of document, or another pinned certificate: not this proof.
-        #expect(VerifiedSignatures.shared.content(for: VerifiedSignatures.key(signed.bytes, pinned: signed.pinned, what: "hand-over"), now: now) == nil)
+        #expect(try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: now.addingTimeInterval(1), proofs: proofs) == declaration)
+        #expect(proofs.count.proofs == 1 && proofs.count.bytes == proven.count)
+        // Another kind of document: not this proof.
+        #expect(proofs.content(for: VerifiedSignatures.key(signed.bytes, pinned: signed.pinned, what: "hand-over"), now: now) == nil)
     }
 
     @Test("a proof answers only within the signer's validity and a minute after it was made; the check then refuses as before",
           .requires(.openssl))
     func boundedByValidity() async throws {
         let signed = try Signed()
+        let proofs = VerifiedSignatures()
         let now = Date()
-        _ = try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: now)
+        _ = try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: now, proofs: proofs)
         let key = VerifiedSignatures.key(signed.bytes, pinned: signed.pinned, what: "declaration")
-        #expect(VerifiedSignatures.shared.content(for: key, now: now.addingTimeInterval(VerifiedSignatures.lifetime)) != nil)
-        #expect(VerifiedSignatures.shared.content(for: key, now: now.addingTimeInterval(VerifiedSignatures.lifetime + 1)) == nil)
-        #expect(VerifiedSignatures.shared.content(for: key, now: now.addingTimeInterval(-1)) == nil)
+        #expect(proofs.content(for: key, now: now.addingTimeInterval(VerifiedSignatures.lifetime)) != nil)
+        #expect(proofs.content(for: key, now: now.addingTimeInterval(VerifiedSignatures.lifetime + 1)) == nil)
+        #expect(proofs.content(for: key, now: now.addingTimeInterval(-1)) == nil)
         // Past the signer's expiry (30 days): no proof answers, and the check refuses.
         let expired = signed.signer.notValidAfter.addingTimeInterval(1)
-        #expect(VerifiedSignatures.shared.content(for: key, now: expired) == nil)
-        await #expect(throws: FleetError.self) { try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: expired) }
+        #expect(proofs.content(for: key, now: expired) == nil)
+        await #expect(throws: FleetError.self) { try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: expired, proofs: proofs) }
+        // A proof past its time is dropped at the next proof.
+        let other = try Signed()
+        _ = try await DeclarationSignature.verify(other.bytes, pinned: other.pinned, now: now.addingTimeInterval(VerifiedSignatures.lifetime + 1), proofs: proofs)
+        #expect(proofs.count.proofs == 1)
     }
 
     @Test("a refusal is not remembered, and a byte changed after a proof is checked again and refused", .requires(.openssl))
     func refusalsNotKept() async throws {
         let signed = try Signed()
+        let proofs = VerifiedSignatures()
         let now = Date()
-        await #expect(throws: FleetError.self) { try await DeclarationSignature.verify(signed.stranger, pinned: signed.pinned, now: now) }
-        #expect(VerifiedSignatures.shared.content(for: VerifiedSignatures.key(signed.stranger, pinned: signed.pinned, what: "declaration"), now: now) == nil)
-        _ = try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: now)
+        await #expect(throws: FleetError.self) { try await DeclarationSignature.verify(signed.stranger, pinned: signed.pinned, now: now, proofs: proofs) }
+        #expect(proofs.count.proofs == 0)
+        _ = try await DeclarationSignature.verify(signed.bytes, pinned: signed.pinned, now: now, proofs: proofs)
         var altered = signed.bytes
         altered[altered.count - 1] ^= 1
-        await #expect(throws: FleetError.self) { try await DeclarationSignature.verify(altered, pinned: signed.pinned, now: now) }
+        await #expect(throws: FleetError.self) { try await DeclarationSignature.verify(altered, pinned: signed.pinned, now: now, proofs: proofs) }
+        #expect(proofs.count.proofs == 1)
     }
 
-    @Test("at most `capacity` proofs are kept, the oldest going first", .requires(.openssl))
+    @Test("at most `capacity` proofs and `maximumBytes` of content are kept, the oldest going first", .requires(.openssl))
     func capacity() throws {
         let memo = VerifiedSignatures()
         let now = Date()
@@ -86,5 +97,12 @@ struct VerifiedSignaturesTests {
         }
         #expect(memo.content(for: keys[0], now: now) == nil)
         for (i, key) in keys.enumerated().dropFirst() { #expect(memo.content(for: key, now: now) == [UInt8(truncatingIfNeeded: i)]) }
+        #expect(memo.count.proofs == VerifiedSignatures.capacity)
+        // Large contents: the bytes bound lets the oldest go first.
+        let large = [UInt8](repeating: 7, count: VerifiedSignatures.maximumBytes / 3)
+        for key in keys.prefix(4) { memo.remember(large, for: key, from: .distantPast, until: .distantFuture, now: now) }
+        #expect(memo.content(for: keys[0], now: now) == nil)
+        #expect(memo.content(for: keys[3], now: now) == large)
+        #expect(memo.count.bytes <= VerifiedSignatures.maximumBytes)
     }
 }

@@ -47,9 +47,12 @@ struct Agent: AsyncParsableCommand {
         // process loaded), which sleeps while the agent waits: libdispatch's wakes every second.
         let executor = opendefaults_agent_executor_installed() ? "own executor" : "libdispatch"
         let machines = roots.isEmpty ? [AgentFiles()] : roots.map { AgentFiles(root: $0) }
+        // The machines of one process check a declaration they all receive once (VerifiedSignatures);
+        // one machine keeps no proofs.
+        let proofs = machines.count > 1 ? VerifiedSignatures() : nil
         var runners: [AgentRunner] = []
         for files in machines {
-            runners.append(try runner(for: files, named: roots.isEmpty ? nil : files.root))
+            runners.append(try runner(for: files, named: roots.isEmpty ? nil : files.root, proofs: proofs))
         }
         if once {
             for runner in runners { try await runner.applyOnce() }
@@ -75,7 +78,7 @@ struct Agent: AsyncParsableCommand {
 
     /// The runner of the machine whose files are `files`: its credential, its agent (having left
     /// the groups it no longer follows) and its own connection to the server.
-    func runner(for files: AgentFiles, named name: String?) throws -> AgentRunner {
+    func runner(for files: AgentFiles, named name: String?, proofs: VerifiedSignatures?) throws -> AgentRunner {
         let credential: AgentCredential
         let agent: FleetAgent
         do {
@@ -83,7 +86,7 @@ struct Agent: AsyncParsableCommand {
                 throw fail("\(AgentRunner.prefix(for: name))this machine is not enrolled (\(TerminalText.safe(files.credentialPath)) does not exist): run `ubiquity enroll URL --group NAME` first")
             }
             credential = c
-            agent = try FleetAgent(credential: c, files: files)
+            agent = try FleetAgent(credential: c, files: files, proofs: proofs)
             _ = try agent.leaveOtherGroups()
         } catch let error as FleetError {
             throw fail("\(AgentRunner.prefix(for: name))\(error)")
