@@ -1,11 +1,12 @@
 // libFuzzer entry point for one property-list reader, chosen when the harness
 // starts by FUZZ_READER (xml, binary, openstep or json; unset: the format
-// detected; any other word stops the harness). One binary serves the four readers, so CI
-// compiles the sources once. Built by Fuzz/run.sh together with the
-// PropertyList sources as one module, so the readers are called directly. Every value read is also written back in
-// every format and read again: writers must take whatever readers produce.
-// The binary harness also checks the binary-to-XML walk against decoding,
-// the XML harness the XML-to-binary transcoder.
+// detected; any other word stops the harness). One binary serves the four
+// readers, so CI compiles the sources once. Built by Fuzz/run.sh together with
+// the PropertyList sources as one module, so the readers are called directly.
+// Every value read is also written back in every format and read again:
+// writers must take whatever readers produce. The binary harness also checks
+// the binary-to-XML walk against decoding, the XML harness the XML-to-binary
+// transcoder.
 
 #if canImport(Glibc)
 import Glibc

@@ -48,8 +48,8 @@ package enum DeclarationSignature {
         // entry point parses it a second time to find the content) and refuses the signature
         // unless the content it finds inside is byte for byte this one.
         // The machines one agent process manages check the same signed bytes once (VerifiedSignatures).
-        let key = proofs.map { _ in VerifiedSignatures.key(signed, pinned: pinned, what: what) }
-        if let proofs, let key, let proven = proofs.content(for: key, now: now) { return proven }
+        let key = proofs == nil ? nil : VerifiedSignatures.key(signed, pinned: pinned, what: what)
+        if let key, let proven = proofs?.content(for: key, now: now) { return proven }
         let content: [UInt8]?
         do { content = try SignedProfile.content(of: signed) } catch {
             throw FleetError(.tampered, "the \(what)'s signature wrapping is malformed: \(error)")
@@ -62,9 +62,9 @@ package enum DeclarationSignature {
         }
         switch result {
         case .success(let valid):
-            if let proofs, let key {
-                proofs.remember(inner, for: key, from: max(valid.signer.notValidBefore, pinned.notValidBefore),
-                                until: min(valid.signer.notValidAfter, pinned.notValidAfter), now: now)
+            if let key {
+                proofs?.remember(inner, for: key, from: max(valid.signer.notValidBefore, pinned.notValidBefore),
+                                 until: min(valid.signer.notValidAfter, pinned.notValidAfter), now: now)
             }
             return inner
         case .failure(.unableToValidateSigner(let failure)):

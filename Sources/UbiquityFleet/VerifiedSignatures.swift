@@ -40,14 +40,29 @@ package final class VerifiedSignatures: Sendable {
         var until: Date
     }
 
+    /// The proofs, their order and their bytes, kept together.
     struct Table {
         var entries: [Key: Entry] = [:]
-        /// The keys, oldest proof first.
+        /// The keys of `entries`, oldest proof first.
         var order: [Key] = []
-        /// The content bytes of `entries`.
+        /// The content bytes of `entries` (kept, not summed: the bound is checked at each proof).
         var bytes = 0
 
-        mutating func drop(_ key: Key) {
+        /// Keeps `entry` for `key` as the newest proof, after dropping `key`'s old one and every
+        /// proof past its time at `now`; then drops the oldest beyond the bounds.
+        mutating func insert(_ entry: Entry, for key: Key, now: Date) {
+            var kept: [Key] = []
+            for k in order {
+                if k != key, let e = entries[k], e.until >= now { kept.append(k) } else { drop(k) }
+            }
+            order = kept
+            entries[key] = entry
+            bytes += entry.content.count
+            order.append(key)
+            while order.count > VerifiedSignatures.capacity || bytes > VerifiedSignatures.maximumBytes { drop(order.removeFirst()) }
+        }
+
+        private mutating func drop(_ key: Key) {
             if let gone = entries.removeValue(forKey: key) { bytes -= gone.content.count }
         }
     }
@@ -82,15 +97,7 @@ package final class VerifiedSignatures: Sendable {
     package func remember(_ content: [UInt8], for key: Key, from: Date, until: Date, now: Date) {
         let entry = Entry(content: content, from: max(from, now), until: min(until, now.addingTimeInterval(Self.lifetime)))
         guard entry.from <= entry.until, content.count <= Self.maximumBytes else { return }
-        table.withLock { t in
-            t.drop(key)
-            t.order.removeAll { t.entries[$0].map { $0.until < now } ?? true }
-            for stale in t.entries.keys where !t.order.contains(stale) { t.drop(stale) }
-            t.entries[key] = entry
-            t.bytes += content.count
-            t.order.append(key)
-            while t.order.count > Self.capacity || t.bytes > Self.maximumBytes { t.drop(t.order.removeFirst()) }
-        }
+        table.withLock { $0.insert(entry, for: key, now: now) }
     }
 
     /// How many proofs are kept, and their bytes.
