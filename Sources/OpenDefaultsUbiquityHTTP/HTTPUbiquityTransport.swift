@@ -85,8 +85,7 @@ public final class HTTPUbiquityTransport: UbiquityTransport {
     }
 
     public func commit(store: String, _ request: UbiquityCommitRequest) async throws(UbiquityError) -> UbiquityCommitResponse {
-        let body: Data
-        do { body = try JSONEncoder().encode(request) } catch { throw .storage("cannot encode the commit: \(error)") }
+        let body = Data(request.jsonBytes)
         return try await send("POST", "/v1/stores/\(store)/commit", body: body, timeout: Self.requestTimeout, as: UbiquityCommitResponse.self)
     }
 

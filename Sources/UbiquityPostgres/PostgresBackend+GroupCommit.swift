@@ -17,7 +17,9 @@ import CoreMetrics
 // commits go through the locked path: BEGIN, every store's row locked in
 // order, its entries read after the locks, the same decisions and the same
 // write, COMMIT. With one server per store at a time, the first path is the
-// only one taken: two round trips and a flush instead of five.
+// only one taken: two round trips and a flush instead of five. Those two
+// statements are prepared (`GroupReadStatement`, `GroupWriteStatement`):
+// each connection parses and plans them once.
 extension PostgresBackend {
     /// One group commit on one connection; commits the group cannot apply are tried alone.
     /// The sweeper cancels a group that has not read the database within ``deadline``.
@@ -61,17 +63,10 @@ extension PostgresBackend {
     static func read(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws -> GroupState {
         let stores = CommitGroup.stores(of: jobs)
         let keys = CommitGroup.keys(of: jobs, stores)
-        let rows = try await db.query("""
-            SELECT 'h', account, store, revision, key_count, total_bytes, tombstones, horizon, NULL::text, NULL::int, NULL::bytea
-            FROM stores WHERE (account, store) IN (SELECT a, s FROM unnest(\(stores.map(\.account))::text[], \(stores.map(\.store))::text[]) AS q(a, s))
-            UNION ALL
-            SELECT 'e', e.account, e.store, e.revision, 0, 0, 0, 0::bigint, e.key, e.size, e.value
-            FROM unnest(\(keys.a)::text[], \(keys.s)::text[], \(keys.k)::text[]) AS q(a, s, k)
-            JOIN entries e ON e.account = q.a AND e.store = q.s AND e.key = q.k
-            """, logger: logger)
+        let rows = try await db.execute(GroupReadStatement(storeAccounts: stores.map(\.account), storeNames: stores.map(\.store),
+                                                           keyAccounts: keys.a, keyStores: keys.s, keys: keys.k), logger: logger)
         var state = GroupState()
-        for try await (kind, account, store, revision, count, total, tombstones, horizon, key, size, value)
-            in rows.decode((String, String, String, Int64, Int32, Int32, Int32, Int64, String?, Int32?, ByteBuffer?).self) {
+        for try await (kind, account, store, revision, count, total, tombstones, horizon, key, size, value) in rows {
             if kind == "h" {
                 state.heads[CommitGroup.storeKey(account, store)] = StoreHead(revision: revision, count: Int(count), total: Int(total),
                                                               tombstones: Int(tombstones), horizon: horizon)
@@ -88,62 +83,25 @@ extension PostgresBackend {
     /// the group's order, until the statement's transaction ends). Returns
     /// the stores written ("account/store").
     static func write(_ decisions: [StoreDecision], on db: PostgresConnection, logger: Logger) async throws -> Set<String> {
-        var heads = (a: [String](), s: [String](), x: [Int64](), r: [Int64](), c: [Int32](), t: [Int32](), tb: [Int32]())
-        var entries = (a: [String](), s: [String](), k: [String](), r: [Int64](), v: [ByteBuffer](), d: [Bool](), z: [Int32]())
-        var logs = (a: [String](), s: [String](), r: [Int64](), n: [Int32]())
-        var tokens = (a: [String](), s: [String](), h: [ByteBuffer]())
+        var statement = GroupWriteStatement(channel: channel)
         for d in decisions where d.writes {
-            for hash in d.tokens { tokens.a.append(d.account); tokens.s.append(d.store); tokens.h.append(ByteBuffer(bytes: hash)) }
-            heads.a.append(d.account); heads.s.append(d.store); heads.x.append(d.before.revision); heads.r.append(d.after.revision)
-            heads.c.append(Int32(d.after.count)); heads.t.append(Int32(d.after.total)); heads.tb.append(Int32(d.after.tombstones))
+            for hash in d.tokens { statement.tokens.a.append(d.account); statement.tokens.s.append(d.store); statement.tokens.h.append(ByteBuffer(bytes: hash)) }
+            statement.heads.a.append(d.account); statement.heads.s.append(d.store)
+            statement.heads.x.append(d.before.revision); statement.heads.r.append(d.after.revision)
+            statement.heads.c.append(Int32(d.after.count)); statement.heads.t.append(Int32(d.after.total)); statement.heads.tb.append(Int32(d.after.tombstones))
             for (key, w) in d.written {
-                entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key.string); entries.r.append(w.revision)
-                entries.v.append(ByteBuffer(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
+                statement.entries.a.append(d.account); statement.entries.s.append(d.store); statement.entries.k.append(key.string)
+                statement.entries.r.append(w.revision); statement.entries.v.append(ByteBuffer(bytes: w.bytes ?? []))
+                statement.entries.d.append(w.bytes == nil); statement.entries.z.append(Int32(w.size))
             }
             for l in d.log {
-                logs.a.append(d.account); logs.s.append(d.store); logs.r.append(l.revision); logs.n.append(l.keys)
+                statement.logs.a.append(d.account); statement.logs.s.append(d.store); statement.logs.r.append(l.revision); statement.logs.n.append(l.keys)
             }
         }
-        guard !heads.a.isEmpty else { return [] }
-        let rows = try await db.query("""
-            WITH h AS (
-                SELECT * FROM unnest(\(heads.a)::text[], \(heads.s)::text[], \(heads.x)::bigint[], \(heads.r)::bigint[],
-                                     \(heads.c)::int[], \(heads.t)::int[], \(heads.tb)::int[]) WITH ORDINALITY AS h(a, s, x, r, c, t, tb, o)
-            ), claimed AS (
-                SELECT stores.account, stores.store FROM stores JOIN h ON stores.account = h.a AND stores.store = h.s AND stores.revision = h.x
-                ORDER BY h.o FOR UPDATE OF stores
-            ), tk AS (
-                SELECT * FROM unnest(\(tokens.a)::text[], \(tokens.s)::text[], \(tokens.h)::bytea[]) AS tk(a, s, hash)
-            ), locked AS (
-                -- A store is written only if every token of its commits is still valid in this
-                -- statement's snapshot (a revocation committed while it runs is ordered after it;
-                -- not locked: every writer of an account shares its token's row).
-                SELECT c.account, c.store FROM claimed c
-                WHERE NOT EXISTS (SELECT 1 FROM tk WHERE tk.a = c.account AND tk.s = c.store
-                                  AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.hash = tk.hash AND t.account = tk.a))
-            ), head AS (
-                UPDATE stores SET revision = h.r, key_count = h.c, total_bytes = h.t, tombstones = h.tb
-                FROM h JOIN locked l ON l.account = h.a AND l.store = h.s
-                WHERE stores.account = h.a AND stores.store = h.s
-                RETURNING stores.account, stores.store, stores.revision
-            ), written AS (
-                INSERT INTO entries(account, store, key, revision, value, size)
-                SELECT t.a, t.s, t.k, t.r, CASE WHEN t.d THEN NULL ELSE t.v END, t.z
-                FROM unnest(\(entries.a)::text[], \(entries.s)::text[], \(entries.k)::text[], \(entries.r)::bigint[],
-                            \(entries.v)::bytea[], \(entries.d)::bool[], \(entries.z)::int[]) AS t(a, s, k, r, v, d, z)
-                JOIN locked l ON l.account = t.a AND l.store = t.s
-                ON CONFLICT (account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
-                RETURNING 1
-            ), logged AS (
-                INSERT INTO commits(account, store, revision, keys)
-                SELECT g.a, g.s, g.r, g.n FROM unnest(\(logs.a)::text[], \(logs.s)::text[], \(logs.r)::bigint[], \(logs.n)::int[]) AS g(a, s, r, n)
-                JOIN locked l ON l.account = g.a AND l.store = g.s
-                RETURNING 1
-            )
-            SELECT account, store, pg_notify(\(channel), account || ' ' || store || ' ' || revision)::text FROM head
-            """, logger: logger)
+        guard !statement.heads.a.isEmpty else { return [] }
+        let rows = try await db.execute(statement, logger: logger)
         var done: Set<String> = []
-        for try await (account, store, _) in rows.decode((String, String, String).self) { done.insert(CommitGroup.storeKey(account, store)) }
+        for try await (account, store, _) in rows { done.insert(CommitGroup.storeKey(account, store)) }
         return done
     }
 

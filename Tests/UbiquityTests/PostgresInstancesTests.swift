@@ -159,7 +159,7 @@ struct PostgresInstancesTests {
         // Both paths ran: groups read without locks, and groups redone under them.
         if statements {
             let calls = try cluster.psql("""
-                SELECT coalesce(sum(calls) FILTER (WHERE query LIKE 'SELECT $%, account, store, revision%'), 0) || ' ' ||
+                SELECT coalesce(sum(calls) FILTER (WHERE query LIKE 'SELECT %, account, store, revision, key_count%'), 0) || ' ' ||
                        coalesce(sum(calls) FILTER (WHERE query LIKE 'INSERT INTO stores(account, store)%'), 0)
                 FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
                 """, database: database)

@@ -1,0 +1,74 @@
+import PostgresNIO
+
+/// A group commit's write (``PostgresBackend/write(_:on:logger:)``): entries, heads, the commit
+/// log and a `NOTIFY` per store, for the stores whose revision is still the one their decisions
+/// started from, in one statement (its own transaction: one WAL flush, nothing half-written).
+///
+/// A prepared statement, as ``GroupReadStatement`` is: the text is fixed, the values are arrays.
+struct GroupWriteStatement: PostgresPreparedStatement {
+    static let name = "ubiquity_group_write_v1"
+    static let sql = """
+        WITH h AS (
+            SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::int[], $6::int[], $7::int[])
+                WITH ORDINALITY AS h(a, s, x, r, c, t, tb, o)
+        ), claimed AS (
+            SELECT stores.account, stores.store FROM stores JOIN h ON stores.account = h.a AND stores.store = h.s AND stores.revision = h.x
+            ORDER BY h.o FOR UPDATE OF stores
+        ), tk AS (
+            SELECT * FROM unnest($8::text[], $9::text[], $10::bytea[]) AS tk(a, s, hash)
+        ), locked AS (
+            -- A store is written only if every token of its commits is still valid in this
+            -- statement's snapshot (a revocation committed while it runs is ordered after it;
+            -- not locked: every writer of an account shares its token's row).
+            SELECT c.account, c.store FROM claimed c
+            WHERE NOT EXISTS (SELECT 1 FROM tk WHERE tk.a = c.account AND tk.s = c.store
+                              AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.hash = tk.hash AND t.account = tk.a))
+        ), head AS (
+            UPDATE stores SET revision = h.r, key_count = h.c, total_bytes = h.t, tombstones = h.tb
+            FROM h JOIN locked l ON l.account = h.a AND l.store = h.s
+            WHERE stores.account = h.a AND stores.store = h.s
+            RETURNING stores.account, stores.store, stores.revision
+        ), written AS (
+            INSERT INTO entries(account, store, key, revision, value, size)
+            SELECT t.a, t.s, t.k, t.r, CASE WHEN t.d THEN NULL ELSE t.v END, t.z
+            FROM unnest($11::text[], $12::text[], $13::text[], $14::bigint[], $15::bytea[], $16::bool[], $17::int[]) AS t(a, s, k, r, v, d, z)
+            JOIN locked l ON l.account = t.a AND l.store = t.s
+            ON CONFLICT (account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
+            RETURNING 1
+        ), logged AS (
+            INSERT INTO commits(account, store, revision, keys)
+            SELECT g.a, g.s, g.r, g.n FROM unnest($18::text[], $19::text[], $20::bigint[], $21::int[]) AS g(a, s, r, n)
+            JOIN locked l ON l.account = g.a AND l.store = g.s
+            RETURNING 1
+        )
+        SELECT account, store, pg_notify($22, account || ' ' || store || ' ' || revision)::text FROM head
+        """
+    typealias Row = (String, String, String)
+
+    /// The heads: account, store, the revision the decision started from, the new revision, key count, bytes, removals.
+    var heads = (a: [String](), s: [String](), x: [Int64](), r: [Int64](), c: [Int32](), t: [Int32](), tb: [Int32]())
+    /// The tokens of the commits that write, by store (checked in the statement's snapshot).
+    var tokens = (a: [String](), s: [String](), h: [ByteBuffer]())
+    /// The entries written: account, store, key, revision, value, whether it is a removal, size.
+    var entries = (a: [String](), s: [String](), k: [String](), r: [Int64](), v: [ByteBuffer](), d: [Bool](), z: [Int32]())
+    /// The commit log: account, store, revision, keys changed.
+    var logs = (a: [String](), s: [String](), r: [Int64](), n: [Int32]())
+    /// The channel of the wake-ups.
+    var channel: String
+
+    init(channel: String) { self.channel = channel }
+
+    func makeBindings() throws -> PostgresBindings {
+        var b = PostgresBindings(capacity: 22)
+        b.append(heads.a); b.append(heads.s); b.append(heads.x); b.append(heads.r); b.append(heads.c); b.append(heads.t); b.append(heads.tb)
+        b.append(tokens.a); b.append(tokens.s); b.append(tokens.h)
+        b.append(entries.a); b.append(entries.s); b.append(entries.k); b.append(entries.r); b.append(entries.v); b.append(entries.d); b.append(entries.z)
+        b.append(logs.a); b.append(logs.s); b.append(logs.r); b.append(logs.n)
+        b.append(channel)
+        return b
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
+}
