@@ -33,6 +33,7 @@ var shutdown = false
 var dataDirectory: String? = nil
 var backupTo: String? = nil
 var floor = false
+var floorRounds = 1
 let stopAsking = NIOLockedValueBox(false)
 var args = CommandLine.arguments.dropFirst()
 let usage = """
@@ -57,6 +58,8 @@ let usage = """
       --fill N (PostgreSQL only, needs psql): first load N stores of 100 keys into the database.
       --floor (commits, raw client): then the same writers against http-floor (built beside this
                program: a Hummingbird route that reads the body and answers 200), and the ratio.
+      --rounds R (with --floor): R interleaved rounds instead, each --commits/R commits then as many
+               requests to the floor, both servers up throughout; each round's ratio and their median.
 
     """
 while let a = args.popFirst() {
@@ -64,6 +67,7 @@ while let a = args.popFirst() {
     case "--watchers": watchers = Int(args.popFirst() ?? "") ?? watchers
     case "--shutdown": shutdown = true
     case "--floor": floor = true
+    case "--rounds": floorRounds = max(1, Int(args.popFirst() ?? "") ?? 1)
     case "--data": dataDirectory = args.popFirst()
     case "--backup-to": backupTo = args.popFirst()
     case "--commits": commits = Int(args.popFirst() ?? "") ?? commits
@@ -392,6 +396,59 @@ if mode == "commits" {
         for f in finished { try await f.get() }
         try await group.shutdownGracefully()
     }
+    /// `http-floor` started beside this program, and its port.
+    func startFloor() throws -> (Process, Int) {
+        let floorTool = here.appendingPathComponent("http-floor").path
+        let out = work + "/floor.out"
+        FileManager.default.createFile(atPath: out, contents: nil)
+        let floorServer = Process()
+        floorServer.executableURL = URL(fileURLWithPath: floorTool)
+        floorServer.standardOutput = FileHandle(forWritingAtPath: out)
+        try floorServer.run()
+        var line = ""
+        for _ in 0..<200 {
+            line = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+            if line.hasSuffix("\n") { break }
+            usleep(50_000)
+        }
+        guard let floorPort = Int(line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").last ?? "") else {
+            floorServer.terminate()
+            print("ubiquity-load: http-floor did not start (build it: swift build -c release --product http-floor)")
+            exit(1)
+        }
+        return (floorServer, floorPort)
+    }
+    if floor && rawClient && floorRounds > 1 {
+        // Interleaved rounds: the machine's speed drifts over seconds, so each round's commits and
+        // floor run back to back, and the median of the rounds' ratios is the figure.
+        let (floorServer, floorPort) = try startFloor()
+        let perRound = max(1, commits / floorRounds)
+        var ratios: [Double] = []
+        for round in 1...floorRounds {
+            let c = WriteTally(goal: perRound)
+            let cpuBefore = servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) }
+            let c0 = DispatchTime.now().uptimeNanoseconds
+            try await rawCommits(ports: servers.map(\.port), tally: c)
+            let commitSeconds = Double(DispatchTime.now().uptimeNanoseconds - c0) / 1e9
+            let commitCPU = servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) } - cpuBefore
+            let f = WriteTally(goal: perRound)
+            let f0 = DispatchTime.now().uptimeNanoseconds
+            try await rawCommits(ports: [floorPort], tally: f)
+            let floorSeconds = Double(DispatchTime.now().uptimeNanoseconds - f0) / 1e9
+            let commitRate = Double(c.state.withLockedValue { $0.applied }) / commitSeconds
+            let floorRate = Double(f.state.withLockedValue { $0.applied }) / floorSeconds
+            ratios.append(commitRate / floorRate)
+            print(String(format: "round %d: %.0f commits/s (server CPU %.0f µs a commit), floor %.0f requests/s: %.3f",
+                         round, commitRate, commitCPU / Double(perRound) * 1e6, floorRate, commitRate / floorRate))
+        }
+        floorServer.terminate()
+        for s in servers { s.process.terminate() }
+        let sorted = ratios.sorted()
+        let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        print(String(format: "commits / floor: median %.3f of %d interleaved rounds (%@) (goal >= 0.333)", median, floorRounds,
+                     ratios.map { String(format: "%.3f", $0) }.joined(separator: ", ")))
+        exit(0)
+    }
     let t0 = DispatchTime.now().uptimeNanoseconds
     if rawClient {
         try await rawCommits(ports: servers.map(\.port), tally: tally)
@@ -441,24 +498,8 @@ if mode == "commits" {
     for s in servers { s.process.terminate() }
     if floor && rawClient {
         // The same writers against the bare HTTP floor, in the same run.
-        let floorTool = here.appendingPathComponent("http-floor").path
-        let out = work + "/floor.out"
-        FileManager.default.createFile(atPath: out, contents: nil)
-        let floorServer = Process()
-        floorServer.executableURL = URL(fileURLWithPath: floorTool)
-        floorServer.standardOutput = FileHandle(forWritingAtPath: out)
-        try floorServer.run()
+        let (floorServer, floorPort) = try startFloor()
         defer { floorServer.terminate() }
-        var line = ""
-        for _ in 0..<200 {
-            line = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-            if line.hasSuffix("\n") { break }
-            usleep(50_000)
-        }
-        guard let floorPort = Int(line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").last ?? "") else {
-            print("ubiquity-load: http-floor did not start (build it: swift build -c release --product http-floor)")
-            exit(1)
-        }
         let floorTally = WriteTally(goal: commits)
         let floorCPU0 = cpuSeconds(floorServer.processIdentifier)
         let f0 = DispatchTime.now().uptimeNanoseconds
