@@ -10,12 +10,13 @@ import Synchronization
 /// period has passed: after `grace`, at least `minimumRate` bytes per second
 /// since the grace ended, or the read ends with ``Failure/tooSlow(received:)``.
 ///
-/// The deadline is a timer on the connection's event loop
-/// (``CurrentConnection``): when the body falls behind, the timer closes the
-/// connection's input, which ends the read; the answer (408) can still be
-/// written. A body that arrives in time costs one timer, scheduled and
-/// cancelled. Without a current connection there is no deadline (the server's
-/// child channel sets one: ``CurrentConnectionChannel``).
+/// The deadline is kept by ``BodyWatch``, which checks every body being read
+/// on the connections (``CurrentConnection``) every ``checkInterval``: when a
+/// body falls behind, it closes the connection's input, which ends the read;
+/// the answer (408) can still be written. A body that arrives in time costs an
+/// entry in its table, added and removed. Without a current connection there
+/// is no deadline (the server's child channel sets one:
+/// ``CurrentConnectionChannel``).
 ///
 /// ```swift
 /// switch await BodyReading.collect(request.body, upTo: 1 << 20) {
@@ -50,18 +51,11 @@ package enum BodyReading {
     package static func collect(_ body: RequestBody, upTo limit: Int, minimumRate: Int = defaultMinimumRate,
                                 grace: Duration = defaultGrace) async -> Result<ByteBuffer, Failure> {
         let progress = Progress()
-        let watchdog = CurrentConnection.channel.map { channel in
-            let start = NIODeadline.now()
-            let graceNanoseconds = grace.components.seconds * 1_000_000_000 + grace.components.attoseconds / 1_000_000_000
-            return channel.eventLoop.scheduleRepeatedTask(initialDelay: .nanoseconds(graceNanoseconds), delay: checkInterval) { task in
-                let late = Double((NIODeadline.now() - start).nanoseconds - graceNanoseconds) / 1e9
-                guard Double(progress.bytes.load(ordering: .relaxed)) < Double(minimumRate) * late else { return }
-                progress.tooSlow.store(true, ordering: .relaxed)
-                task.cancel()
-                channel.close(mode: .input, promise: nil)
-            }
+        let watch = CurrentConnection.channel.map { channel in
+            BodyWatch.shared.watch(progress, channel: channel, minimumRate: minimumRate,
+                                   graceNanoseconds: grace.components.seconds * 1_000_000_000 + grace.components.attoseconds / 1_000_000_000)
         }
-        defer { watchdog?.cancel() }
+        defer { if let watch { BodyWatch.shared.stop(watch) } }
         var buffer = ByteBuffer()
         do {
             for try await var chunk in body {
