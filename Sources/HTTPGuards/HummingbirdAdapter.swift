@@ -60,3 +60,9 @@ package enum HummingbirdAdapter {
         init(_ buffer: ByteBuffer) { self.buffer = buffer }
     }
 }
+
+extension HTTPField.Name {
+    /// `X-Request-Id`, made once: a server that reads and answers it for every request built and
+    /// checked the name twice a request.
+    package static let requestID = HTTPField.Name("X-Request-Id")!
+}

@@ -47,17 +47,49 @@ package enum ServerMetrics {
         }
     }
 
+    /// A route's and status's handles, by route and status: every request records them, and
+    /// ``cached(_:_:_:_:)`` built a string key of the label and dimensions for each (issue 42).
+    private struct RequestKey: Hashable {
+        var route: String
+        var status: Int
+    }
+    private static let requestHandles = Lock<[RequestKey: (count: Counter, duration: Timer)]>([:])
+    /// The commits' counters by outcome, and their timer (made at the first commit: after the
+    /// process bootstrapped its metrics).
+    private static let commitHandles = Lock<(counts: [String: Counter], duration: Timer?)>(([:], nil))
+
     static func request(route: String, status: Int, duration: Duration) {
-        counter("ubiquity_requests_total", [("route", route), ("status", String(status))]).increment()
-        timer("ubiquity_request_duration_seconds", [("route", route)]).recordNanoseconds(duration.nanoseconds)
+        let key = RequestKey(route: route, status: status)
+        let handles = requestHandles.withLock { h in
+            if let known = h[key] { return known }
+            let made = (count: counter("ubiquity_requests_total", [("route", route), ("status", String(status))]),
+                        duration: timer("ubiquity_request_duration_seconds", [("route", route)]))
+            h[key] = made
+            return made
+        }
+        handles.count.increment()
+        handles.duration.recordNanoseconds(duration.nanoseconds)
         if status >= 500 {
             counter("ubiquity_errors_total", [("kind", status == 503 ? "database_unavailable" : "server_error")]).increment()
         }
     }
 
     static func commit(outcome: String, duration: Duration) {
-        counter("ubiquity_commits_total", [("outcome", outcome)]).increment()
-        timer("ubiquity_commit_duration_seconds").recordNanoseconds(duration.nanoseconds)
+        let (count, timer) = commitHandles.withLock { h in
+            let count = h.counts[outcome] ?? {
+                let made = counter("ubiquity_commits_total", [("outcome", outcome)])
+                h.counts[outcome] = made
+                return made
+            }()
+            let timer = h.duration ?? {
+                let made = Self.timer("ubiquity_commit_duration_seconds")
+                h.duration = made
+                return made
+            }()
+            return (count, timer)
+        }
+        count.increment()
+        timer.recordNanoseconds(duration.nanoseconds)
     }
 
     /// A commit refused before it reached the database (its body broke the protocol's rules): counted, not timed.

@@ -1,3 +1,4 @@
+import HTTPGuards
 import Hummingbird
 import Logging
 import Tracing
@@ -18,7 +19,7 @@ extension UbiquityHTTPServer {
 
         @inline(never)
         init(_ request: Request, log: Logger) {
-            let given = request.headers[.init("X-Request-Id")!] ?? ""
+            let given = request.headers[.requestID] ?? ""
             id = given.count <= 64 && !given.isEmpty && given.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
                 ? given : randomRequestID()
             method = request.method.rawValue
@@ -46,7 +47,7 @@ extension UbiquityHTTPServer {
         /// for a 5xx answer. Never a token.
         @inline(never)
         func finish(_ response: inout Response) {
-            response.headers[.init("X-Request-Id")!] = id
+            response.headers[.requestID] = id
             let duration = ContinuousClock.now - started
             let status = Int(response.status.code)
             ServerMetrics.request(route: route, status: status, duration: duration)
