@@ -1,4 +1,6 @@
 import PostgresNIO
+import PropertyList
+import UbiquityBackend
 
 /// A group commit's write (``PostgresBackend/write(_:on:logger:)``): entries, heads, the commit
 /// log and a `NOTIFY` per store, for the stores whose revision is still the one their decisions
@@ -46,17 +48,35 @@ struct GroupWriteStatement: PostgresPreparedStatement {
     typealias Row = (String, String, String)
 
     /// The heads: account, store, the revision the decision started from, the new revision, key count, bytes, removals.
-    var heads = (a: [String](), s: [String](), x: [Int64](), r: [Int64](), c: [Int32](), t: [Int32](), tb: [Int32]())
+    private(set) var heads = (a: [String](), s: [String](), x: [Int64](), r: [Int64](), c: [Int32](), t: [Int32](), tb: [Int32]())
     /// The tokens of the commits that write, by store (checked in the statement's snapshot).
-    var tokens = (a: [String](), s: [String](), h: [ByteBuffer]())
+    private(set) var tokens = (a: [String](), s: [String](), h: [ByteBuffer]())
     /// The entries written: account, store, key, revision, value, whether it is a removal, size.
-    var entries = (a: [String](), s: [String](), k: [String](), r: [Int64](), v: [ByteBuffer](), d: [Bool](), z: [Int32]())
+    private(set) var entries = (a: [String](), s: [String](), k: [String](), r: [Int64](), v: [ByteBuffer](), d: [Bool](), z: [Int32]())
     /// The commit log: account, store, revision, keys changed.
-    var logs = (a: [String](), s: [String](), r: [Int64](), n: [Int32]())
+    private(set) var logs = (a: [String](), s: [String](), r: [Int64](), n: [Int32]())
     /// The channel of the wake-ups.
-    var channel: String
+    let channel: String
 
-    init(channel: String) { self.channel = channel }
+    /// The statement that writes the decisions that write (none: ``isEmpty``).
+    init(_ decisions: [StoreDecision], channel: String) {
+        self.channel = channel
+        for d in decisions where d.writes {
+            for hash in d.tokens { tokens.a.append(d.account); tokens.s.append(d.store); tokens.h.append(ByteBuffer(bytes: hash)) }
+            heads.a.append(d.account); heads.s.append(d.store); heads.x.append(d.before.revision); heads.r.append(d.after.revision)
+            heads.c.append(Int32(d.after.count)); heads.t.append(Int32(d.after.total)); heads.tb.append(Int32(d.after.tombstones))
+            for (key, w) in d.written {
+                entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key.string); entries.r.append(w.revision)
+                entries.v.append(ByteBuffer(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
+            }
+            for l in d.log {
+                logs.a.append(d.account); logs.s.append(d.store); logs.r.append(l.revision); logs.n.append(l.keys)
+            }
+        }
+    }
+
+    /// Whether no store is written.
+    var isEmpty: Bool { heads.a.isEmpty }
 
     func makeBindings() throws -> PostgresBindings {
         var b = PostgresBindings(capacity: 22)

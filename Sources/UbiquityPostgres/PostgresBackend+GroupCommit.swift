@@ -83,22 +83,8 @@ extension PostgresBackend {
     /// the group's order, until the statement's transaction ends). Returns
     /// the stores written ("account/store").
     static func write(_ decisions: [StoreDecision], on db: PostgresConnection, logger: Logger) async throws -> Set<String> {
-        var statement = GroupWriteStatement(channel: channel)
-        for d in decisions where d.writes {
-            for hash in d.tokens { statement.tokens.a.append(d.account); statement.tokens.s.append(d.store); statement.tokens.h.append(ByteBuffer(bytes: hash)) }
-            statement.heads.a.append(d.account); statement.heads.s.append(d.store)
-            statement.heads.x.append(d.before.revision); statement.heads.r.append(d.after.revision)
-            statement.heads.c.append(Int32(d.after.count)); statement.heads.t.append(Int32(d.after.total)); statement.heads.tb.append(Int32(d.after.tombstones))
-            for (key, w) in d.written {
-                statement.entries.a.append(d.account); statement.entries.s.append(d.store); statement.entries.k.append(key.string)
-                statement.entries.r.append(w.revision); statement.entries.v.append(ByteBuffer(bytes: w.bytes ?? []))
-                statement.entries.d.append(w.bytes == nil); statement.entries.z.append(Int32(w.size))
-            }
-            for l in d.log {
-                statement.logs.a.append(d.account); statement.logs.s.append(d.store); statement.logs.r.append(l.revision); statement.logs.n.append(l.keys)
-            }
-        }
-        guard !statement.heads.a.isEmpty else { return [] }
+        let statement = GroupWriteStatement(decisions, channel: channel)
+        guard !statement.isEmpty else { return [] }
         let rows = try await db.execute(statement, logger: logger)
         var done: Set<String> = []
         for try await (account, store, _) in rows { done.insert(CommitGroup.storeKey(account, store)) }

@@ -1,5 +1,3 @@
-import PropertyList
-
 extension UbiquityCommitRequest {
     /// The request as JSON, written by hand: `{"changes":[{"key":…,"base":…,"value":…}]}`, a
     /// removal's `value` left out, strings escaped as RFC 8259 asks (`/` as it is).
@@ -19,15 +17,7 @@ extension UbiquityCommitRequest {
         out.append(contentsOf: #"{"changes":["#.utf8)
         for (i, change) in changes.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: #"{"key":"#.utf8)
-            JSONEscape.appendQuoted(change.key, to: &out, escapingSlash: false)
-            out.append(contentsOf: #","base":"#.utf8)
-            out.append(contentsOf: String(change.base).utf8)
-            if let value = change.value {
-                out.append(contentsOf: #","value":"#.utf8)
-                JSONEscape.appendQuoted(value, to: &out, escapingSlash: false)
-            }
-            out.append(UInt8(ascii: "}"))
+            UbiquityWireJSON.appendObject(key: change.key, "base", change.base, value: change.value, to: &out)
         }
         out.append(contentsOf: "]}".utf8)
         return out

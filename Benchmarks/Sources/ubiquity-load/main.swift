@@ -135,16 +135,16 @@ func run(_ arguments: [String]) -> String {
 
 let database: [String] = postgres.map { ["--postgres", $0] } ?? ["--data", dataDirectory ?? work + "/data"]
 
-/// Starts one `ubiquity serve`; its process and port.
-@MainActor func startServer(_ n: Int) throws -> (Process, Int, String) {
-    let out = work + "/serve\(n).out"
+/// Starts `executable` with `arguments`, its output into `<work>/<name>.out`, and waits (at most
+/// 10 s) for the base URL it prints on a line of its own; its process, port (0: none printed) and URL.
+@MainActor func launch(_ executable: String, _ arguments: [String], output name: String) throws -> (Process, Int, String) {
+    let out = work + "/\(name).out"
     FileManager.default.createFile(atPath: out, contents: nil)
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: tool)
-    // A database filled with a million stores of one account is past the default quota.
-    server.arguments = ["serve", "--port", "0"] + database + (fill > 0 ? ["--quota-stores", "0", "--quota-bytes", "0"] : [])
-    server.standardOutput = FileHandle(forWritingAtPath: out)
-    try server.run()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle(forWritingAtPath: out)
+    try process.run()
     var url = ""
     for _ in 0..<200 {
         url = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
@@ -152,7 +152,13 @@ let database: [String] = postgres.map { ["--postgres", $0] } ?? ["--data", dataD
         usleep(50_000)
     }
     url = url.trimmingCharacters(in: .whitespacesAndNewlines)
-    return (server, Int(url.split(separator: ":").last ?? "") ?? 0, url)
+    return (process, Int(url.split(separator: ":").last ?? "") ?? 0, url)
+}
+
+/// Starts one `ubiquity serve`; its process and port.
+@MainActor func startServer(_ n: Int) throws -> (Process, Int, String) {
+    // A database filled with a million stores of one account is past the default quota.
+    try launch(tool, ["serve", "--port", "0"] + database + (fill > 0 ? ["--quota-stores", "0", "--quota-bytes", "0"] : []), output: "serve\(n)")
 }
 var servers: [(process: Process, port: Int, url: String)] = []
 for n in 0..<instances { servers.append(try startServer(n)) }
@@ -398,25 +404,20 @@ if mode == "commits" {
     }
     /// `http-floor` started beside this program, and its port.
     func startFloor() throws -> (Process, Int) {
-        let floorTool = here.appendingPathComponent("http-floor").path
-        let out = work + "/floor.out"
-        FileManager.default.createFile(atPath: out, contents: nil)
-        let floorServer = Process()
-        floorServer.executableURL = URL(fileURLWithPath: floorTool)
-        floorServer.standardOutput = FileHandle(forWritingAtPath: out)
-        try floorServer.run()
-        var line = ""
-        for _ in 0..<200 {
-            line = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-            if line.hasSuffix("\n") { break }
-            usleep(50_000)
-        }
-        guard let floorPort = Int(line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").last ?? "") else {
+        let (floorServer, floorPort, _) = try launch(here.appendingPathComponent("http-floor").path, [], output: "floor")
+        guard floorPort > 0 else {
             floorServer.terminate()
             print("ubiquity-load: http-floor did not start (build it: swift build -c release --product http-floor)")
             exit(1)
         }
         return (floorServer, floorPort)
+    }
+    /// `goal` writes by the raw writers against `ports`: how many were acknowledged, and the seconds they took.
+    func timedRawCommits(ports: [Int], goal: Int) async throws -> (done: Int, seconds: Double) {
+        let tally = WriteTally(goal: goal)
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await rawCommits(ports: ports, tally: tally)
+        return (tally.state.withLockedValue { $0.applied }, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
     if floor && rawClient && floorRounds > 1 {
         // Interleaved rounds: the machine's speed drifts over seconds, so each round's commits and
@@ -425,27 +426,18 @@ if mode == "commits" {
         let perRound = max(1, commits / floorRounds)
         var ratios: [Double] = []
         for round in 1...floorRounds {
-            let c = WriteTally(goal: perRound)
             let cpuBefore = servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) }
-            let c0 = DispatchTime.now().uptimeNanoseconds
-            try await rawCommits(ports: servers.map(\.port), tally: c)
-            let commitSeconds = Double(DispatchTime.now().uptimeNanoseconds - c0) / 1e9
+            let committed = try await timedRawCommits(ports: servers.map(\.port), goal: perRound)
             let commitCPU = servers.reduce(0) { $0 + cpuSeconds($1.process.processIdentifier) } - cpuBefore
-            let f = WriteTally(goal: perRound)
-            let f0 = DispatchTime.now().uptimeNanoseconds
-            try await rawCommits(ports: [floorPort], tally: f)
-            let floorSeconds = Double(DispatchTime.now().uptimeNanoseconds - f0) / 1e9
-            let commitRate = Double(c.state.withLockedValue { $0.applied }) / commitSeconds
-            let floorRate = Double(f.state.withLockedValue { $0.applied }) / floorSeconds
+            let answered = try await timedRawCommits(ports: [floorPort], goal: perRound)
+            let commitRate = Double(committed.done) / committed.seconds, floorRate = Double(answered.done) / answered.seconds
             ratios.append(commitRate / floorRate)
             print(String(format: "round %d: %.0f commits/s (server CPU %.0f µs a commit), floor %.0f requests/s: %.3f",
-                         round, commitRate, commitCPU / Double(perRound) * 1e6, floorRate, commitRate / floorRate))
+                         round, commitRate, commitCPU / Double(committed.done) * 1e6, floorRate, commitRate / floorRate))
         }
         floorServer.terminate()
         for s in servers { s.process.terminate() }
-        let sorted = ratios.sorted()
-        let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        print(String(format: "commits / floor: median %.3f of %d interleaved rounds (%@) (goal >= 0.333)", median, floorRounds,
+        print(String(format: "commits / floor: median %.3f of %d interleaved rounds (%@) (goal >= 0.333)", percentile(ratios.sorted(), 0.5), floorRounds,
                      ratios.map { String(format: "%.3f", $0) }.joined(separator: ", ")))
         exit(0)
     }

@@ -36,36 +36,36 @@ package enum ServerMetrics {
     }
 
     /// The handle of `label` with `dimensions` in `cache`, made by `make` the first time.
-    private static func cached<Handle>(_ cache: borrowing Lock<[String: Handle]>, _ label: String, _ dimensions: [(String, String)],
+    private static func cached<Handle: Sendable>(_ cache: borrowing Lock<[String: Handle]>, _ label: String, _ dimensions: [(String, String)],
                                        _ make: () -> Handle) -> Handle {
-        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
-        return cache.withLock { c in
-            if let known = c[key] { return known }
+        handle(in: cache, for: label + dimensions.map { "|\($0.0)=\($0.1)" }.joined(), make)
+    }
+
+    /// The handle at `key` in `table`, made by `make` the first time (after the process
+    /// bootstrapped its metrics backend: handles are made at their first use).
+    private static func handle<Key: Hashable & Sendable, Handle: Sendable>(in table: borrowing Lock<[Key: Handle]>, for key: Key, _ make: () -> Handle) -> Handle {
+        table.withLock { t in
+            if let known = t[key] { return known }
             let made = make()
-            c[key] = made
+            t[key] = made
             return made
         }
     }
 
-    /// A route's and status's handles, by route and status: every request records them, and
-    /// ``cached(_:_:_:_:)`` built a string key of the label and dimensions for each (issue 42).
+    /// The handles every request and every commit records, found by route and status (by
+    /// outcome): ``cached(_:_:_:_:)`` builds a string key of the label and dimensions, a cost
+    /// each request paid four times (issue 42).
     private struct RequestKey: Hashable {
         var route: String
         var status: Int
     }
     private static let requestHandles = Lock<[RequestKey: (count: Counter, duration: Timer)]>([:])
-    /// The commits' counters by outcome, and their timer (made at the first commit: after the
-    /// process bootstrapped its metrics).
-    private static let commitHandles = Lock<(counts: [String: Counter], duration: Timer?)>(([:], nil))
+    private static let commitHandles = Lock<[String: (count: Counter, duration: Timer)]>([:])
 
     static func request(route: String, status: Int, duration: Duration) {
-        let key = RequestKey(route: route, status: status)
-        let handles = requestHandles.withLock { h in
-            if let known = h[key] { return known }
-            let made = (count: counter("ubiquity_requests_total", [("route", route), ("status", String(status))]),
-                        duration: timer("ubiquity_request_duration_seconds", [("route", route)]))
-            h[key] = made
-            return made
+        let handles = handle(in: requestHandles, for: RequestKey(route: route, status: status)) {
+            (counter("ubiquity_requests_total", [("route", route), ("status", String(status))]),
+             timer("ubiquity_request_duration_seconds", [("route", route)]))
         }
         handles.count.increment()
         handles.duration.recordNanoseconds(duration.nanoseconds)
@@ -75,21 +75,11 @@ package enum ServerMetrics {
     }
 
     static func commit(outcome: String, duration: Duration) {
-        let (count, timer) = commitHandles.withLock { h in
-            let count = h.counts[outcome] ?? {
-                let made = counter("ubiquity_commits_total", [("outcome", outcome)])
-                h.counts[outcome] = made
-                return made
-            }()
-            let timer = h.duration ?? {
-                let made = Self.timer("ubiquity_commit_duration_seconds")
-                h.duration = made
-                return made
-            }()
-            return (count, timer)
+        let handles = handle(in: commitHandles, for: outcome) {
+            (counter("ubiquity_commits_total", [("outcome", outcome)]), timer("ubiquity_commit_duration_seconds"))
         }
-        count.increment()
-        timer.recordNanoseconds(duration.nanoseconds)
+        handles.count.increment()
+        handles.duration.recordNanoseconds(duration.nanoseconds)
     }
 
     /// A commit refused before it reached the database (its body broke the protocol's rules): counted, not timed.

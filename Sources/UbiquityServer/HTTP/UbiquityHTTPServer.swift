@@ -176,9 +176,11 @@ package struct UbiquityHTTPServer: Sendable {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         z ^= z >> 31
-        let digits = Array("0123456789abcdef".utf8)
         return String(unsafeUninitializedCapacity: 16) { out in
-            for i in 0..<16 { out[i] = digits[Int((z >> (60 - 4 * UInt64(i))) & 0xF)] }
+            for i in 0..<16 {
+                let digit = UInt8(truncatingIfNeeded: z >> (60 - 4 * UInt64(i))) & 0xF
+                out[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+            }
             return 16
         }
     }

@@ -59,15 +59,7 @@ package enum WireJSON {
     }
 
     static func entry(_ entry: UbiquityWireEntry, into out: inout [UInt8]) {
-        out.append(contentsOf: #"{"key":"#.utf8)
-        string(entry.key, into: &out)
-        out.append(contentsOf: #","revision":"#.utf8)
-        out.append(contentsOf: String(entry.revision).utf8)
-        if let value = entry.value {
-            out.append(contentsOf: #","value":"#.utf8)
-            string(value, into: &out)
-        }
-        out.append(UInt8(ascii: "}"))
+        UbiquityWireJSON.appendObject(key: entry.key, "revision", entry.revision, value: entry.value, to: &out)
     }
 
     /// A JSON string (JSONEncoder's escapes; `/` as it is).
