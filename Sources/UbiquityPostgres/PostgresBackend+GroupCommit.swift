@@ -21,32 +21,57 @@ import CoreMetrics
 // statements are prepared (`GroupReadStatement`, `GroupWriteStatement`):
 // each connection parses and plans them once.
 extension PostgresBackend {
-    /// One group commit on one connection; commits the group cannot apply are tried alone.
-    /// The sweeper cancels a group that has not read the database within ``deadline``.
-    static func run(_ run: Run, client: PostgresClient, logger: Logger, quota: AccountQuota?) async {
-        // A fixed order of stores: two servers' groups lock rows in the same order (no deadlock).
-        let ordered = CommitGroup.ordered(run.jobs)
+    /// A writer's group commits on one connection: `first`, then each group `next` gives
+    /// it, until `next` gives none or a group fails. Commits a group cannot apply are tried
+    /// alone. Returns the group still held (for the caller to let go), or nil when `next`
+    /// let the last one go. The sweeper cancels a group that has not read the database
+    /// within ``deadline``.
+    static func run(_ first: Run, client: PostgresClient, logger: Logger, quota: AccountQuota?,
+                    next: @Sendable (Run) -> Run?) async -> Run? {
         DatabaseMetrics.operations.increment()
         defer { DatabaseMetrics.operations.decrement() }
         let asked = ContinuousClock.now
         do {
-            try await client.withConnection { db in
+            return try await client.withConnection { db in
                 DatabaseMetrics.waited(since: asked)
-                let state = try await read(ordered, on: db, logger: logger)
-                guard run.begin() else { throw CancellationError() }
-                // From here on the writer answers every claimed commit itself.
-                let claimed = ordered.filter { $0.ticket.claim() }
-                do {
-                    let rest = try await commitUnlocked(claimed, state: state, on: db, logger: logger, quota: quota)
-                    if !rest.isEmpty { try await commitLocked(rest, on: db, logger: logger, quota: quota) }
-                } catch {
-                    // The connection failed: what is not answered yet is answered now.
-                    for job in claimed { job.finish(.failure(unavailable(error))) }
+                var run = first
+                while await group(run, on: db, logger: logger, quota: quota) {
+                    guard let following = next(run) else { return nil }
+                    run = following
                 }
+                return run
             }
         } catch {
-            // No connection, or the first read failed: commits not yet answered fail now (none was applied).
+            // No connection: commits not yet answered fail now (none was applied).
+            for job in first.jobs { job.ticket.abandon(.failure(unavailable(error))) }
+            return first
+        }
+    }
+
+    /// One group commit. False when the connection failed, or the sweeper gave up on the
+    /// group before it read the database: every commit is answered either way.
+    static func group(_ run: Run, on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async -> Bool {
+        // A fixed order of stores: two servers' groups lock rows in the same order (no deadlock).
+        let ordered = CommitGroup.ordered(run.jobs)
+        let state: GroupState
+        do {
+            state = try await read(ordered, on: db, logger: logger)
+            guard run.begin() else { throw CancellationError() }
+        } catch {
+            // The first read failed (none was applied): commits not yet answered fail now.
             for job in ordered { job.ticket.abandon(.failure(unavailable(error))) }
+            return false
+        }
+        // From here on the writer answers every claimed commit itself.
+        let claimed = ordered.filter { $0.ticket.claim() }
+        do {
+            let rest = try await commitUnlocked(claimed, state: state, on: db, logger: logger, quota: quota)
+            if !rest.isEmpty { try await commitLocked(rest, on: db, logger: logger, quota: quota) }
+            return true
+        } catch {
+            // The connection failed: what is not answered yet is answered now.
+            for job in claimed { job.finish(.failure(unavailable(error))) }
+            return false
         }
     }
 

@@ -180,34 +180,67 @@ package final class PostgresBackend: UbiquityBackend {
     /// waiting for a store no other writer of this server holds, so a store
     /// has at most one transaction here at a time, the commits that arrive
     /// meanwhile go to the database together, and a group is as large as it
-    /// can be (its statements do not grow with its stores).
+    /// can be (its statements do not grow with its stores). A writer keeps its
+    /// task and its connection for the next group while commits wait
+    /// (``next(after:)``).
     func dispatch() {
         while true {
             let now = ContinuousClock.now
             let run = work.withLock { w -> Run? in
-                guard w.runs.count < Self.writers, !w.jobs.isEmpty else { return nil }
                 guard w.runs.values.allSatisfy({ now - $0.started >= Self.slowGroup }) else { return nil }
-                let busyStores = w.busyStores
-                let share = Set(w.jobs.lazy.map(\.storeKey).filter { !busyStores.contains($0) })
-                guard !share.isEmpty else { return nil }
-                var taken: [Job] = [], waiting: [Job] = []
-                for job in w.jobs {
-                    if share.contains(job.storeKey) { taken.append(job) } else { waiting.append(job) }
-                }
-                w.busyStores.formUnion(share)
-                w.jobs = waiting
-                let run = Run(taken, started: now)
-                w.runs[ObjectIdentifier(run)] = run
-                w._checkInvariantsAfterChange()
-                return run
+                defer { w._checkInvariantsAfterChange() }
+                return Self.take(&w, now: now, task: TaskSlot())
             }
             guard let run else { return }
             let task = Task(executorPreference: Self.databaseExecutor) { [client, logger, quota] in
-                await Self.run(run, client: client, logger: logger, quota: quota)
-                self.release(run)
+                if let held = await Self.run(run, client: client, logger: logger, quota: quota, next: { self.next(after: $0) }) {
+                    self.release(held)
+                } else {
+                    // Its last group was let go by `next(after:)`: commits that came since start a writer.
+                    self.dispatch()
+                }
             }
             run.task.withLock { $0 = task }
         }
+    }
+
+    /// Lets a writer's answered group go and gives it the next one, on the same task and
+    /// connection: the commits waiting for stores no other writer holds. Nil (the group let
+    /// go all the same) when none wait, when the writer's task was cancelled (the pool was
+    /// renewed, or the sweeper gave up on it), or when the group was let go already
+    /// (``renewPool()``).
+    ///
+    /// A new task and a connection from the pool for each group cost about a tenth of a
+    /// group's time (8 stores, 64 writers: 130 µs to lease, 220 µs from one group's end to
+    /// the next one's start, in a cycle of 2.7 ms).
+    func next(after run: Run) -> Run? {
+        let cancelled = Task.isCancelled
+        let now = ContinuousClock.now
+        return work.withLock { w -> Run? in
+            guard w.runs.removeValue(forKey: ObjectIdentifier(run)) != nil else { return nil }
+            for job in run.jobs { w.busyStores.remove(job.storeKey) }
+            defer { w._checkInvariantsAfterChange() }
+            guard !cancelled else { return nil }
+            return Self.take(&w, now: now, task: run.task)
+        }
+    }
+
+    /// A new writer's group: every waiting commit of a store no writer holds (nil when there
+    /// is none, or ``writers`` are at work), its stores marked busy.
+    private static func take(_ w: inout Work, now: ContinuousClock.Instant, task: TaskSlot) -> Run? {
+        guard w.runs.count < Self.writers, !w.jobs.isEmpty else { return nil }
+        let busyStores = w.busyStores
+        let share = Set(w.jobs.lazy.map(\.storeKey).filter { !busyStores.contains($0) })
+        guard !share.isEmpty else { return nil }
+        var taken: [Job] = [], waiting: [Job] = []
+        for job in w.jobs {
+            if share.contains(job.storeKey) { taken.append(job) } else { waiting.append(job) }
+        }
+        w.busyStores.formUnion(share)
+        w.jobs = waiting
+        let run = Run(taken, started: now, task: task)
+        w.runs[ObjectIdentifier(run)] = run
+        return run
     }
 
     package func close() async throws {
