@@ -58,7 +58,7 @@ extension PostgresBackend {
             state = try await read(ordered, on: db, logger: logger)
             guard run.begin() else { throw CancellationError() }
         } catch {
-            // The first read failed (none was applied): commits not yet answered fail now.
+            // The read failed, or the sweeper gave up on the group (none was applied): commits not yet answered fail now.
             for job in ordered { job.ticket.abandon(.failure(unavailable(error))) }
             return false
         }

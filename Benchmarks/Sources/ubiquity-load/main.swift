@@ -133,6 +133,16 @@ func run(_ arguments: [String]) -> String {
     return out
 }
 
+// A flag that would be ignored is refused: a run that measured something else is worse than none.
+if floor && !(mode == "commits" && rawClient) {
+    print("ubiquity-load: --floor needs --mode commits and the raw client")
+    exit(64)
+}
+if floorRounds > 1 && !floor {
+    print("ubiquity-load: --rounds needs --floor")
+    exit(64)
+}
+
 let database: [String] = postgres.map { ["--postgres", $0] } ?? ["--data", dataDirectory ?? work + "/data"]
 
 /// Starts `executable` with `arguments`, its output into `<work>/<name>.out`, and waits (at most
@@ -419,7 +429,7 @@ if mode == "commits" {
         try await rawCommits(ports: ports, tally: tally)
         return (tally.state.withLockedValue { $0.applied }, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
-    if floor && rawClient && floorRounds > 1 {
+    if floor && floorRounds > 1 {
         // Interleaved rounds: the machine's speed drifts over seconds, so each round's commits and
         // floor run back to back, and the median of the rounds' ratios is the figure.
         let (floorServer, floorPort) = try startFloor()
@@ -488,7 +498,7 @@ if mode == "commits" {
                      ended == nil ? "finished after the commits, in" : "finished within the commits, by", took, seconds))
     }
     for s in servers { s.process.terminate() }
-    if floor && rawClient {
+    if floor {
         // The same writers against the bare HTTP floor, in the same run.
         let (floorServer, floorPort) = try startFloor()
         defer { floorServer.terminate() }

@@ -21,7 +21,7 @@ extension UbiquityHTTPServer {
         init(_ request: Request, log: Logger) {
             let given = request.headers[.requestID] ?? ""
             id = given.count <= 64 && !given.isEmpty && given.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
-                ? given : randomRequestID()
+                ? given : newRequestID()
             method = request.method.rawValue
             path = request.uri.path
             route = routeLabel(method, path)

@@ -171,7 +171,7 @@ package struct UbiquityHTTPServer: Sendable {
     /// A new request id: 16 hex digits, unique in the process (SplitMix64's finaliser, a
     /// bijection, of a random seed plus a counter) and different in every process. A request id
     /// is for finding a request's log line, not a secret; each used to cost a `getrandom` call.
-    static func randomRequestID() -> String {
+    static func newRequestID() -> String {
         var z = requestIDSeed &+ requestIDCounter.add(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
