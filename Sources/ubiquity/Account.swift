@@ -60,7 +60,7 @@ struct Account: AsyncParsableCommand {
             try? await backend.close()
         } catch {
             try? await backend.close()
-            StandardStream.error.write("ubiquity: \(error)\n")
+            complain("\(error)")
             throw ExitCode(1)
         }
     }

@@ -33,7 +33,7 @@ struct Backup: AsyncParsableCommand {
             let s = try await SQLiteBackup.backup(directory: directory, to: destination)
             StandardStream.output.write("Backed up \(s) to \(destination) (\(s.bytes) bytes)\n")
         } catch {
-            StandardStream.error.write("ubiquity: \(error)\n")
+            complain("\(error)")
             throw ExitCode(1)
         }
     }

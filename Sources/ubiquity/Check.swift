@@ -28,7 +28,7 @@ struct Check: AsyncParsableCommand {
         let backend = try await database.open(exclusive: false, existing: true)
         let problems = try await backend.check()
         try? await backend.close()
-        for p in problems { StandardStream.error.write("ubiquity: \(p)\n") }
+        for p in problems { complain("\(p)") }
         if !problems.isEmpty { throw ExitCode(1) }
         StandardStream.output.write("ok\n")
     }

@@ -9,8 +9,15 @@ import Foundation
 
 /// Fails with `message` on standard error and exit status `code`.
 func fail(_ message: String, code: Int32 = 1) -> ExitCode {
-    StandardStream.error.write("ubiquity: \(message)\n")
+    complain(message)
     return ExitCode(code)
+}
+
+/// Writes `ubiquity: message` to standard error, its control characters escaped: a message
+/// carries a server's words, a file's, a certificate's or a database's, and none of them may
+/// drive the terminal.
+func complain(_ message: String) {
+    StandardStream.error.write("ubiquity: \(TerminalText.safe(message, keepingNewlines: true))\n")
 }
 
 /// A secret's first line (a token, an enrolment secret): from the command line (with a warning:
@@ -18,7 +25,7 @@ func fail(_ message: String, code: Int32 = 1) -> ExitCode {
 func readSecret(argument: String?, file: String?, what: String, fileOption: String) throws -> String {
     var text: String
     if let argument, argument != "-" {
-        StandardStream.error.write("ubiquity: warning: a \(what) given on the command line can be read by other local users; use \(fileOption) or standard input\n")
+        complain("warning: a \(what) given on the command line can be read by other local users; use \(fileOption) or standard input")
         text = argument
     } else if let file {
         do { text = String(decoding: try FileIO.read(file, limit: 64 << 10), as: UTF8.self) } catch {
@@ -65,12 +72,12 @@ func show(_ value: PropertyList) {
 /// reads stay local otherwise, and standard error says why.
 func refresh(_ store: UbiquitousKeyValueStore) async {
     guard let account = UbiquityAccount.current() else {
-        StandardStream.error.write("ubiquity: not logged in (`ubiquity login <server-URL>`): this machine's copy only\n")
+        complain("not logged in (`ubiquity login <server-URL>`): this machine's copy only")
         return
     }
     do {
         if try await within(.seconds(2), { try await store.synchronizeWithServer() }) == nil {
-            StandardStream.error.write("ubiquity: \(TerminalText.safe(account.server)) did not answer within 2 seconds: this machine's copy\n")
+            complain("\(TerminalText.safe(account.server)) did not answer within 2 seconds: this machine's copy")
         }
     } catch let error as UbiquityError {
         StandardStream.error.write("ubiquity: \(TerminalText.safe("\(error)")): this machine's copy\n")
@@ -82,21 +89,21 @@ func refresh(_ store: UbiquitousKeyValueStore) async {
 func upload(_ store: UbiquitousKeyValueStore) async throws {
     _ = store.synchronize()
     guard let account = UbiquityAccount.current() else {
-        StandardStream.error.write("ubiquity: not logged in: the write is kept on this machine (log in with `ubiquity login <server-URL>`)\n")
+        complain("not logged in: the write is kept on this machine (log in with `ubiquity login <server-URL>`)")
         return
     }
     let server = TerminalText.safe(account.server)
     let attempt = Task { try await store.synchronizeWithServer() }
     let notice = Task {
         try await Task.sleep(for: .milliseconds(300))
-        StandardStream.error.write("ubiquity: waiting for \(server): the write is kept on this machine meanwhile\n")
+        complain("waiting for \(server): the write is kept on this machine meanwhile")
     }
     defer { notice.cancel() }
     do {
         let done: Void? = try await within(.seconds(10)) { try await attempt.value }
         if done == nil {
             attempt.cancel()
-            StandardStream.error.write("ubiquity: \(server) did not answer in time: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
+            complain("\(server) did not answer in time: the write is kept on this machine and uploaded by the next `ubiquity sync`")
         }
     } catch let error as UbiquityError {
         notice.cancel()

@@ -45,7 +45,7 @@ struct DatabaseOptions: ParsableArguments {
     /// The settings file and environment, or a message naming what is wrong and exit status 64.
     func settings() throws -> ServerSettings {
         do { return try ServerSettings(file: config) } catch {
-            StandardStream.error.write("ubiquity: \(error)\n")
+            complain("\(error)")
             throw ExitCode(64)
         }
     }
@@ -53,7 +53,7 @@ struct DatabaseOptions: ParsableArguments {
     /// Merges and checks; a wrong combination is a usage error (64).
     func resolved(_ settings: ServerSettings) throws -> Resolved {
         func usage(_ message: String) -> ExitCode {
-            StandardStream.error.write("ubiquity: \(message)\n")
+            complain("\(message)")
             return ExitCode(64)
         }
         let r: Resolved
@@ -75,7 +75,7 @@ struct DatabaseOptions: ParsableArguments {
     /// The SQLite database's folder; a PostgreSQL database is refused (exit 1): pg_dump and pg_restore are its tools.
     func sqliteDirectory(_ r: Resolved) throws -> String {
         if r.postgres != nil {
-            StandardStream.error.write("ubiquity: a PostgreSQL database is backed up with pg_dump -Fc and restored with pg_restore, then checked with `ubiquity check`\n")
+            complain("a PostgreSQL database is backed up with pg_dump -Fc and restored with pg_restore, then checked with `ubiquity check`")
             throw ExitCode(1)
         }
         return r.data ?? defaultServerData()
@@ -91,17 +91,17 @@ struct DatabaseOptions: ParsableArguments {
             do {
                 return try await PostgresBackend.open(try PostgresLocation(postgres), poolSize: r.poolSize, quota: quota)
             } catch {
-                StandardStream.error.write("ubiquity: \(error)\n")
+                complain("\(error)")
                 throw ExitCode(1)
             }
         }
         let directory = r.data ?? defaultServerData()
         if existing, !FileStatus.exists(SQLiteBackend.databasePath(in: directory)) {
-            StandardStream.error.write("ubiquity: no database in \(TerminalText.safe(directory)) (no ubiquity.sqlite there): name the server's with --config FILE (such as /etc/opendefaults/ubiquity.plist), --data DIR or --postgres URL; `ubiquity serve` or `ubiquity account add --create` makes a new one\n")
+            complain("no database in \(TerminalText.safe(directory)) (no ubiquity.sqlite there): name the server's with --config FILE (such as /etc/opendefaults/ubiquity.plist), --data DIR or --postgres URL; `ubiquity serve` or `ubiquity account add --create` makes a new one")
             throw ExitCode(1)
         }
         do { return try await SQLiteBackend.open(directory: directory, exclusive: exclusive, quota: quota) } catch {
-            StandardStream.error.write("ubiquity: cannot open the database in \(directory): \(error)\n")
+            complain("cannot open the database in \(directory): \(error)")
             throw ExitCode(1)
         }
     }

@@ -36,13 +36,13 @@ struct Restore: AsyncParsableCommand {
             StandardStream.output.write("Restored \(s) into \(directory)\n")
             if let aside { StandardStream.output.write("The database it replaced is kept as \(aside)\n") }
         } catch {
-            StandardStream.error.write("ubiquity: \(error)\n")
+            complain("\(error)")
             throw ExitCode(1)
         }
         let backend = try await database.open(exclusive: false, resolved: resolved)
         let problems = try await backend.check()
         try? await backend.close()
-        for p in problems { StandardStream.error.write("ubiquity: \(p)\n") }
+        for p in problems { complain("\(p)") }
         if !problems.isEmpty { throw ExitCode(1) }
         StandardStream.output.write("check: ok\n")
     }

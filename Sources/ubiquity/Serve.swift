@@ -92,7 +92,7 @@ struct Serve: AsyncParsableCommand {
     /// Merges the three sources and checks the result; a problem is a usage error (64) naming where it came from.
     func resolve(_ s: ServerSettings) throws -> Resolved {
         func usage(_ message: String) -> ExitCode {
-            StandardStream.error.write("ubiquity: \(message)\n")
+            complain("\(message)")
             return ExitCode(64)
         }
         var r = Resolved()

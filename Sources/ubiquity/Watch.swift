@@ -26,8 +26,8 @@ struct Watch: AsyncParsableCommand {
             var known: Bool? = nil
             while !Task.isCancelled {
                 if let now = store.serverReachable, now != known {
-                    if now == false { StandardStream.error.write("ubiquity: lost \(server); retrying (changes made meanwhile arrive when it is back)\n") }
-                    else if known == false { StandardStream.error.write("ubiquity: \(server) is back\n") }
+                    if now == false { complain("lost \(server); retrying (changes made meanwhile arrive when it is back)") }
+                    else if known == false { complain("\(server) is back") }
                     known = now
                 }
                 try? await Task.sleep(for: .milliseconds(250))

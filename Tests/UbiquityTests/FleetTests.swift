@@ -30,7 +30,9 @@ struct FleetKeys {
             try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "30",
                          "-subj", "/O=\(who.isEmpty ? "Acme" : "Stranger")/CN=\(who)fleet CA", "-addext", "basicConstraints=critical,CA:TRUE",
                          "-addext", "keyUsage=critical,keyCertSign", "-keyout", "\(dir)/\(who)ca.key", "-out", "\(dir)/\(who)ca.pem"])
-            try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/O=Acme/CN=\(who)administrator",
+            // The stranger's name carries an escape sequence: it must reach no terminal as one.
+            let name = who.isEmpty ? "administrator" : "\u{1B}[31mstranger-administrator"
+            try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/O=Acme/CN=\(name)",
                          "-keyout", "\(dir)/\(who)signer.key", "-out", "\(dir)/\(who)signer.csr"])
             try openssl(["x509", "-req", "-in", "\(dir)/\(who)signer.csr", "-CA", "\(dir)/\(who)ca.pem", "-CAkey", "\(dir)/\(who)ca.key",
                          "-CAcreateserial", "-days", "30", "-extfile", "\(dir)/signer.ext", "-out", "\(dir)/\(who)signer.pem"])
@@ -148,13 +150,16 @@ final class FleetScene: @unchecked Sendable {
     }
 
     /// `ubiquity policy publish` of `files` (signed by the organisation's signer unless `cert` and `key` say otherwise).
-    func publish(_ files: [String], group: String = "desktops", cert: String? = nil, key: String? = nil) throws -> Outcome {
-        try office.run(["policy", "publish", "--group", group, "--signing-cert", cert ?? keys.signer, "--signing-key", key ?? keys.signerKey] + files)
+    /// `unchecked`: sent even when the signer does not chain to the organisation's certificate
+    /// (`--skip-signer-check`), to see the machines refuse it.
+    func publish(_ files: [String], group: String = "desktops", cert: String? = nil, key: String? = nil, unchecked: Bool = false) throws -> Outcome {
+        try office.run(["policy", "publish", "--group", group, "--signing-cert", cert ?? keys.signer, "--signing-key", key ?? keys.signerKey]
+                       + (unchecked ? ["--skip-signer-check"] : []) + files)
     }
 
     /// Publishes one profile that forces `com.example.fleet` `Mode` to `mode`; fails the test when refused.
-    func publish(mode: String, group: String = "desktops", cert: String? = nil, key: String? = nil) throws {
-        let r = try publish([try profile("com.example.fleet.mode", ["Mode": .string(mode)])], group: group, cert: cert, key: key)
+    func publish(mode: String, group: String = "desktops", cert: String? = nil, key: String? = nil, unchecked: Bool = false) throws {
+        let r = try publish([try profile("com.example.fleet.mode", ["Mode": .string(mode)])], group: group, cert: cert, key: key, unchecked: unchecked)
         try #require(r.status == 0, "publish: \(r.stderr)")
     }
 
@@ -371,8 +376,8 @@ struct FleetTests {
         let (server, admin, keys) = (scene.server, scene.admin, scene.keys)
         let a = try FleetMachine("a")
         try scene.enroll(a)
-        func publish(_ group: String, _ mode: String, cert: String? = nil, key: String? = nil) throws {
-            try scene.publish(mode: mode, group: group, cert: cert, key: key)
+        func publish(_ group: String, _ mode: String, cert: String? = nil, key: String? = nil, unchecked: Bool = false) throws {
+            try scene.publish(mode: mode, group: group, cert: cert, key: key, unchecked: unchecked)
         }
         /// The signed declaration the server holds for `group` now (its wire value, base64).
         func held(_ group: String) throws -> (revision: Int, value: String) {
@@ -417,9 +422,11 @@ struct FleetTests {
         #expect(try a.read("com.example.fleet", "Mode") == "two")
 
         // Signed by a stranger (a valid signature under another CA).
-        try publish("desktops", "stranger", cert: keys.strangerSigner, key: keys.strangerKey)
+        try publish("desktops", "stranger", cert: keys.strangerSigner, key: keys.strangerKey, unchecked: true)
         #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").refusedKind) == "untrusted" })
         #expect(try a.read("com.example.fleet", "Mode") == "two")
+        // Its refusal names the signer, escaped (its name holds ESC [31m).
+        #expect(a.agentErrors.contains("\\u{1B}[31mstranger-administrator") && !a.agentErrors.utf8.contains(0x1B), "\(a.agentErrors)")
 
         // The organisation's next revision is applied again (the refusals are over).
         try publish("desktops", "three")
@@ -461,6 +468,15 @@ struct FleetTests {
         // A key that is not the certificate's is refused before anything is sent.
         let mismatch = try scene.publish([try scene.profile("com.example.fleet.mode", ["Mode": "one"])], key: keys.strangerKey)
         #expect(mismatch.status != 0 && mismatch.stderr.contains("is not the key of"), "\(mismatch.stderr)")
+        // Signed by a key the organisation did not issue: every machine would refuse it, so it is not sent.
+        let stranger = try scene.publish([try scene.profile("com.example.fleet.mode", ["Mode": "one"])], cert: keys.strangerSigner, key: keys.strangerKey)
+        #expect(stranger.status != 0 && stranger.stderr.contains("not the organisation's pinned certificate")
+                && stranger.stderr.contains("every machine would refuse it; nothing was published"), "\(stranger.stderr)")
+        #expect(!stranger.stderr.utf8.contains(0x1B), "the signer's name reaches the terminal escaped: \(stranger.stderr)")
+        #expect(try office.run(["policy", "list", "desktops"]).stdout.contains("desktops\t-\t-\t-"))
+        // What a profile names reaches the terminal escaped.
+        let loud = try scene.publish([try scene.profile("com.example.fleet.\u{1B}[31mred", ["Mode": "one"])])
+        #expect(loud.status == 0 && !loud.stdout.utf8.contains(0x1B) && loud.stdout.contains("com.example.fleet.\\u{1B}[31mred"), "\(loud.stdout) \(loud.stderr)")
     }
     @Test("kill -9 of the agent at random moments around an apply: the machine holds one revision whole, and the next start finishes the job")
     func agentKilledDuringApply() throws {
@@ -588,18 +604,28 @@ struct FleetTests {
         func pinned() throws -> String? { try Self.machines(server).first { $0["machine"] as? String == a.id }?["pinned"] as? String }
         let before = try pinned()
         // A stranger's hand-over (signed under another CA) is refused; nothing changes.
-        let stranger = try scene.office.run(["policy", "hand-over", "--new-cert", next.ca, "--signing-cert", keys.strangerSigner, "--signing-key", keys.strangerKey])
+        let refused = try scene.office.run(["policy", "hand-over", "--new-cert", next.ca, "--signing-cert", keys.strangerSigner, "--signing-key", keys.strangerKey])
+        #expect(refused.status != 0 && refused.stderr.contains("every machine would refuse it; nothing was handed over"), "\(refused.stderr)")
+        let stranger = try scene.office.run(["policy", "hand-over", "--new-cert", next.ca, "--signing-cert", keys.strangerSigner, "--signing-key", keys.strangerKey,
+                                             "--skip-signer-check"])
         #expect(stranger.status == 0, "the server takes it (it holds no key): \(stranger.stderr)")
+        // The server now holds the stranger's certificate as the organisation's: the check before
+        // sending (the server's word) refuses the organisation's own hand-over, naming what it holds.
+        let blocked = try scene.office.run(["policy", "hand-over", "--new-cert", next.ca, "--signing-cert", keys.signer, "--signing-key", keys.signerKey])
+        #expect(blocked.status != 0 && blocked.stderr.contains("the server holds the organisation's certificate as SHA-256"), "\(blocked.stderr)")
         #expect(eventually(20) { (try? Self.machines(server).first { $0["machine"] as? String == a.id }?["handoverRefused"] as? String)?.contains("not the organisation's pinned certificate") == true })
         #expect(try pinned() == before)
         // The organisation's own hand-over.
-        let handed = try scene.office.run(["policy", "hand-over", "--new-cert", next.ca, "--signing-cert", keys.signer, "--signing-key", keys.signerKey])
+        let handed = try scene.office.run(["policy", "hand-over", "--new-cert", next.ca, "--signing-cert", keys.signer, "--signing-key", keys.signerKey,
+                                           "--skip-signer-check"])
         #expect(handed.status == 0 && handed.stdout.contains("Handed over to"), "\(handed.stderr)")
         #expect(eventually(20) { (try? pinned()) != before && (try? pinned()) != nil }, "\(a.agentErrors)")
         // Signed under the new CA: applied. Under the old one: refused.
         try scene.publish(mode: "two", cert: next.signer, key: next.signerKey)
         #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "two" }, "\(a.agentErrors)")
-        try scene.publish(mode: "old-key")
+        let old = try scene.publish([try scene.profile("com.example.fleet.mode", ["Mode": "old-key"])])
+        #expect(old.status != 0 && old.stderr.contains("every machine would refuse it; nothing was published"), "the old key, after the hand-over: \(old.stderr)")
+        try scene.publish(mode: "old-key", unchecked: true)
         #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").refusedKind) == "untrusted" })
         #expect(try a.read("com.example.fleet", "Mode") == "two")
         // A machine that enrols now pins the new certificate: it applies what the new CA signed.
@@ -642,7 +668,7 @@ struct FleetTests {
             return scraped["ubiquity_fleet_machines"]?["\(labels),state=current"] == 1 && scraped["ubiquity_fleet_machines"]?["\(labels),state=behind"] == 1
         }, "\(scraped["ubiquity_fleet_machines"] ?? [:])")
         // A stranger's declaration: one failure, counted once however often the machine reports it.
-        try scene.publish(mode: "stranger", cert: scene.keys.strangerSigner, key: scene.keys.strangerKey)
+        try scene.publish(mode: "stranger", cert: scene.keys.strangerSigner, key: scene.keys.strangerKey, unchecked: true)
         #expect(await settle(20) {
             scraped = (try? endpoint.scrape()) ?? [:]
             return scraped["ubiquity_fleet_failures_total"]?["reason=untrusted"] == 1

@@ -250,5 +250,6 @@ actor AgentRunner {
     }
 }
 
-func agentSay(_ line: String) { StandardStream.output.write("ubiquity agent: \(line)\n") }
-func agentComplain(_ line: String) { StandardStream.error.write("ubiquity agent: \(line)\n") }
+// A line carries what declarations, certificates and the server said: its control characters are escaped.
+func agentSay(_ line: String) { StandardStream.output.write("ubiquity agent: \(TerminalText.safe(line))\n") }
+func agentComplain(_ line: String) { StandardStream.error.write("ubiquity agent: \(TerminalText.safe(line))\n") }

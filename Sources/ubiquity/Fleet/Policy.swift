@@ -32,6 +32,10 @@ struct Policy: AsyncParsableCommand {
         @Option(name: .customLong("chain"), help: "A PEM file of intermediate certificates to carry (between the signing certificate and the organisation's).")
         var chain: String?
 
+        @Flag(name: .customLong("skip-signer-check"),
+              help: "Send it even when its signature does not verify under the organisation's certificate as the server holds it (every machine will refuse it: for testing that they do).")
+        var skipSignerCheck = false
+
         func load() throws -> (Certificate, Certificate.PrivateKey, [Certificate]) {
             do {
                 let certificate = try DeclarationSignature.certificate(try FileIO.read(self.certificate, limit: 1 << 20))
@@ -76,6 +80,39 @@ struct Policy: AsyncParsableCommand {
         return (entry.revision, summaryBase, try? Declaration(bytes: content))
     }
 
+    /// The organisation's certificate as the server holds it now (`entries`: its store's).
+    static func organizationCertificate(in entries: [UbiquityWireEntry]) -> (certificate: Certificate, fingerprint: String)? {
+        guard let text = entries.first(where: { $0.key == UbiquityFleetNames.certificateKey })?.value,
+              case .data(let der)? = UbiquityWireValue.decode(text)?.value,
+              let certificate = try? DeclarationSignature.certificate(Array(der)) else { return nil }
+        return (certificate, DeclarationSignature.fingerprint(of: Array(der)))
+    }
+
+    /// Refuses to send what every machine would refuse: `signed` must verify under the
+    /// organisation's certificate as the server holds it, as a machine checks it against the one
+    /// it pinned (`DeclarationSignature`, the same code). This is the server's word, so it only
+    /// spares the administrator a mistake (a stranger's key, an expired certificate, the old key
+    /// after a hand-over); machines still check against what they pinned. `nothing`: what the
+    /// refusal says was not done. The refusal gives the certificate's fingerprint: one the
+    /// administrator does not know is a sign that someone replaced it on the server.
+    static func checkSigner(_ signed: [UInt8], what: String, organization: [UbiquityWireEntry], signing: Signing, nothing: String) async throws {
+        guard !signing.skipSignerCheck else { return }
+        guard let (certificate, fingerprint) = organizationCertificate(in: organization) else {
+            throw fail("the server holds no readable certificate of the organisation, so machines would refuse the \(what); \(nothing)")
+        }
+        do { _ = try await DeclarationSignature.verifiedContent(signed, pinned: certificate, what: what) } catch {
+            throw fail("\(error.message) (the server holds the organisation's certificate as SHA-256 \(fingerprint)): every machine would refuse it; "
+                       + "\(nothing) (--skip-signer-check sends it all the same)")
+        }
+    }
+
+    /// The organisation's store (its certificate, its last hand-over).
+    static func organization(_ transport: HTTPUbiquityTransport) async throws -> [UbiquityWireEntry] {
+        do { return try await transport.changes(store: UbiquityFleetNames.organizationStore, after: 0, wait: nil).entries } catch {
+            throw fail("cannot read the organisation's certificate: \(error)")
+        }
+    }
+
     /// Signs and commits a group's next declaration.
     static func publish(_ profiles: [[UInt8]], group: String, signing: Signing) async throws -> Int64 {
         let (certificate, key, chain) = try signing.load()
@@ -90,6 +127,7 @@ struct Policy: AsyncParsableCommand {
         guard signed.count + 64 <= UbiquityLimits.maximumValueBytes else {
             throw fail("the declaration is \(signed.count) bytes signed; a group's declaration holds at most \(UbiquityLimits.maximumValueBytes - 64); nothing was published")
         }
+        try await checkSigner(signed, what: "declaration", organization: try await organization(transport), signing: signing, nothing: "nothing was published")
         let answer: UbiquityCommitResponse
         do {
             answer = try await transport.commit(store: UbiquityFleetNames.policyStore(group: group), UbiquityCommitRequest(changes: [
@@ -144,7 +182,7 @@ struct Policy: AsyncParsableCommand {
                 profiles.append(bytes)
             }
             let revision = try await Policy.publish(profiles, group: group, signing: signing)
-            StandardStream.output.write("Published revision \(revision) of group \(group): \(identifiers.joined(separator: ", "))\n")
+            StandardStream.output.write("Published revision \(revision) of group \(group): \(TerminalText.safe(identifiers.joined(separator: ", ")))\n")
         }
     }
 
@@ -187,11 +225,8 @@ struct Policy: AsyncParsableCommand {
             }
             let (certificate, key, chain) = try signing.load()
             let (transport, account) = try Policy.transport()
-            let current: UbiquityChangesResponse
-            do { current = try await transport.changes(store: UbiquityFleetNames.organizationStore, after: 0, wait: nil) } catch {
-                throw fail("cannot read the organisation's certificate: \(error)")
-            }
-            func entry(_ key: String) -> UbiquityWireEntry? { current.entries.first { $0.key == key } }
+            let current = try await Policy.organization(transport)
+            func entry(_ key: String) -> UbiquityWireEntry? { current.first { $0.key == key } }
             var sequence: Int64 = 1
             if let text = entry(UbiquityFleetNames.handoverKey)?.value, case .data(let signed)? = UbiquityWireValue.decode(text)?.value,
                let content = try? SignedProfile.content(of: Array(signed)), let previous = try? Handover(bytes: content) {
@@ -202,6 +237,7 @@ struct Policy: AsyncParsableCommand {
             do { signed = try DeclarationSignature.sign(handover.content(), certificate: certificate, key: key, chain: chain) } catch {
                 throw fail("cannot sign the hand-over: \(error)")
             }
+            try await Policy.checkSigner(signed, what: "hand-over", organization: current, signing: signing, nothing: "nothing was handed over")
             let answer: UbiquityCommitResponse
             do {
                 answer = try await transport.commit(store: UbiquityFleetNames.organizationStore, UbiquityCommitRequest(changes: [
