@@ -118,6 +118,12 @@ final class FleetMachine: @unchecked Sendable {
     }
 
     /// The machine's credential token (as the agent holds it).
+    /// Whether `defaults read domain key` says the key does not exist (false when it failed otherwise).
+    func lacks(_ domain: String, _ key: String) -> Bool {
+        guard let r = try? runProcess(products.appendingPathComponent("defaults").path, ["read", domain, key], environment: environment) else { return false }
+        return r.status == 1 && r.stderr.contains("does not exist")
+    }
+
     var token: String? {
         guard let data = FileManager.default.contents(atPath: root + "/var/lib/opendefaults/agent/credential.plist"),
               case .dictionary(let d)? = try? PropertyList(decoding: data), case .string(let t)? = d["Token"] else { return nil }
@@ -276,7 +282,7 @@ struct FleetTests {
         #expect(try Self.status(server, token: tokenA, "GET", "/v1/stores/fleet.policy.desktops/changes?after=0") == 200)
         // Withdrawn: the machines take back what the group installed.
         try scene.withdraw()
-        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == nil }, "\(a.agentErrors)")
+        #expect(eventually(20) { a.lacks("com.example.fleet", "Mode") }, "\(a.agentErrors)")
     }
 
     @Test("one agent process manages several machines' trees (--root), each with its own credential, groups and report")
@@ -303,6 +309,25 @@ struct FleetTests {
         #expect(try Self.reported(scene.server, a, group: "laptops").revision == nil)
         #expect(try Self.reported(scene.server, b, group: "desktops").revision == nil)
         #expect(try String(contentsOfFile: a.agentLog, encoding: .utf8).contains("following the groups of 2 machines"))
+    }
+
+    @Test("a machine enrolled again while its agent runs is followed under its new credential: the group it left is removed, the new one applied, reported")
+    func enrolledAgainWhileRunning() throws {
+        let scene = try FleetScene(try SyncServer(.sqlite))
+        let a = try FleetMachine("again")
+        try scene.enroll(a, group: "desktops")
+        try a.startAgent()
+        let desk = try scene.publish([try scene.profile("com.example.fleet.desk", ["Desk": "yes"])], group: "desktops")
+        try #require(desk.status == 0, "\(desk.stderr)")
+        try scene.publish(mode: "labs", group: "labs")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Desk")) == "yes" }, "\(a.agentErrors)")
+        // Enrolled again, in labs only: its old credential is refused from now on.
+        try scene.enroll(a, group: "labs")
+        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == "labs" }, "\(a.agentErrors)")
+        #expect(eventually(20) { a.lacks("com.example.fleet", "Desk") }, "desktops' profile is removed: \(a.agentErrors)")
+        #expect(eventually(20) { (try? Self.reported(scene.server, a, group: "labs").revision) == 1 })
+        #expect(try String(contentsOfFile: a.agentLog, encoding: .utf8).contains("enrolled again: following group labs"))
+        #expect(!a.agentErrors.contains("Enrol it again"), "\(a.agentErrors)")
     }
 
     @Test("a machine in 20 groups follows them on two event streams (16 stores each at most) and applies what the last group publishes")
@@ -451,7 +476,7 @@ struct FleetTests {
         #expect(try a.read("com.example.local", "Local") == "mine")
         #expect(eventually(20) { (try? Self.reported(server, a, group: "desktops").failures["com.example.byhand"])?.contains("installed by hand") == true })
         try scene.withdraw()
-        #expect(eventually(20) { (try? a.read("com.example.fleet", "Mode")) == nil }, "\(a.agentErrors)")
+        #expect(eventually(20) { a.lacks("com.example.fleet", "Mode") }, "\(a.agentErrors)")
         #expect(try a.read("com.example.local", "Local") == "mine")
     }
 

@@ -52,7 +52,7 @@ struct Agent: AsyncParsableCommand {
         let proofs = machines.count > 1 ? VerifiedSignatures() : nil
         var runners: [AgentRunner] = []
         for files in machines {
-            runners.append(try runner(for: files, named: roots.isEmpty ? nil : files.root, proofs: proofs))
+            runners.append(try Self.runner(for: files, named: roots.isEmpty ? nil : files.root, proofs: proofs))
         }
         if once {
             for runner in runners { try await runner.applyOnce() }
@@ -71,14 +71,34 @@ struct Agent: AsyncParsableCommand {
         ServiceManager.notify("READY=1\nSTATUS=following \(runners.count == 1 ? runners[0].agent.credential.groups.joined(separator: ", ") : "\(runners.count) machines") (\(executor))")
         await withTaskGroup(of: Void.self) { tasks in
             for runner in runners {
-                tasks.addTask { await runner.follow() }
+                tasks.addTask { await Self.follow(runner, proofs: proofs) }
             }
+        }
+    }
+
+    /// Follows a machine's groups for as long as the process runs. When the machine is enrolled
+    /// again meanwhile (`ubiquity enroll`, say with other groups: its old credential is then
+    /// refused), the agent takes the new credential as it would at its start: it leaves the
+    /// groups the machine left, removing what they installed, reports, and follows the new ones.
+    static func follow(_ first: AgentRunner, proofs: VerifiedSignatures?) async {
+        var runner = first
+        while await runner.follow() {
+            do {
+                runner = try Self.runner(for: runner.agent.files, named: runner.name, proofs: proofs)
+            } catch {
+                // Its words are said (the new credential cannot be read or used): try again later.
+                await runner.transport.pause(for: .seconds(30))
+                continue
+            }
+            let credential = runner.agent.credential
+            runner.say("enrolled again: following \(credential.groups.count == 1 ? "group" : "groups") \(credential.groups.joined(separator: ", "))")
+            _ = await runner.report()
         }
     }
 
     /// The runner of the machine whose files are `files`: its credential, its agent (having left
     /// the groups it no longer follows) and its own connection to the server.
-    func runner(for files: AgentFiles, named name: String?, proofs: VerifiedSignatures?) throws -> AgentRunner {
+    static func runner(for files: AgentFiles, named name: String?, proofs: VerifiedSignatures?) throws -> AgentRunner {
         let credential: AgentCredential
         let agent: FleetAgent
         do {
@@ -106,7 +126,9 @@ struct Agent: AsyncParsableCommand {
 /// Feeds the agent from the server's event streams, one change at a time, and sends reports.
 actor AgentRunner {
     nonisolated let agent: FleetAgent
-    let transport: HTTPUbiquityTransport
+    nonisolated let transport: HTTPUbiquityTransport
+    /// The credential's token as the runner started (a machine enrolled again gets another).
+    nonisolated let token: String
     /// The machine's root when the process manages several (its messages name it), else nil.
     nonisolated let name: String?
     /// The revision of the last report the server holds (the base of the next one).
@@ -116,6 +138,7 @@ actor AgentRunner {
     init(agent: FleetAgent, transport: HTTPUbiquityTransport, name: String?) {
         self.agent = agent
         self.transport = transport
+        self.token = agent.credential.token
         self.name = name
     }
 
@@ -145,13 +168,26 @@ actor AgentRunner {
     /// stream (`GET /v1/events`), again from the stores' cursors after each end (the stream
     /// lasts 150 s) or failure (backing off to 1 s while the server is away). A report the
     /// server did not take is sent again with the next answer, the stream's first ones included.
-    /// A machine in more than 15 groups has a stream for each 16 stores.
-    nonisolated func follow() async {
+    /// A machine in more than 15 groups has a stream for each 16 stores. Returns true when the
+    /// machine was enrolled again (``enrolledAgain``): this runner's credential is spent.
+    nonisolated func follow() async -> Bool {
         // Read once, before anything is received: a hand-over then changes the credential.
         let parts = Self.streams(groups: agent.credential.groups)
-        await withTaskGroup(of: Void.self) { streams in
+        return await withTaskGroup(of: Bool.self) { streams in
             for part in parts { streams.addTask { await self.follow(part) } }
+            for await replaced in streams where replaced {
+                streams.cancelAll()
+                return true
+            }
+            return false
         }
+    }
+
+    /// Whether the machine's credential file now holds another token than the one this runner
+    /// started with: `ubiquity enroll` ran again.
+    nonisolated var enrolledAgain: Bool {
+        guard let current = try? AgentCredential.load(from: agent.files) else { return false }
+        return current.token != token
     }
 
     /// The stores of a machine in `groups`, as its event streams follow them: the organisation's
@@ -163,8 +199,10 @@ actor AgentRunner {
         return stores.chunked(by: UbiquityLimits.maximumStreamStores).map(Array.init)
     }
 
-    /// Follows `stores` (each a group's, or the organisation's when the group is nil) on one stream.
-    nonisolated func follow(_ stores: [(store: String, group: String?)]) async {
+    /// Follows `stores` (each a group's, or the organisation's when the group is nil) on one
+    /// stream; returns true when the server refused the credential because the machine was
+    /// enrolled again, false when cancelled.
+    nonisolated func follow(_ stores: [(store: String, group: String?)]) async -> Bool {
         var cursors: [(store: String, after: Int64)] = stores.map { ($0.store, 0) }
         var backoff: Duration = .milliseconds(100)
         var saidAway = false
@@ -182,6 +220,7 @@ actor AgentRunner {
                 }
             } catch {
                 if case .unauthorized(let why) = error as? UbiquityError {
+                    if enrolledAgain { return true }
                     complain("the server refuses this machine's credential (\(why)): was it removed from the organisation? Enrol it again.")
                     await transport.pause(for: .seconds(30))
                     continue
@@ -191,6 +230,7 @@ actor AgentRunner {
                 backoff = min(backoff * 2, .seconds(1))
             }
         }
+        return false
     }
 
     /// The signed bytes `answer` carries for `key`: nil when the answer does not touch the key,
