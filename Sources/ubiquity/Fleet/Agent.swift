@@ -222,7 +222,12 @@ actor AgentRunner {
                 if case .unauthorized(let why) = error as? UbiquityError {
                     if enrolledAgain { return true }
                     complain("the server refuses this machine's credential (\(why)): was it removed from the organisation? Enrol it again.")
-                    await transport.pause(for: .seconds(30))
+                    // Tried again in 30 s; meanwhile the credential file is looked at each second:
+                    // `ubiquity enroll` replaces the credential on the server before it writes the file.
+                    for _ in 0..<30 where !Task.isCancelled {
+                        await transport.pause(for: .seconds(1))
+                        if enrolledAgain { return true }
+                    }
                     continue
                 }
                 if !saidAway { complain("lost the server (\(error)); the applied declarations stay; retrying"); saidAway = true }
