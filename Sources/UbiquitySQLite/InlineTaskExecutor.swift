@@ -1,14 +1,13 @@
 /// A task executor that runs each job at once, on the thread that enqueues it.
 ///
-/// The SQLite writer's task prefers it. That task spends its life waiting for statements, which
-/// sqlite-nio runs on the writer connection's own one-thread pool and then resumes the task from
-/// that thread. On Swift's global executor each resumption was a hop to another thread, and each
-/// statement a second one back: two thread wake-ups a statement, which on a loaded two-core
-/// machine took most of a group commit's time (issue 42: 0.4 to 1.1 ms a statement). Here the
-/// task goes on where it was resumed: on the pool's thread, which then finds the task's next
-/// statement already queued and runs it without sleeping. Its other resumptions (the wake-up of
-/// a commit that arrived) run the task until its next statement is queued: a few microseconds of
-/// the enqueuing thread.
+/// The SQLite writer's task prefers it. That task spends its life waiting for group commits,
+/// each of which runs whole on the writer's own one-thread pool and then resumes the task from
+/// that thread. On Swift's global executor each resumption was a hop to another thread (when
+/// sqlite-nio ran each statement, two thread wake-ups a statement: on a loaded two-core machine
+/// most of a group commit's time, issue 42). Here the task goes on where it was resumed: on the
+/// pool's thread, which then finds the next group already queued and runs it without sleeping.
+/// Its other resumptions (the wake-up of a commit that arrived) run the task until its next
+/// group is queued: a few microseconds of the enqueuing thread.
 ///
 /// Only for a task whose every resumption comes from code that holds no lock the task might take
 /// (a continuation resumed by a thread pool's work item, an `AsyncStream`'s `yield`), and whose

@@ -23,8 +23,9 @@ import Synchronization
 /// Reads use their own connections (WAL readers never wait for the writer).
 package final class SQLiteBackend: UbiquityBackend {
     let path: String
-    let writer: SQLiteConnection
-    /// The writer's thread (its statements', and its task's between them).
+    /// The group commits' connection, its statements prepared once (``SQLiteHandle``).
+    let writer: SQLiteHandle
+    /// The writer's thread: each group commit runs there whole.
     let writerPool: NIOThreadPool
     let readers: [SQLiteConnection]
     let readerGates: [AsyncGate]
@@ -82,8 +83,8 @@ package final class SQLiteBackend: UbiquityBackend {
             throw BackendError(status: 500, "cannot make \(path) private to its owner: \(error)")
         }
         let logger = Logger(label: "ubiquity.sqlite")
-        // The writer's statements run on a thread of their own, which the writer's task does not
-        // leave between them (``InlineTaskExecutor``).
+        // The group commits run on a thread of their own (``SQLiteHandle``); the database is
+        // set up first through sqlite-nio, on that thread.
         let writerPool = NIOThreadPool(numberOfThreads: 1)
         writerPool.start()
         let writer: SQLiteConnection
@@ -96,6 +97,7 @@ package final class SQLiteBackend: UbiquityBackend {
         }
         var readers: [SQLiteConnection] = []
         var bookkeeper: SQLiteConnection? = nil
+        let handle: SQLiteHandle
         do {
             // The busy timeout first: a tool opening the database of a busy server waits for its writes.
             for pragma in ["PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"] {
@@ -109,6 +111,8 @@ package final class SQLiteBackend: UbiquityBackend {
                     + problems.prefix(3).joined(separator: "; ") + "); it is not served: restore it from a backup")
             }
             try await migrate(writer)
+            handle = try SQLiteHandle(path: path)
+            try await writer.close()
             for _ in 0..<2 {
                 let r = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
                 readers.append(r)
@@ -127,10 +131,10 @@ package final class SQLiteBackend: UbiquityBackend {
             }
             throw error
         }
-        return SQLiteBackend(path: path, writer: writer, writerPool: writerPool, readers: readers, bookkeeper: bookkeeper!, quota: quota)
+        return SQLiteBackend(path: path, writer: handle, writerPool: writerPool, readers: readers, bookkeeper: bookkeeper!, quota: quota)
     }
 
-    private init(path: String, writer: SQLiteConnection, writerPool: NIOThreadPool, readers: [SQLiteConnection], bookkeeper: SQLiteConnection,
+    private init(path: String, writer: SQLiteHandle, writerPool: NIOThreadPool, readers: [SQLiteConnection], bookkeeper: SQLiteConnection,
                  quota: AccountQuota?) {
         self.path = path
         self.writer = writer
@@ -141,12 +145,12 @@ package final class SQLiteBackend: UbiquityBackend {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wake = continuation
         let state = WriterState()
-        let task = Task(executorPreference: InlineTaskExecutor()) { [writer, queue] in
+        let task = Task(executorPreference: InlineTaskExecutor()) { [writer, writerPool, queue] in
             for await _ in stream {
                 while true {
                     let jobs = queue.takeAll()
                     if jobs.isEmpty { break }
-                    await Self.run(jobs, on: writer, state: state, quota: quota)
+                    await Self.run(jobs, on: writer, pool: writerPool, state: state, quota: quota)
                 }
             }
         }
@@ -313,7 +317,7 @@ package final class SQLiteBackend: UbiquityBackend {
         wake.finish()
         let task = writerTask.withLock { $0 }
         await task?.value
-        try await writer.close()
+        try await writerPool.runIfActive { [writer] in writer.close() }
         try await writerPool.shutdownGracefully()
         for r in readers { try await r.close() }
         try await bookkeeper.close()
