@@ -214,7 +214,8 @@ package enum FileIO {
     /// - a chain of symbolic links, each owned by this user or root, or lying
     ///   in a folder no other user can write: the file the chain ends at;
     /// - a link owned by another user in a folder others can write (a sticky
-    ///   `/tmp`, a group-writable share): refused, whatever the kernel's
+    ///   `/tmp`, a group-writable share, a folder another user owns, such as
+    ///   a user's home when root writes there): refused, whatever the kernel's
     ///   `protected_symlinks` says, because the rename of a temporary file
     ///   onto the target never consults it;
     /// - a link whose chain ends at nothing (dangling): refused — it is not a
@@ -239,7 +240,11 @@ package enum FileIO {
             if st.st_uid != geteuid(), st.st_uid != 0 {
                 let folder = parentDirectory(of: current)
                 var dst = stat()
+                // Others: group or world write, a sticky folder, or a folder another user owns
+                // (its owner writes it: root writing into a user's folder must not follow the
+                // user's link to a file of root's).
                 let othersCanWrite = stat(folder, &dst) != 0 || (dst.st_mode & 0o022) != 0 || (dst.st_mode & mode_t(S_ISVTX)) != 0
+                    || (dst.st_uid != geteuid() && dst.st_uid != 0)
                 if othersCanWrite {
                     throw FileError(path: path, reason: "a symbolic link owned by uid \(st.st_uid) in \(folder), which other users can write; it is not followed")
                 }

@@ -79,6 +79,35 @@ struct FileAttackTests {
         #expect(!FileManager.default.fileExists(atPath: elsewhere))
     }
 
+    @Test("root does not follow a link another user planted in a folder of their own", .requires(.otherUser))
+    func plantedLinkInTheirFolder() throws {
+        let s = try ToolSandbox()
+        let theirs = s.root.appendingPathComponent("theirs").path
+        mkdir(theirs, 0o755)
+        chown(theirs, 65534, 65534)
+        let victim = s.root.appendingPathComponent("victim.plist").path
+        try Data("root's secret".utf8).write(to: URL(fileURLWithPath: victim))
+        chmod(victim, 0o600)
+        let link = theirs + "/out.plist"
+        symlink(victim, link)
+        lchown(link, 65534, 65534)
+        let input = s.root.appendingPathComponent("in.plist").path
+        try PropertyList.dictionary(["a": 1]).data(as: .xml).write(to: URL(fileURLWithPath: input))
+        let p = try s.run(["-convert", "xml1", "-o", link, input], tool: "plutil")
+        #expect(p.status != 0)
+        #expect(p.stderr.contains("not followed"), "\(p.stderr)")
+        let w = try s.defaults("write", link, "k", "1")
+        #expect(w.status != 0, "\(w.stdout) \(w.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's secret")
+        #expect(mode(victim) == 0o600)
+        // A link root made in root's own folder is still followed.
+        let mine = s.root.appendingPathComponent("mine.plist").path
+        symlink(s.root.appendingPathComponent("target.plist").path, mine)
+        try PropertyList.dictionary(["b": 1]).data(as: .xml).write(to: URL(fileURLWithPath: s.root.appendingPathComponent("target.plist").path))
+        let ok = try s.run(["-convert", "binary1", "-o", mine, input], tool: "plutil")
+        #expect(ok.status == 0, "\(ok.stderr)")
+    }
+
     @Test("whole-domain writes and deletes never destroy a file they could not read", .requires(.otherUser))
     func unreadableDomains() throws {
         let s = try ToolSandbox()
