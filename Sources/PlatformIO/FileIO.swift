@@ -227,6 +227,7 @@ package enum FileIO {
     package static func resolvingLinkForWriting(_ path: String) throws(FileError) -> String {
         var current = path
         for hop in 0..<40 {
+            try checkFolders(of: current, writing: path)
             var st = stat()
             if lstat(current, &st) != 0 {
                 let code = errno
@@ -239,13 +240,7 @@ package enum FileIO {
             guard (st.st_mode & S_IFMT) == S_IFLNK else { return current }
             if st.st_uid != geteuid(), st.st_uid != 0 {
                 let folder = parentDirectory(of: current)
-                var dst = stat()
-                // Others: group or world write, a sticky folder, or a folder another user owns
-                // (its owner writes it: root writing into a user's folder must not follow the
-                // user's link to a file of root's).
-                let othersCanWrite = stat(folder, &dst) != 0 || (dst.st_mode & 0o022) != 0 || (dst.st_mode & mode_t(S_ISVTX)) != 0
-                    || (dst.st_uid != geteuid() && dst.st_uid != 0)
-                if othersCanWrite {
+                if othersCanWrite(folder) {
                     throw FileError(path: path, reason: "a symbolic link owned by uid \(st.st_uid) in \(folder), which other users can write; it is not followed")
                 }
             }
@@ -256,6 +251,34 @@ package enum FileIO {
             current = target.hasPrefix("/") ? target : parentDirectory(of: current) + "/" + target
         }
         throw FileError(path: path, errno: ELOOP)
+    }
+
+    /// Whether users other than this one and root can write `folder` (or it cannot be seen):
+    /// group or world write, a sticky folder, or a folder another user owns (its owner writes
+    /// it: root writing into a user's folder must not follow that user's link to a file of root's).
+    private static func othersCanWrite(_ folder: String) -> Bool {
+        var st = stat()
+        guard stat(folder, &st) == 0 else { return true }
+        return (st.st_mode & 0o022) != 0 || (st.st_mode & mode_t(S_ISVTX)) != 0 || (st.st_uid != geteuid() && st.st_uid != 0)
+    }
+
+    /// Refuses a write to `path` when one of the folders on its way is a symbolic link another
+    /// user planted where others can write (the rule for the file's own link): the kernel would
+    /// follow it, and the file would be replaced in a folder of the link's choosing. Folders
+    /// that do not exist yet are left to whoever makes them.
+    private static func checkFolders(of path: String, writing original: String) throws(FileError) {
+        let absolute = path.hasPrefix("/")
+        var walked = absolute ? "" : "."
+        for component in parentDirectory(of: path).split(separator: "/", omittingEmptySubsequences: true) where component != "." {
+            let folder = walked
+            walked = walked + "/" + component
+            var st = stat()
+            guard lstat(walked, &st) == 0 else { return }
+            guard (st.st_mode & S_IFMT) == S_IFLNK, st.st_uid != geteuid(), st.st_uid != 0 else { continue }
+            if othersCanWrite(folder.isEmpty ? "/" : folder) {
+                throw FileError(path: original, reason: "its folder \(walked) is a symbolic link owned by uid \(st.st_uid) in a folder other users can write; it is not followed")
+            }
+        }
     }
 
     /// Flushes a directory's entries (a rename in it) to disk.

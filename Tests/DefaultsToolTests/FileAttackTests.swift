@@ -100,6 +100,13 @@ struct FileAttackTests {
         #expect(w.status != 0, "\(w.stdout) \(w.stderr)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's secret")
         #expect(mode(victim) == 0o600)
+        // A folder on the way that is their link: not followed either.
+        let folderLink = theirs + "/config"
+        symlink(s.root.path, folderLink)
+        lchown(folderLink, 65534, 65534)
+        let through = try s.run(["-convert", "xml1", "-o", folderLink + "/victim.plist", input], tool: "plutil")
+        #expect(through.status != 0 && through.stderr.contains("not followed"), "\(through.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's secret")
         // A link root made in root's own folder is still followed.
         let mine = s.root.appendingPathComponent("mine.plist").path
         symlink(s.root.appendingPathComponent("target.plist").path, mine)
