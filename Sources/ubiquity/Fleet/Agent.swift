@@ -206,6 +206,8 @@ actor AgentRunner {
         var cursors: [(store: String, after: Int64)] = stores.map { ($0.store, 0) }
         var backoff: Duration = .milliseconds(100)
         var saidAway = false
+        /// Whether the server refused the credential at the last attempt.
+        var refused = false
         while !Task.isCancelled {
             do {
                 for try await (store, answer) in transport.events(stores: cursors) {
@@ -213,6 +215,7 @@ actor AgentRunner {
                         throw UbiquityError.unreachable("the server sent changes of \(TerminalText.safe(store)), which this machine does not follow")
                     }
                     cursors[i].after = answer.revision
+                    refused = false
                     if saidAway { say("the server is back"); saidAway = false }
                     backoff = .milliseconds(100)
                     if let group = stores[i].group { await receive(group: group, answer) } else { await receiveOrganization(answer) }
@@ -221,13 +224,19 @@ actor AgentRunner {
             } catch {
                 if case .unauthorized(let why) = error as? UbiquityError {
                     if enrolledAgain { return true }
-                    complain("the server refuses this machine's credential (\(why)): was it removed from the organisation? Enrol it again.")
-                    // Tried again in 30 s; meanwhile the credential file is looked at each second:
-                    // `ubiquity enroll` replaces the credential on the server before it writes the file.
-                    for _ in 0..<30 where !Task.isCancelled {
-                        await transport.pause(for: .seconds(1))
-                        if enrolledAgain { return true }
+                    if !refused {
+                        complain("the server refuses this machine's credential (\(why)): was it removed from the organisation? Enrol it again.")
+                        // `ubiquity enroll` replaces the credential on the server before it writes
+                        // the file: the file is looked at each second for ten seconds first.
+                        refused = true
+                        for _ in 0..<10 where !Task.isCancelled {
+                            await transport.pause(for: .seconds(1))
+                            if enrolledAgain { return true }
+                        }
                     }
+                    // Then once a minute, as an idle agent wakes: tried again, the file looked at.
+                    await transport.pause(for: .seconds(60))
+                    if enrolledAgain { return true }
                     continue
                 }
                 if !saidAway { complain("lost the server (\(error)); the applied declarations stay; retrying"); saidAway = true }
