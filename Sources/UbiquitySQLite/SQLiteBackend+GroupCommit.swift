@@ -152,44 +152,41 @@ extension SQLiteBackend {
             let d = decisions[i]
             // A store's first write makes its row (refused by the foreign key when the account is gone).
             if d.before.revision == 0 {
-                try db.run("INSERT OR IGNORE INTO stores(account, store) VALUES (?, ?)") { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
+                try db.execute("INSERT OR IGNORE INTO stores(account, store) VALUES (?, ?)") { s in
                     s.bind(1, d.account)
                     s.bind(2, d.store)
-                    while try s.step() {}
                 }
             }
             // Every key written, at its last revision.
             for (key, w) in d.written {
-                try db.run("""
+                try db.execute("""
                     INSERT INTO entries(account, store, key, revision, value, size) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT(account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
-                    """) { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
+                    """) { s in
                     s.bind(1, d.account)
                     s.bind(2, d.store)
                     s.bind(3, key.string)
                     s.bind(4, w.revision)
                     s.bind(5, w.bytes)
                     s.bind(6, w.size)
-                    while try s.step() {}
                 }
             }
             // The commit log: the trigger `stores_commit` writes the row of a store's last revision
             // when its head moves (and prunes the log when the head passes a multiple of its slack);
             // the group's earlier commits of the store are written here.
             for entry in d.log.dropLast() {
-                try db.run("INSERT INTO commits(account, store, revision, keys) VALUES (?, ?, ?, ?)") { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
+                try db.execute("INSERT INTO commits(account, store, revision, keys) VALUES (?, ?, ?, ?)") { s in
                     s.bind(1, d.account)
                     s.bind(2, d.store)
                     s.bind(3, entry.revision)
                     s.bind(4, Int64(entry.keys))
-                    while try s.step() {}
                 }
             }
             // The head (its trigger logs the store's last revision).
-            try db.run("""
+            try db.execute("""
                 UPDATE stores SET revision = ?, key_count = ?, total_bytes = ?, tombstones = ?, horizon = ?, last_keys = ?
                 WHERE account = ? AND store = ?
-                """) { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
+                """) { s in
                 s.bind(1, d.after.revision)
                 s.bind(2, d.after.count)
                 s.bind(3, d.after.total)
@@ -198,7 +195,6 @@ extension SQLiteBackend {
                 s.bind(6, Int64(d.log.last?.keys ?? 0))
                 s.bind(7, d.account)
                 s.bind(8, d.store)
-                while try s.step() {}
             }
         }
         for i in writing where decisions[i].prunesRemovals {
@@ -222,10 +218,9 @@ extension SQLiteBackend {
             return try s.step() ? s.integer(0) : nil
         }
         guard let cut else { return }
-        try db.run("DELETE FROM entries WHERE account = ? AND store = ? AND value IS NULL AND revision <= ?") { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
+        try db.execute("DELETE FROM entries WHERE account = ? AND store = ? AND value IS NULL AND revision <= ?") { s in
             bindStore(s)
             s.bind(3, cut)
-            while try s.step() {}
         }
         d.after.tombstones = try db.run("SELECT count(*) FROM entries WHERE account = ? AND store = ? AND value IS NULL") {
             (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
@@ -233,12 +228,11 @@ extension SQLiteBackend {
             return try s.step() ? Int(s.integer(0)) : 0
         }
         d.after.horizon = max(d.after.horizon, cut)
-        try db.run("UPDATE stores SET tombstones = ?, horizon = ? WHERE account = ? AND store = ?") { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
+        try db.execute("UPDATE stores SET tombstones = ?, horizon = ? WHERE account = ? AND store = ?") { s in
             s.bind(1, d.after.tombstones)
             s.bind(2, d.after.horizon)
             s.bind(3, account)
             s.bind(4, store)
-            while try s.step() {}
         }
     }
 }

@@ -50,6 +50,10 @@ package final class SQLiteBackend: UbiquityBackend {
         var done: CheckedContinuation<Result<CommitOutcome, any Error>, Never>
     }
 
+    /// A writing connection's settings, the busy timeout first (a tool opening the database of a
+    /// busy server waits for its writes). Journal mode WAL is the database's own, set once.
+    static let writerSettings = ["PRAGMA busy_timeout=5000", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"]
+
     /// The schema's version (`PRAGMA user_version`); migrations run in order up to it.
     static let schemaVersion = 5
 
@@ -100,7 +104,7 @@ package final class SQLiteBackend: UbiquityBackend {
         let handle: SQLiteHandle
         do {
             // The busy timeout first: a tool opening the database of a busy server waits for its writes.
-            for pragma in ["PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"] {
+            for pragma in [writerSettings[0], "PRAGMA journal_mode=WAL"] + writerSettings.dropFirst() {
                 _ = try await writer.query(pragma, [])
             }
             // A database whose pages are damaged would be served silently
@@ -111,7 +115,7 @@ package final class SQLiteBackend: UbiquityBackend {
                     + problems.prefix(3).joined(separator: "; ") + "); it is not served: restore it from a backup")
             }
             try await migrate(writer)
-            handle = try SQLiteHandle(path: path)
+            handle = try SQLiteHandle(path: path, settings: writerSettings)
             try await writer.close()
             for _ in 0..<2 {
                 let r = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)

@@ -14,7 +14,8 @@ import VaporCSQLite
 ///
 /// ```swift
 /// let db = try SQLiteHandle(path: path)
-/// let n = try db.run("SELECT count(*) FROM stores WHERE account = ?") { s in
+/// try db.execute("DELETE FROM tokens WHERE account = ?") { $0.bind(1, account) }
+/// let n = try db.run("SELECT count(*) FROM stores WHERE account = ?") { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
 ///     s.bind(1, account)
 ///     return try s.step() ? s.integer(0) : 0
 /// }
@@ -27,29 +28,29 @@ final class SQLiteHandle: @unchecked Sendable {
     /// not a place to throw from; a statement must never run with a value silently left NULL).
     fileprivate var bindFailure: SQLiteFailure?
 
-    /// Opens the database at `path` (it exists: the server made and migrated it first), with the
-    /// writer's settings: a busy timeout, full synchronous commits, foreign keys enforced.
-    init(path: String) throws(SQLiteFailure) {
+    /// Opens the database at `path` (it exists: the server made and migrated it first), with
+    /// `settings` (pragmas) run in order.
+    init(path: String, settings: [String]) throws(SQLiteFailure) {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite_nio_sqlite3_open_v2(path, &db, flags, nil)
         self.db = db
-        guard code == SQLITE_OK, db != nil else {
-            let failure = SQLiteFailure(code: code, message: db.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "cannot open \(path)")
+        do throws(SQLiteFailure) {
+            guard code == SQLITE_OK, db != nil else { throw SQLiteFailure(db, code) }
+            for pragma in settings { try execute(pragma) }
+        } catch {
             close()
-            throw failure
-        }
-        for pragma in ["PRAGMA busy_timeout=5000", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"] {
-            do { try execute(pragma) } catch {
-                close()
-                throw error
-            }
+            throw error
         }
     }
 
-    /// Runs `sql`, a statement without values or rows (BEGIN, COMMIT, a pragma).
-    func execute(_ sql: String) throws(SQLiteFailure) {
-        try run(sql) { (s: Statement) throws(SQLiteFailure) in while try s.step() {} }
+    /// Runs `sql`, a statement that returns no rows, with the values `bind` gives it (none by
+    /// default: BEGIN, COMMIT, a pragma).
+    func execute(_ sql: String, _ bind: (Statement) -> Void = { _ in }) throws(SQLiteFailure) {
+        try run(sql) { (s: Statement) throws(SQLiteFailure) in
+            bind(s)
+            while try s.step() {}
+        }
     }
 
     /// Runs `body` with `sql`'s statement, prepared at its first use and kept; its values and
@@ -144,11 +145,6 @@ final class SQLiteHandle: @unchecked Sendable {
         func isNull(_ column: Int32) -> Bool { sqlite_nio_sqlite3_column_type(raw, column) == SQLITE_NULL }
 
         func integer(_ column: Int32) -> Int64 { sqlite_nio_sqlite3_column_int64(raw, column) }
-
-        func text(_ column: Int32) -> String? {
-            guard !isNull(column), let p = sqlite_nio_sqlite3_column_text(raw, column) else { return nil }
-            return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite_nio_sqlite3_column_bytes(raw, column))), as: UTF8.self)
-        }
 
         /// A blob column's bytes; nil for NULL.
         func blob(_ column: Int32) -> [UInt8]? {

@@ -77,10 +77,10 @@ func refresh(_ store: UbiquitousKeyValueStore) async {
     }
     do {
         if try await within(.seconds(2), { try await store.synchronizeWithServer() }) == nil {
-            complain("\(TerminalText.safe(account.server)) did not answer within 2 seconds: this machine's copy")
+            complain("\(account.server) did not answer within 2 seconds: this machine's copy")
         }
     } catch let error as UbiquityError {
-        StandardStream.error.write("ubiquity: \(TerminalText.safe("\(error)")): this machine's copy\n")
+        complain("\(error): this machine's copy")
     } catch {}
 }
 
@@ -92,7 +92,7 @@ func upload(_ store: UbiquitousKeyValueStore) async throws {
         complain("not logged in: the write is kept on this machine (log in with `ubiquity login <server-URL>`)")
         return
     }
-    let server = TerminalText.safe(account.server)
+    let server = account.server
     let attempt = Task { try await store.synchronizeWithServer() }
     let notice = Task {
         try await Task.sleep(for: .milliseconds(300))
@@ -111,7 +111,8 @@ func upload(_ store: UbiquitousKeyValueStore) async throws {
         case .refusedByServer: throw fail("\(error)")
         case .unauthorized: throw fail(notValid(error, server: server) + "; the write is kept on this machine and uploaded once you have")
         default:
-            StandardStream.error.write("ubiquity: \(TerminalText.safe("\(error)"))\nubiquity: the write is kept on this machine and uploaded by the next `ubiquity sync`\n")
+            complain("\(error)")
+            complain("the write is kept on this machine and uploaded by the next `ubiquity sync`")
         }
     }
     _ = store.synchronize()

@@ -97,7 +97,7 @@ struct DatabaseOptions: ParsableArguments {
         }
         let directory = r.data ?? defaultServerData()
         if existing, !FileStatus.exists(SQLiteBackend.databasePath(in: directory)) {
-            complain("no database in \(TerminalText.safe(directory)) (no ubiquity.sqlite there): name the server's with --config FILE (such as /etc/opendefaults/ubiquity.plist), --data DIR or --postgres URL; `ubiquity serve` or `ubiquity account add --create` makes a new one")
+            complain("no database in \(directory) (no ubiquity.sqlite there): name the server's with --config FILE (such as /etc/opendefaults/ubiquity.plist), --data DIR or --postgres URL; `ubiquity serve` or `ubiquity account add --create` makes a new one")
             throw ExitCode(1)
         }
         do { return try await SQLiteBackend.open(directory: directory, exclusive: exclusive, quota: quota) } catch {

@@ -14,7 +14,7 @@ struct Get: AsyncParsableCommand {
         let store = try openStore(options.store)
         await refresh(store)
         guard let value = store.propertyList(forKey: key) else {
-            throw fail("the key \"\(TerminalText.safe(key))\" does not exist in store \(options.store)")
+            throw fail("the key \"\(key)\" does not exist in store \(options.store)")
         }
         show(value)
     }

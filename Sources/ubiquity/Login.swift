@@ -61,7 +61,7 @@ struct Login: AsyncParsableCommand {
         let token = try readToken()
         let caPath = caFile.map { $0.hasPrefix("/") ? $0 : (Environment["PWD"] ?? ".") + "/" + $0 }
         if let caPath, let why = HTTPUbiquityTransport.certificateAuthorityProblem(at: caPath) {
-            throw fail("cannot log in: --ca-file: \(TerminalText.safe(why))")
+            throw fail("cannot log in: --ca-file: \(why)")
         }
         let probe = UbiquityAccount(server: server, token: token, name: "", identifier: "x", certificateAuthorities: caPath)
         let info: UbiquityAccountInfo
@@ -69,13 +69,13 @@ struct Login: AsyncParsableCommand {
             // The request's own limit a second past --timeout, so that --timeout is what gives up (and says so).
             let limit = Int64(max(1, timeout))
             guard let answer = try await within(.seconds(limit), { try await HTTPUbiquityTransport(account: probe).accountInfo(timeout: .seconds(limit + 1)) }) else {
-                throw fail("cannot log in: \(TerminalText.safe(server)) did not answer within \(max(1, timeout)) seconds")
+                throw fail("cannot log in: \(server) did not answer within \(max(1, timeout)) seconds")
             }
             info = answer
         } catch let error as ExitCode {
             throw error
         } catch {
-            throw fail("cannot log in: \(TerminalText.safe("\(error)"))")
+            throw fail("cannot log in: \(error)")
         }
         let account = UbiquityAccount(server: server, token: token, name: info.name, identifier: info.id, certificateAuthorities: caPath)
         do { try account.save() } catch { throw fail("\(error)") }

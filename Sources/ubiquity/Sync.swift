@@ -18,9 +18,9 @@ struct Sync: AsyncParsableCommand {
             }
         } catch let error as UbiquityError {
             if case .unauthorized = error, let account = UbiquityAccount.current() {
-                throw fail(notValid(error, server: TerminalText.safe(account.server)))
+                throw fail(notValid(error, server: account.server))
             }
-            throw fail("\(TerminalText.safe("\(error)"))")
+            throw fail("\(error)")
         }
     }
 }

@@ -60,7 +60,7 @@ struct Agent: AsyncParsableCommand {
         }
         if let only = runners.first, runners.count == 1 {
             let credential = only.agent.credential
-            agentSay("following \(credential.groups.count == 1 ? "group" : "groups") \(credential.groups.joined(separator: ", ")) of \(TerminalText.safe(credential.organization)) at \(TerminalText.safe(credential.server))")
+            agentSay("following \(credential.groups.count == 1 ? "group" : "groups") \(credential.groups.joined(separator: ", ")) of \(credential.organization) at \(credential.server)")
         } else {
             agentSay("following the groups of \(runners.count) machines")
         }
@@ -103,7 +103,7 @@ struct Agent: AsyncParsableCommand {
         let agent: FleetAgent
         do {
             guard let c = try AgentCredential.load(from: files) else {
-                throw fail("\(AgentRunner.prefix(for: name))this machine is not enrolled (\(TerminalText.safe(files.credentialPath)) does not exist): run `ubiquity enroll URL --group NAME` first")
+                throw fail("\(AgentRunner.prefix(for: name))this machine is not enrolled (\(files.credentialPath) does not exist): run `ubiquity enroll URL --group NAME` first")
             }
             credential = c
             agent = try FleetAgent(credential: c, files: files, proofs: proofs)
@@ -158,7 +158,7 @@ actor AgentRunner {
     }
 
     /// What a machine's messages start with: its root, when the process manages several.
-    static func prefix(for name: String?) -> String { name.map { TerminalText.safe($0) + ": " } ?? "" }
+    static func prefix(for name: String?) -> String { name.map { $0 + ": " } ?? "" }
     nonisolated var prefix: String { Self.prefix(for: name) }
 
     nonisolated func say(_ line: String) { agentSay(prefix + line) }

@@ -71,7 +71,7 @@ struct Enroll: AsyncParsableCommand {
         do {
             answer = try await HTTPUbiquityTransport(account: probe).enroll(UbiquityEnrollRequest(machine: machine, host: host, groups: groups))
         } catch {
-            throw fail("cannot enrol at \(TerminalText.safe(server)): \(TerminalText.safe(error.description))")
+            throw fail("cannot enrol at \(server): \(error.description)")
         }
         guard let der = Data(base64Encoded: answer.certificate).map(Array.init),
               let certificate = try? DeclarationSignature.certificate(der) else {
