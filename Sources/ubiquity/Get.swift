@@ -1,7 +1,6 @@
 import ArgumentParser
 @_spi(Engine) import OpenDefaults
 import OpenDefaultsUbiquity
-import PlatformIO
 import PropertyList
 import Foundation
 
