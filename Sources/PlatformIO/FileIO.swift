@@ -70,6 +70,7 @@ package enum FileIO {
             var code: Int32 = 0
             var filled = 0
             let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                LargePages.advise(UnsafeMutableRawPointer(buffer.baseAddress!), byteCount: size)
                 while filled < size {
                     let n = systemRead(fd, buffer.baseAddress! + filled, size - filled)
                     if n < 0 {

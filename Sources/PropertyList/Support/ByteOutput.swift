@@ -17,6 +17,7 @@ package struct ByteOutput: ~Copyable, ByteAppending {
     init(capacity: Int = 4096) {
         self.capacity = Swift.max(capacity, 64)
         base = GrowableMemory.allocate(byteCount: self.capacity)
+        LargePages.advise(base, byteCount: self.capacity)
     }
 
     deinit { GrowableMemory.free(base) }
@@ -32,6 +33,7 @@ package struct ByteOutput: ~Copyable, ByteAppending {
         let newCapacity = Swift.max(capacity * 2, count + n)
         base = GrowableMemory.reallocate(base, byteCount: newCapacity)
         capacity = newCapacity
+        LargePages.advise(base, byteCount: capacity)
     }
 
     @inline(__always)
@@ -84,6 +86,20 @@ package struct ByteOutput: ~Copyable, ByteAppending {
         return [UInt8](unsafeUninitializedCapacity: n) { buffer, initialized in
             if n > 0 { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: source, byteCount: n) }
             initialized = n
+        }
+    }
+}
+
+extension Array where Element: BitwiseCopyable {
+    /// An empty array with room for `count` elements, large pages advised
+    /// for it (``LargePages``): a buffer reserved at what a document can
+    /// need at most, then filled as it is read.
+    static func reservingLargeCapacity(_ count: Int) -> [Element] {
+        [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let base = buffer.baseAddress {
+                LargePages.advise(UnsafeMutableRawPointer(base), byteCount: buffer.count * MemoryLayout<Element>.stride)
+            }
+            initialized = 0
         }
     }
 }

@@ -25,8 +25,10 @@ struct StringTable {
     private var slotHashes: [UInt32] = Array(repeating: 0, count: 64)
     private var recent = RecentObjects()
 
-    /// Reserves room for `byteCount` bytes of strings.
-    mutating func reserveCapacity(_ byteCount: Int) { bytes.reserveCapacity(byteCount) }
+    /// Reserves room for `byteCount` bytes of strings (large pages advised for a new table's).
+    mutating func reserveCapacity(_ byteCount: Int) {
+        if bytes.isEmpty { bytes = .reservingLargeCapacity(byteCount) } else { bytes.reserveCapacity(byteCount) }
+    }
 
     /// How many strings there are.
     var count: Int { ascii.count }

@@ -82,9 +82,9 @@ struct BinaryFromXML: XMLValueBuilder {
     /// touch, which a system that does not overcommit would refuse.
     init(documentSize size: Int) {
         let most = 256 << 20
-        children.reserveCapacity(Swift.min(size / 6 + 1, most / 8))
-        scalarBits.reserveCapacity(Swift.min(size / 14 + 1, most / 8))  // `<real>0</real>`
-        dataBytes.reserveCapacity(Swift.min(size / 4 * 3, most))
+        children = .reservingLargeCapacity(Swift.min(size / 6 + 1, most / 8))
+        scalarBits = .reservingLargeCapacity(Swift.min(size / 14 + 1, most / 8))  // `<real>0</real>`
+        dataBytes = .reservingLargeCapacity(Swift.min(size / 4 * 3, most))
         strings.reserveCapacity(Swift.min(size, most))
     }
 
