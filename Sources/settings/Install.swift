@@ -5,6 +5,7 @@ import SettingsBundle
 /// `settings install <bundle> --domain <id>`: makes a bundle known to the Settings app.
 struct Install: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "install",
         abstract: "Install a Settings bundle for an application domain.",
         discussion: "Copies the bundle to $XDG_DATA_HOME/settings-bundles/<domain>/Settings.bundle, replacing one installed before."
     )

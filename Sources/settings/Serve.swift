@@ -11,6 +11,7 @@ import HTTPMessages
 /// `settings serve`: the Settings app as a local web server.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Serve the Settings app in the browser (loopback by default).",
         discussion: """
             Lists the installed applications; each pane is rendered as iOS renders it and edits \

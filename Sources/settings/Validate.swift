@@ -5,6 +5,7 @@ import SettingsBundle
 /// `settings validate <bundle>`: prints every problem; fails on errors and warnings.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Check a Settings bundle against Apple's schema.",
         discussion: """
             Prints one line per problem: severity, file, specifier index, key and what was expected. \

@@ -20,6 +20,7 @@ import UbiquitySQLite
 /// directly (a running server hears of a revocation within a second).
 struct Account: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "account",
         abstract: "Manage the server's accounts and their tokens (one named token per machine).",
         discussion: """
             Tokens are shown once, when made; the server keeps only their SHA-256. Revoking or \
@@ -67,6 +68,7 @@ struct Account: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Create an account; prints its first token (alone on the last line, shown only now: the server keeps its hash)."
         )
 
@@ -96,7 +98,7 @@ struct Account: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the accounts: name, id, tokens, stores, bytes stored.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts: name, id, tokens, stores, bytes stored.")
 
         @OptionGroup var database: DatabaseOptions
 
@@ -110,7 +112,7 @@ struct Account: AsyncParsableCommand {
     }
 
     struct Tokens: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List an account's tokens: name, when made, when last used (UTC; recorded at most once a minute).")
+        static let configuration = CommandConfiguration(commandName: "tokens", abstract: "List an account's tokens: name, when made, when last used (UTC; recorded at most once a minute).")
 
         @Argument(help: "The account's name.")
         var name: String
@@ -129,7 +131,7 @@ struct Account: AsyncParsableCommand {
     }
 
     struct Issue: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make another named token for an account (another machine's); prints it alone on the last line.")
+        static let configuration = CommandConfiguration(commandName: "issue", abstract: "Make another named token for an account (another machine's); prints it alone on the last line.")
 
         @Argument(help: "The account's name.")
         var name: String
@@ -149,7 +151,7 @@ struct Account: AsyncParsableCommand {
     }
 
     struct Rotate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Replace a named token; the old one is refused from now on. Prints the new one alone on the last line.")
+        static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Replace a named token; the old one is refused from now on. Prints the new one alone on the last line.")
 
         @Argument(help: "The account's name.")
         var name: String
@@ -167,7 +169,7 @@ struct Account: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a named token, or every token of the account with --all.")
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a named token, or every token of the account with --all.")
 
         @Argument(help: "The account's name.")
         var name: String
@@ -193,7 +195,7 @@ struct Account: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete an account with its tokens and every store's data, on every server.")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an account with its tokens and every store's data, on every server.")
 
         @Argument(help: "The account's name.")
         var name: String

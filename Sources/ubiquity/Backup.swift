@@ -18,6 +18,7 @@ import UbiquitySQLite
 /// `ubiquity backup`: a consistent copy of the SQLite database while the server runs.
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "backup",
         abstract: "Copy the server's SQLite database to a file while it serves and writes (one consistent moment).",
         discussion: "The copy is checked and made 0600; an existing file is never replaced. For PostgreSQL, use pg_dump (see ubiquity(1))."
     )

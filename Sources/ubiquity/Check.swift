@@ -19,6 +19,7 @@ import UbiquitySQLite
 /// `ubiquity check`: the database's invariants.
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Check the server's database: every store's revisions without gaps, counts and sizes as recorded."
     )
 

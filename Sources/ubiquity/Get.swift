@@ -5,7 +5,7 @@ import PropertyList
 import Foundation
 
 struct Get: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print a key's value as `defaults read D K` does (exit 1 when absent).")
+    static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a key's value as `defaults read D K` does (exit 1 when absent).")
     @OptionGroup var options: StoreOption
     @Argument(help: "The key.") var key: String
 

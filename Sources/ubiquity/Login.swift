@@ -8,6 +8,7 @@ import Foundation
 
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "login",
         abstract: "Log this user in to a sync server's account (the token is kept with mode 0600).")
 
     @Argument(help: "The server's URL, e.g. http://127.0.0.1:8470.")

@@ -6,7 +6,7 @@ import PropertyList
 import Foundation
 
 struct Logout: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Log this user out (local copies stay, per account).")
+    static let configuration = CommandConfiguration(commandName: "logout", abstract: "Log this user out (local copies stay, per account).")
 
     func run() throws {
         do { try UbiquityAccount.remove() } catch { throw fail("\(error)") }

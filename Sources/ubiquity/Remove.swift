@@ -5,7 +5,7 @@ import PlatformIO
 import Foundation
 
 struct Remove: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Remove a key.")
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a key.")
     @OptionGroup var options: StoreOption
     @Argument(help: "The key.") var key: String
 

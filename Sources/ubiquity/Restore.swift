@@ -19,6 +19,7 @@ import UbiquitySQLite
 /// `ubiquity restore`: a backup put in place of the database of a stopped server.
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "restore",
         abstract: "Put a backup in place of the server's SQLite database (the server stopped); the replaced database is kept aside.",
         discussion: "The backup is checked first; afterwards the restored database is checked as `ubiquity check` does."
     )

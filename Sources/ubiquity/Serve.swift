@@ -19,6 +19,7 @@ import UbiquitySQLite
 /// `ubiquity serve`: the sync server.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run the sync server (SQLite in --data, or PostgreSQL); prints the URL it listens on.",
         discussion: """
             Plain HTTP is allowed on loopback only: any other address needs --tls-cert and \

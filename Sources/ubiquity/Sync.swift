@@ -6,7 +6,7 @@ import PlatformIO
 import Foundation
 
 struct Sync: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Upload and download now (exit 0 only when the server was reached).")
+    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Upload and download now (exit 0 only when the server was reached).")
     @OptionGroup var options: StoreOption
 
     func run() async throws {

@@ -7,6 +7,7 @@ import Foundation
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Print a line per external change: the reason, then the changed keys (flushed at once).")
     @OptionGroup var options: StoreOption
 

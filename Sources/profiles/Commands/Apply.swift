@@ -6,6 +6,7 @@ import PropertyList
 /// `profiles apply`: the set-once values due for this user.
 struct Apply: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "apply",
         abstract: "Write the set-once values of installed profiles into your own domains (those never applied, or newer by their timestamp).",
         discussion: "Run at session start (the Debian package does, through a systemd user unit); the values are ordinary ones you may change."
     )

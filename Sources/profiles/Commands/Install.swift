@@ -7,6 +7,7 @@ import ProfileSignatures
 /// `profiles install --path FILE [--user NAME]`.
 struct Install: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "install",
         abstract: "Install a profile: its forced values take effect at once in every process; its set-once values are written once.",
         discussion: """
             A System profile applies to every user; a User profile to one user: --user NAME, or the user who ran sudo. \

@@ -7,6 +7,7 @@ import PropertyList
 /// `profiles list [--all] [--output json]`.
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "List installed profiles: the system's and yours (all users' with --all), with their conflicts."
     )
 

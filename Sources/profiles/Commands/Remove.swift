@@ -5,6 +5,7 @@ import PlatformIO
 /// `profiles remove --identifier ID`.
 struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "remove",
         abstract: "Remove an installed profile: its forced values stop at once (the users' own values are back in force); set-once values stay.",
         discussion: "A profile with PayloadRemovalDisallowed is removed only with --force. Needs root."
     )

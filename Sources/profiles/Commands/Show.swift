@@ -7,6 +7,7 @@ import PropertyList
 /// `profiles show --path FILE | --identifier ID [--output json]`.
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Show a profile file (what it would set) or an installed profile (its target, signature, keys and conflicts)."
     )
 

@@ -7,6 +7,7 @@ import PropertyList
 /// `profiles status [--user NAME]`: what is forced for a user, and by what.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show what is forced for a user (you by default): each domain's keys, the value in force, and the profile that forces it."
     )
 

@@ -5,7 +5,7 @@ import ProfileSignatures
 
 /// `profiles validate --path FILE`.
 struct Validate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Check a profile without installing it: its problem and where it is, or what it sets.")
+    static let configuration = CommandConfiguration(commandName: "validate", abstract: "Check a profile without installing it: its problem and where it is, or what it sets.")
 
     @Option(help: "The profile file.")
     var path: String

@@ -12,6 +12,7 @@ import Foundation
 /// them, and reports what it applied (proposal 0018). Runs as root, under systemd `Type=notify`.
 struct Agent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "agent",
         abstract: "Apply the organisation's declarations for this machine's groups as they are published, and report what was applied.",
         discussion: """
             Needs an enrolment (ubiquity enroll) and root. Each declaration's signature is checked \

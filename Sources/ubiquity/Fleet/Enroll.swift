@@ -10,6 +10,7 @@ import Foundation
 /// `ubiquity enroll URL [SECRET] [--group G…]`: this machine joins an organisation (as root).
 struct Enroll: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "enroll",
         abstract: "Enrol this machine in an organisation: its own credential is kept (0600, root's) and the organisation's certificate pinned.",
         discussion: """
             Run as root. The enrolment secret is read from standard input (or --secret-file); \

@@ -11,6 +11,7 @@ import Foundation
 /// `ubiquity account` manages accounts.
 struct Org: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "org",
         abstract: "Manage organisations of machines: create one, list its machines and what they applied, remove a machine.",
         discussion: """
             An organisation is an account of the server. Its administrator's token publishes \
@@ -22,6 +23,7 @@ struct Org: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create an organisation; prints its administrator's token and its enrolment secret (each shown only now: the server keeps their hashes).")
 
         @Argument(help: "The organisation's name (1 to 64 letters, digits, '.', '-', '_', '@').")
@@ -89,6 +91,7 @@ struct Org: AsyncParsableCommand {
 
     struct Machines: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "machines",
             abstract: "List an organisation's machines: host, groups, last seen, the revision each group applied, failures.")
 
         @OptionGroup var listing: Listing
@@ -109,6 +112,7 @@ struct Org: AsyncParsableCommand {
 
     struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "audit",
             abstract: "Per machine and group: the revision applied and when, each profile that failed and each declaration refused, with the reason.")
 
         @OptionGroup var listing: Listing

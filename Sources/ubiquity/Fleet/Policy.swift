@@ -12,6 +12,7 @@ import Foundation
 /// administrator's key and sent with the login's token (the organisation's administrator token).
 struct Policy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "policy",
         abstract: "Publish, withdraw and list the profiles each group of an organisation's machines carries (signed declarations).",
         discussion: """
             Log in first with the organisation's administrator token (ubiquity login URL). A \
@@ -146,6 +147,7 @@ struct Policy: AsyncParsableCommand {
 
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "publish",
             abstract: "Publish a group's profiles: they replace the group's declaration, at its next revision.")
 
         @Option(help: "The group of machines.")
@@ -188,6 +190,7 @@ struct Policy: AsyncParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Withdraw a group's profiles: a signed, empty declaration at the next revision (the machines remove what the group installed).")
 
         @Option(help: "The group of machines.")
@@ -257,7 +260,7 @@ struct Policy: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List groups' declarations: revision, when issued, profiles.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List groups' declarations: revision, when issued, profiles.")
 
         @Argument(help: "The groups.")
         var groups: [String]
