@@ -17,7 +17,6 @@ package struct ByteOutput: ~Copyable, ByteAppending {
     init(capacity: Int = 4096) {
         self.capacity = Swift.max(capacity, 64)
         base = GrowableMemory.allocate(byteCount: self.capacity)
-        LargePages.advise(base, byteCount: self.capacity)
     }
 
     deinit { GrowableMemory.free(base) }
@@ -33,7 +32,6 @@ package struct ByteOutput: ~Copyable, ByteAppending {
         let newCapacity = Swift.max(capacity * 2, count + n)
         base = GrowableMemory.reallocate(base, byteCount: newCapacity)
         capacity = newCapacity
-        LargePages.advise(base, byteCount: capacity)
     }
 
     @inline(__always)
