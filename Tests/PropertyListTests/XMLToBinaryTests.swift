@@ -121,6 +121,35 @@ struct XMLToBinaryTests {
         #expect((try? Self.converted(utf16).get()) != nil)
     }
 
+    @Test("a large document, whose buffers and number table are advised for large pages: the same bytes as decoding and writing")
+    func largeDocument() throws {
+        // 150,000 distinct numbers: the number table is 262,144 slots (4 MiB, advised); the
+        // document's 6 MB make the builder's reserved buffers larger than 4 MiB too.
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><array>"#
+        xml.reserveCapacity(7_000_000)
+        for k in 0..<150_000 {
+            xml += "<dict><key>n</key><integer>\(k &* 7_919 &- 500_000)</integer><key>r</key><real>\(Double(k) / 8)</real>"
+            xml += "<key>s</key><string>s\(k % 1_000)</string><key>d</key><data>AAEC</data></dict>"
+        }
+        xml += "</array></plist>"
+        let file = Array(xml.utf8)
+        #expect(file.count > 6_000_000)
+        let expected = Self.decodedAndWritten(file)
+        guard case .success(let bytes) = expected else {
+            Issue.record("the document did not decode: \(expected)")
+            return
+        }
+        #expect(Self.converted(file) == expected)
+        guard case .array(let items) = try PropertyList(decoding: bytes, format: .binary) else {
+            Issue.record("not an array")
+            return
+        }
+        #expect(items.count == 150_000)
+        let last: Int64 = 149_999 * 7_919 - 500_000
+        #expect(items.last == .dictionary(["n": .integer(.init(last)), "r": .real(149_999.0 / 8),
+                                           "s": .string("s999"), "d": .data(Data([0, 1, 2]))]))
+    }
+
     @Test("nesting to 512 levels is read, past it refused with decoding's error")
     func depth() throws {
         for levels in [511, 512, 513] {
