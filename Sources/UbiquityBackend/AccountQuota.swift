@@ -23,5 +23,10 @@ package struct AccountQuota: Sendable, Hashable {
 
     /// The SQL condition (on a column `store`) that ``countsStore(_:)`` is, for the backends'
     /// usage queries; both SQLite and PostgreSQL compare the name's first bytes exactly.
-    package static let countedStoreSQL = "substr(store, 1, \(UbiquityFleetNames.statusStorePrefix.utf8.count)) <> '\(UbiquityFleetNames.statusStorePrefix)'"
+    package static let countedStoreSQL = countedStoreSQL(column: "store")
+
+    /// ``countedStoreSQL`` on another column (`NEW.store` in a trigger): 1 when the store counts, else 0.
+    package static func countedStoreSQL(column: String) -> String {
+        "substr(\(column), 1, \(UbiquityFleetNames.statusStorePrefix.utf8.count)) <> '\(UbiquityFleetNames.statusStorePrefix)'"
+    }
 }

@@ -126,13 +126,14 @@ extension SQLiteBackend {
         var current: [String: [LiteralString: CurrentEntry]] = [:]
     }
 
-    /// What each of `accounts` holds across its stores (those that count toward the quota, and all bytes).
+    /// What each of `accounts` holds across its stores (those that count toward the quota, and
+    /// all bytes): a row each, kept by the schema's triggers (`account_usage`, schema 6); an
+    /// account without one holds nothing.
     static func readUsage(_ accounts: Set<String>, on db: SQLiteHandle) throws(SQLiteFailure) -> [String: AccountUsage] {
         var usage: [String: AccountUsage] = [:]
-        let sql = "SELECT count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)), coalesce(sum(total_bytes), 0) "
-            + "FROM stores WHERE account = ? AND revision > 0"
         for account in accounts {
-            try db.run(sql) { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
+            usage[account] = AccountUsage(stores: 0, bytes: 0)
+            try db.run("SELECT stores, bytes FROM account_usage WHERE account = ?") { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
                 s.bind(1, account)
                 if try s.step() { usage[account] = AccountUsage(stores: Int(s.integer(0)), bytes: Int(s.integer(1))) }
             }

@@ -47,6 +47,67 @@ struct MigrationTests {
         try await after.close()
     }
 
+    /// What `account_usage` holds for `account`, and what a scan of its stores finds.
+    static func usage(_ folder: String, _ account: String) async throws -> (kept: [Int?], scanned: [Int?]) {
+        let db = try await SQLiteConnection.open(storage: .file(path: folder + "/ubiquity.sqlite"))
+        defer { Task { try? await db.close() } }
+        let kept = try await db.query("SELECT stores, bytes FROM account_usage WHERE account = ?", [.text(account)]).first
+        let scanned = try await db.query("""
+            SELECT count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)) AS stores, coalesce(sum(total_bytes), 0) AS bytes
+            FROM stores WHERE account = ? AND revision > 0
+            """, [.text(account)]).first
+        return ([kept?.column("stores")?.integer, kept?.column("bytes")?.integer],
+                [scanned?.column("stores")?.integer, scanned?.column("bytes")?.integer])
+    }
+
+    @Test("schema 5's stores are counted into each account's usage by the migration, and the triggers keep it as commits make, grow and empty stores, and as an account goes")
+    func accountUsage() async throws {
+        let folder = try TemporaryFolder("schema5")
+        let db = try await SQLiteConnection.open(storage: .file(path: folder.path + "/ubiquity.sqlite"))
+        try await SQLiteBackend.migrate(db, upTo: 5)
+        _ = try await db.query("INSERT INTO accounts(id, name, token_hash, created) VALUES ('acc1', 'alice', randomblob(32), 0)", [])
+        // Two stores that count, a fleet machine's status store (its bytes count, the store does not), one at revision 0.
+        for (store, revision, bytes) in [("com.example.a", 3, 40), ("com.example.b", 1, 7), ("fleet.status.m1", 2, 100), ("com.example.none", 0, 0)] {
+            _ = try await db.query("INSERT INTO stores(account, store, revision, key_count, total_bytes) VALUES ('acc1', ?, ?, 0, ?)",
+                                   [.text(store), .integer(revision), .integer(bytes)])
+        }
+        try await db.close()
+        let backend = try await SQLiteBackend.open(directory: folder.path, quota: AccountQuota(maximumStores: 4, maximumBytes: 10_000))
+        var usage = try await Self.usage(folder.path, "acc1")
+        #expect(usage.kept == [2, 147] && usage.kept == usage.scanned, "\(usage)")
+        try await backend.close()
+
+        // A fresh database: commits through the writer, under a quota (each one that grows the account reads the usage).
+        let fresh = try TemporaryFolder("usage")
+        let live = try await SQLiteBackend.open(directory: fresh.path, quota: AccountQuota(maximumStores: 3, maximumBytes: 10_000))
+        let id = try await live.createAccount(name: "bob", tokenName: "default", tokenHash: UbiquityService.hash(token: "bob-token")).id
+        let value = PropertyList.data(Data(count: 1_000)).encodedBinary
+        func commit(_ store: String, _ key: String, base: Int64 = 0, _ bytes: [UInt8]?) async throws -> CommitOutcome {
+            try await live.commit(account: id, store: store, changes: [CheckedChange(key: key, base: base, bytes: bytes)], tokenHash: nil)
+        }
+        for store in ["com.example.x", "com.example.y", "fleet.status.m1", "fleet.status.m2"] {
+            #expect(try await commit(store, "k", value).response.refusal == nil)
+        }
+        usage = try await Self.usage(fresh.path, id)
+        #expect(usage.kept == [2, 4 * value.count] && usage.kept == usage.scanned, "\(usage)")
+        // Grown, then emptied (the store keeps its revision, so it still counts), then a store past the quota.
+        let grown = try await commit("com.example.x", "more", value)
+        #expect(grown.response.refusal == nil)
+        let emptied = try await commit("com.example.y", "k", base: 1, nil)
+        #expect(emptied.response.refusal == nil)
+        #expect(try await commit("com.example.z", "k", value).response.refusal == nil)
+        let refused = try await commit("com.example.w", "k", value)
+        #expect(refused.response.refusal?.hasPrefix("quota \"stores\"") == true, "\(refused.response.refusal ?? "nil")")
+        usage = try await Self.usage(fresh.path, id)
+        #expect(usage.kept == [3, 5 * value.count] && usage.kept == usage.scanned, "\(usage)")
+        #expect(try await live.check() == [])
+        try await live.deleteAccount(name: "bob")
+        usage = try await Self.usage(fresh.path, id)
+        #expect(usage.kept == [nil, nil] && usage.scanned == [0, 0], "\(usage)")
+        #expect(try await live.check() == [])
+        try await live.close()
+    }
+
     @Test("a database of a newer schema is refused, and left as it was")
     func newerSchemaRefused() async throws {
         let folder = try TemporaryFolder("schema3")
