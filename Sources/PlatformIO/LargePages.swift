@@ -11,7 +11,7 @@ import ucrt
 /// Advice to the kernel that a large block be backed by large pages.
 ///
 /// A buffer of many megabytes that is filled once (a document read whole,
-/// a file being written) costs a page fault for every 4 KiB touched: on the
+/// a table built from it) costs a page fault for every 4 KiB touched: on the
 /// benchmarks' 10 MB document, `plutil -convert binary1` took about 6,500
 /// faults and spent a sixth of its time in them (proposal 0019). Where the
 /// system's transparent huge pages are enabled "always" or "madvise"
