@@ -27,16 +27,25 @@ package enum LargePages {
     /// memory the block does not use.
     package static let threshold = 4 << 20
 
+    /// The size of a large page (x86-64 and arm64 with 4 KiB pages).
+    package static let pageSize = 2 << 20
+
+    /// The addresses of the whole large pages inside `byteCount` bytes at `address`: nil for a
+    /// block under ``threshold`` or one that holds no whole large page.
+    package static func wholePages(at address: Int, byteCount: Int) -> Range<Int>? {
+        guard byteCount >= threshold else { return nil }
+        let start = (address + pageSize - 1) & ~(pageSize - 1)
+        let end = (address + byteCount) & ~(pageSize - 1)
+        return end > start ? start..<end : nil
+    }
+
     /// Advises the whole 2 MiB pages inside `byteCount` bytes at `pointer`.
     /// Memory is not touched, and nothing fails: this is a hint.
     package static func advise(_ pointer: UnsafeMutableRawPointer, byteCount: Int) {
         #if os(Linux)
-        guard byteCount >= threshold else { return }
-        let page = 2 << 20
-        let start = (Int(bitPattern: pointer) + page - 1) & ~(page - 1)
-        let end = (Int(bitPattern: pointer) + byteCount) & ~(page - 1)
-        guard end > start, let at = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        _ = madvise(at, end - start, 14)  // MADV_HUGEPAGE
+        guard let pages = wholePages(at: Int(bitPattern: pointer), byteCount: byteCount),
+              let at = UnsafeMutableRawPointer(bitPattern: pages.lowerBound) else { return }
+        _ = madvise(at, pages.count, 14)  // MADV_HUGEPAGE
         #endif
     }
 }

@@ -612,9 +612,10 @@ package final class SQLiteBackend: UbiquityBackend {
             // What the triggers keep of each account against what its stores hold.
             let usage = try await db.query("""
                 SELECT a.id AS account, coalesce(u.stores, 0) AS kept_stores, coalesce(u.bytes, 0) AS kept_bytes,
-                    (SELECT count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)) FROM stores s WHERE s.account = a.id AND s.revision > 0) AS stores,
-                    (SELECT coalesce(sum(total_bytes), 0) FROM stores s WHERE s.account = a.id AND s.revision > 0) AS bytes
+                    coalesce(s.stores, 0) AS stores, coalesce(s.bytes, 0) AS bytes
                 FROM accounts a LEFT JOIN account_usage u ON u.account = a.id
+                LEFT JOIN (SELECT account, count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)) AS stores, sum(total_bytes) AS bytes
+                           FROM stores WHERE revision > 0 GROUP BY account) s ON s.account = a.id
                 """, [])
             for row in usage {
                 let kept = (row.column("kept_stores")?.integer ?? -1, row.column("kept_bytes")?.integer ?? -1)

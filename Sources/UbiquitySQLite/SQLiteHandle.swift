@@ -13,7 +13,7 @@ import VaporCSQLite
 /// runs once the writer has stopped.
 ///
 /// ```swift
-/// let db = try SQLiteHandle(path: path)
+/// let db = try SQLiteHandle(path: path, settings: SQLiteBackend.writerSettings)
 /// try db.execute("DELETE FROM tokens WHERE account = ?") { $0.bind(1, account) }
 /// let n = try db.run("SELECT count(*) FROM stores WHERE account = ?") { (s: SQLiteHandle.Statement) throws(SQLiteFailure) in
 ///     s.bind(1, account)

@@ -2,9 +2,8 @@ import Foundation
 import Testing
 import PlatformIO
 
-/// `LargePages.advise` is a hint to the kernel: whatever the block's size and alignment, the
-/// memory advised keeps what is written to it, and a file read whole into an advised buffer
-/// (`FileIO.read`) is its bytes exactly.
+/// `LargePages.advise` is a hint to the kernel for the whole large pages inside a block (never
+/// beyond it), and a file read whole into an advised buffer (`FileIO.read`) is its bytes exactly.
 @Suite(.timeLimit(.minutes(10))) struct LargePagesTests {
     /// Bytes that differ from page to page (a page of zeros would pass a copy that lost it).
     static func pattern(_ count: Int) -> [UInt8] {
@@ -28,16 +27,26 @@ import PlatformIO
         }
     }
 
-    @Test("advised blocks of any size and alignment keep what is written to them")
-    func blocksKeepTheirBytes() {
-        for (size, offset) in [(0, 0), (1, 1), (LargePages.threshold - 1, 3), (LargePages.threshold, 0), (6 << 20, 1), ((6 << 20) + 4_095, 17)] {
-            let block = UnsafeMutableRawPointer.allocate(byteCount: size + offset + 1, alignment: 16)
-            defer { block.deallocate() }
-            let start = block + offset
-            LargePages.advise(start, byteCount: size)
-            let bytes = Self.pattern(size)
-            bytes.withUnsafeBytes { start.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(block), byteCount: size) }
-            #expect(Array(UnsafeRawBufferPointer(start: start, count: size)) == bytes, "\(size) bytes at +\(offset)")
+    @Test("the pages advised are the whole large pages inside the block, and none below the threshold")
+    func wholePagesOnly() {
+        let page = LargePages.pageSize
+        for address in [0, 1, 4_096, page - 1, page, page + 17, 7 * page + 4_095] {
+            for count in [0, 1, LargePages.threshold - 1, LargePages.threshold, 2 * page + page / 2, 6 * page + 1] {
+                let pages = LargePages.wholePages(at: address, byteCount: count)
+                guard count >= LargePages.threshold else {
+                    #expect(pages == nil, "\(count) bytes at \(address)")
+                    continue
+                }
+                // A block of the threshold or more holds whole pages: all of them are advised,
+                // and nothing outside the block.
+                guard let pages else {
+                    Issue.record("\(count) bytes at \(address): no pages")
+                    continue
+                }
+                #expect(pages.lowerBound >= address && pages.upperBound <= address + count, "\(count) bytes at \(address): \(pages)")
+                #expect(pages.lowerBound % page == 0 && pages.count % page == 0, "\(pages)")
+                #expect(pages.lowerBound - page < address && pages.upperBound + page > address + count, "a whole page left out: \(pages)")
+            }
         }
     }
 }

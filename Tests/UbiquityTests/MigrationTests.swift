@@ -50,12 +50,18 @@ struct MigrationTests {
     /// What `account_usage` holds for `account`, and what a scan of its stores finds.
     static func usage(_ folder: String, _ account: String) async throws -> (kept: [Int?], scanned: [Int?]) {
         let db = try await SQLiteConnection.open(storage: .file(path: folder + "/ubiquity.sqlite"))
-        defer { Task { try? await db.close() } }
-        let kept = try await db.query("SELECT stores, bytes FROM account_usage WHERE account = ?", [.text(account)]).first
-        let scanned = try await db.query("""
-            SELECT count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)) AS stores, coalesce(sum(total_bytes), 0) AS bytes
-            FROM stores WHERE account = ? AND revision > 0
-            """, [.text(account)]).first
+        let kept: SQLiteRow?, scanned: SQLiteRow?
+        do {
+            kept = try await db.query("SELECT stores, bytes FROM account_usage WHERE account = ?", [.text(account)]).first
+            scanned = try await db.query("""
+                SELECT count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)) AS stores, coalesce(sum(total_bytes), 0) AS bytes
+                FROM stores WHERE account = ? AND revision > 0
+                """, [.text(account)]).first
+        } catch {
+            try? await db.close()
+            throw error
+        }
+        try await db.close()
         return ([kept?.column("stores")?.integer, kept?.column("bytes")?.integer],
                 [scanned?.column("stores")?.integer, scanned?.column("bytes")?.integer])
     }
@@ -100,6 +106,13 @@ struct MigrationTests {
         #expect(refused.response.refusal?.hasPrefix("quota \"stores\"") == true, "\(refused.response.refusal ?? "nil")")
         usage = try await Self.usage(fresh.path, id)
         #expect(usage.kept == [3, 5 * value.count] && usage.kept == usage.scanned, "\(usage)")
+        #expect(try await live.check() == [])
+        // A row that says otherwise than the stores is found by check().
+        let other = try await SQLiteConnection.open(storage: .file(path: fresh.path + "/ubiquity.sqlite"))
+        _ = try await other.query("UPDATE account_usage SET bytes = bytes + 1 WHERE account = ?", [.text(id)])
+        #expect(try await live.check() == ["account \(id): usage kept as 3 stores / \(5 * value.count + 1) bytes, found 3 / \(5 * value.count)"])
+        _ = try await other.query("UPDATE account_usage SET bytes = bytes - 1 WHERE account = ?", [.text(id)])
+        try await other.close()
         #expect(try await live.check() == [])
         try await live.deleteAccount(name: "bob")
         usage = try await Self.usage(fresh.path, id)

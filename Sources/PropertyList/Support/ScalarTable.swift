@@ -1,5 +1,3 @@
-import PlatformIO
-
 /// The binary writer's table of numbers written once: a kind and 64 bits
 /// to an object number, in open addressing.
 ///
@@ -35,16 +33,7 @@ struct ScalarTable {
     init(capacity: Int = 8, maxProbe: Int = 32) {
         self.maxProbe = maxProbe
         let n = Swift.max(16, (capacity * 2).nextPowerOfTwo)
-        slots = Self.emptySlots(n)
-    }
-
-    /// `n` empty slots, in large pages where the system allows (``LargePages``).
-    private static func emptySlots(_ n: Int) -> [Slot] {
-        [Slot](unsafeUninitializedCapacity: n) { buffer, initialized in
-            LargePages.advise(UnsafeMutableRawPointer(buffer.baseAddress!), byteCount: n * MemoryLayout<Slot>.stride)
-            buffer.initialize(repeating: Slot(bits: 0, kindAndID: -1))
-            initialized = n
-        }
+        slots = Array(repeatingInLargePages: Slot(bits: 0, kindAndID: -1), count: n)
     }
 
     /// A table sized at once for the distinct numbers among `count`
@@ -124,7 +113,7 @@ struct ScalarTable {
 
     private mutating func grow() {
         let old = slots
-        slots = Self.emptySlots(2 * old.count)
+        slots = Array(repeatingInLargePages: Slot(bits: 0, kindAndID: -1), count: 2 * old.count)
         // Entries that overflowed are placed again too: a lookup that meets an
         // empty slot on its probe stops there, so none may be left behind one.
         let oldOverflow = overflow

@@ -213,7 +213,7 @@ actor AgentRunner {
             do {
                 for try await (store, answer) in transport.events(stores: cursors) {
                     guard let i = cursors.firstIndex(where: { $0.store == store }) else {
-                        throw UbiquityError.unreachable("the server sent changes of \(TerminalText.safe(store)), which this machine does not follow")
+                        throw UbiquityError.unreachable("the server sent changes of \(store), which this machine does not follow")
                     }
                     cursors[i].after = answer.revision
                     refused = false
