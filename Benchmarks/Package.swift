@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The bare HTTP floor of commits (http-floor), on the server's own stack.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The floor of the fleet figure (fleet-floor): the agent's HTTP client.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .executableTarget(
@@ -91,6 +93,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Sources/http-floor"),
+        // The floor of issue 41's fleet figure: its stack and its file work, without OpenDefaults.
+        .executableTarget(
+            name: "fleet-floor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/fleet-floor"),
         // A durable set in a loop, for profiling it.
         .executableTarget(
             name: "defaults-set-loop",
