@@ -89,14 +89,21 @@ let package = Package(
         .executableTarget(
             name: "http-floor",
             dependencies: [
+                "FloorServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Sources/http-floor"),
+        // The floors' servers: a Hummingbird application on a loopback port that prints its URL.
+        .target(
+            name: "FloorServer",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Sources/FloorServer"),
         // The floor of issue 41's fleet figure: its stack and its file work, without OpenDefaults.
         .executableTarget(
             name: "fleet-floor",
             dependencies: [
+                "FloorServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

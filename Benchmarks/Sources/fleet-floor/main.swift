@@ -14,6 +14,7 @@
 //                                     N machines in this process, each with its own folder DIR/mI
 //                                     (--no-files: the network alone, no file work)
 import AsyncHTTPClient
+import FloorServer
 import Glibc
 import Hummingbird
 import NIOCore
@@ -97,15 +98,7 @@ func serve() async throws {
         let millis = reports.map { String(Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) }
         return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "\(streams)\n" + millis.joined(separator: "\n"))))
     }
-    let app = Application(
-        router: router,
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            let line = Array("http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8)
-            _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-        }
-    )
-    try await app.runService()
+    try await serveOnLoopback(router)
 }
 
 // MARK: A machine's file work

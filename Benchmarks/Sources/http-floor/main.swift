@@ -7,7 +7,7 @@
 // revision): no token, no database, no JSON parsed. `ubiquity-load --floor`
 // starts it beside the real server and measures both in the same run.
 // Prints its base URL on a line of its own once it listens.
-import Glibc
+import FloorServer
 import Hummingbird
 import NIOCore
 import Synchronization
@@ -22,13 +22,4 @@ router.post("/v1/stores/:store/commit") { request, _ -> Response in
     buffer.writeString(answer)
     return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
 }
-let app = Application(
-    router: router,
-    configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-    onServerRunning: { channel in
-        // Written straight to the file descriptor: stdout's buffer is not flushed until exit.
-        let line = Array("http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8)
-        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-    }
-)
-try await app.runService()
+try await serveOnLoopback(router)
