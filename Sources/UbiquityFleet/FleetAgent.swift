@@ -54,7 +54,7 @@ package final class FleetAgent: @unchecked Sendable {
         let gone = state.groups.keys.filter { !credential.groups.contains($0) }
         guard !gone.isEmpty else { return false }
         let remove = gone.flatMap { state.groups[$0]?.profiles ?? [] }
-        try change(installing: [], removing: remove) { state in for g in gone { state.groups[g] = nil } }
+        try change(installing: [], removing: remove) { state, _ in for g in gone { state.groups[g] = nil } }
         return true
     }
 
@@ -134,13 +134,6 @@ package final class FleetAgent: @unchecked Sendable {
     func apply(_ declaration: Declaration, group: String) async -> Bool {
         var outcomes: [String: String] = [:]
         var installing: [ProfileStore.BatchProfile] = []
-        let installedByHand: Set<String>
-        do {
-            let owned = state.owned
-            installedByHand = Set(try store.index().profiles.filter { $0.target == .system && !owned.contains($0.identifier) }.map(\.identifier))
-        } catch {
-            installedByHand = []
-        }
         let otherGroups = state.groups.filter { $0.key != group }
         for (i, bytes) in declaration.profiles.enumerated() {
             let profile: ConfigurationProfile
@@ -150,10 +143,6 @@ package final class FleetAgent: @unchecked Sendable {
             }
             let id = profile.identifier
             if profile.scope != .system { outcomes[id] = "failed: a User profile; a fleet installs System profiles"; continue }
-            if installedByHand.contains(id) {
-                outcomes[id] = "failed: installed by hand (profiles install); the agent leaves it alone"
-                continue
-            }
             if let other = otherGroups.first(where: { $0.value.profiles.contains(id) })?.key {
                 outcomes[id] = "failed: group \(other) declares it too; it stays as that group installed it"
                 continue
@@ -170,9 +159,14 @@ package final class FleetAgent: @unchecked Sendable {
         let keep = Set(installing.map(\.profile.identifier))
         let removing = previous.filter { !keep.contains($0) }
         do {
-            try change(installing: installing, removing: removing) { state in
-                state.groups[group] = AgentState.Group(revision: declaration.revision, applied: Date(), profiles: installing.map(\.profile.identifier),
-                                                       outcomes: outcomes.merging(installing.map { ($0.profile.identifier, "installed") }) { a, _ in a },
+            try change(installing: installing, removing: removing) { state, leftAlone in
+                // A profile installed by hand (`profiles install`) is left as it is: the store
+                // checks, under its lock, that the agent installed what a declaration replaces.
+                let installed = installing.map(\.profile.identifier).filter { !leftAlone.contains($0) }
+                var said = outcomes
+                for id in leftAlone { said[id] = "failed: installed by hand (profiles install); the agent leaves it alone" }
+                state.groups[group] = AgentState.Group(revision: declaration.revision, applied: Date(), profiles: installed,
+                                                       outcomes: said.merging(installed.map { ($0, "installed") }) { a, _ in a },
                                                        refusal: nil, refusalKind: nil)
             }
         } catch {
@@ -188,18 +182,24 @@ package final class FleetAgent: @unchecked Sendable {
         return true
     }
 
-    /// Notes the intent, changes the profiles in one step, then records the result.
-    func change(installing: [ProfileStore.BatchProfile], removing: [String], _ record: (inout AgentState) -> Void) throws(FleetError) {
+    /// Notes the intent, changes the profiles in one step, then records the result; `record` is
+    /// given the identifiers left alone, installed by hand.
+    func change(installing: [ProfileStore.BatchProfile], removing: [String],
+                _ record: (inout AgentState, _ leftAlone: Set<String>) -> Void) throws(FleetError) {
+        // What the agent installed before this change (its pending included: a change a crash
+        // interrupted may have installed them), not what this change is about to install.
+        let owned = state.owned
         state.pending = installing.map(\.profile.identifier)
         try state.save(to: files)
+        let result: ProfileStore.BatchResult
         do {
-            _ = try store.apply(installing: installing, removing: removing)
+            result = try store.apply(installing: installing, removing: removing, owned: owned)
         } catch {
             state.pending = []
             try? state.save(to: files)
             throw FleetError(.apply, "\(error)")
         }
-        record(&state)
+        record(&state, Set(result.leftAlone))
         state.pending = []
         try state.save(to: files)
     }

@@ -198,6 +198,38 @@ struct ProfileInstallTests {
         // An unmanaged key: no message.
         #expect(try box.defaults(["write", "com.example.app", "Other", "1"]).stderr.isEmpty)
     }
+
+    @Test("a batch given the caller's profiles leaves a profile installed by hand alone, however recently: not replaced, not removed, named; the rest is applied")
+    func batchLeavesHandInstalledProfiles() throws {
+        let box = try ProfileSandbox()
+        defer { box.remove() }
+        let defaults = Defaults(domainName: "com.example.app", store: DomainStore(layout: box.layout), arguments: [])
+        let store = ProfileStore(managedDirectory: box.managed)
+        func batchProfile(_ identifier: String, _ values: [LiteralString: PropertyList]) throws -> ProfileStore.BatchProfile {
+            let bytes = try PropertyList.dictionary(profileDictionary(identifier, [customPayload("com.example.app", values)])).encoded(as: .xml)
+            return .init(profile: try ConfigurationProfile(bytes: bytes), bytes: bytes, signature: .unsigned)
+        }
+        // The caller (a fleet agent) installed "ours" earlier.
+        _ = try store.apply(installing: [try batchProfile("com.example.ours", ["Ours": 1])], removing: [], owned: [])
+        // Then, after the caller last looked at the store, an administrator installs "shared" by hand.
+        let byHand = try box.write(profileDictionary("com.example.shared", [customPayload("com.example.app", ["Shared": "by hand"])]), name: "shared.mobileconfig")
+        #expect(try box.profiles(["install", "--path", byHand]).status == 0)
+        // The caller's next batch declares "shared" too, a new "theirs", and gives up "ours".
+        let result = try store.apply(installing: [try batchProfile("com.example.shared", ["Shared": "from the batch"]),
+                                                  try batchProfile("com.example.theirs", ["Theirs": 2])],
+                                     removing: ["com.example.ours"], owned: ["com.example.ours"])
+        #expect(result.leftAlone == ["com.example.shared"])
+        #expect(eventually { defaults.integer(forKey: "Theirs") == 2 && defaults.object(forKey: "Ours") == nil })
+        #expect(defaults.string(forKey: "Shared") == "by hand")
+        let index = try store.index()
+        #expect(Set(index.profiles.map(\.identifier)) == ["com.example.shared", "com.example.theirs"])
+        let shared = try #require(index.profiles.first { $0.identifier == "com.example.shared" })
+        #expect(try store.originalBytes(of: shared) == Array(try Data(contentsOf: URL(fileURLWithPath: byHand))))
+        // Without `owned`, a batch replaces whatever it installs.
+        let plain = try store.apply(installing: [try batchProfile("com.example.shared", ["Shared": "replaced"])], removing: [])
+        #expect(plain.leftAlone.isEmpty)
+        #expect(eventually { defaults.string(forKey: "Shared") == "replaced" })
+    }
 }
 
 /// Signed profiles made here with a throw-away CA: verified against a trust file, refused when tampered with, and the policy option.

@@ -23,24 +23,42 @@ extension ProfileStore {
     /// after, never some of them (the fleet agent applies a declaration so). An identifier in
     /// `removing` that is not installed is passed over; removal here ignores
     /// `PayloadRemovalDisallowed` (what the agent installed, it may take back).
-    package func apply(installing: [BatchProfile], removing: [String], now: Date = Date()) throws(ProfileError) -> ApplicationProblems {
+    ///
+    /// `owned`: the identifiers the caller installed before. When given, a System profile
+    /// installed under an identifier not in it (by hand, with
+    /// `profiles install`) is left alone, neither replaced by a profile of `installing` nor
+    /// removed, and named in ``BatchResult/leftAlone``. The check is made under the store's
+    /// lock, against the index the change starts from: a profile installed by hand a moment
+    /// before is never replaced.
+    package func apply(installing: [BatchProfile], removing: [String], owned: Set<String>? = nil,
+                       now: Date = Date()) throws(ProfileError) -> BatchResult {
         for item in installing where item.profile.scope != .system {
             throw ProfileError("PayloadScope", "\(item.profile.identifier) is for one user (User); a batch installs System profiles")
         }
         return try change(requireTrust: true) { (entries, index) throws(ProfileError) in
-            let gone = Set(removing).union(installing.map(\.profile.identifier))
+            var leftAlone: [String] = []
+            if let owned {
+                let others = Set(entries.lazy.filter { $0.record.target == .system && !owned.contains($0.record.identifier) }.map(\.record.identifier))
+                leftAlone = (installing.map(\.profile.identifier) + removing).filter { others.contains($0) }
+            }
+            let kept = Set(leftAlone)
+            let gone = Set(removing).union(installing.map(\.profile.identifier)).subtracting(kept)
             entries.removeAll { $0.record.target == .system && gone.contains($0.record.identifier) }
-            for item in installing {
+            for item in installing where !kept.contains(item.profile.identifier) {
                 let record = InstalledProfile(item.profile, target: .system, sequence: index.nextSequence, installedAt: now, signature: item.signature)
                 index.nextSequence += 1
                 entries.append(StoredProfile(record: record, preferences: item.profile.preferences, bytes: item.bytes))
             }
-            return { _, problems in ApplicationProblems(lines: problems) }
+            return { _, problems in BatchResult(applicationProblems: problems, leftAlone: leftAlone) }
         }
     }
 
-    /// What a batch could not write into applications' own files (as ``InstallResult/applicationProblems``).
-    package struct ApplicationProblems: Sendable {
-        package var lines: [String]
+    /// What a batch did not do: what it could not write into applications' own files (as
+    /// ``InstallResult/applicationProblems``), and the profiles it left alone.
+    package struct BatchResult: Sendable {
+        package var applicationProblems: [String]
+        /// Identifiers of `installing` or `removing` installed by someone else (not in `owned`),
+        /// in the order given; each is as it was before the batch.
+        package var leftAlone: [String]
     }
 }
