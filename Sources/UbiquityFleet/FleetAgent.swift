@@ -134,6 +134,11 @@ package final class FleetAgent: @unchecked Sendable {
     func apply(_ declaration: Declaration, group: String) async -> Bool {
         var outcomes: [String: String] = [:]
         var installing: [ProfileStore.BatchProfile] = []
+        // Profiles installed by hand are left out here, so that they are never among the
+        // identifiers the state notes as being installed (`pending`, counted as the agent's after
+        // a crash). One installed by hand after this read is caught by the store, under its lock
+        // (`change`). An index that cannot be read fails that change, which reports it.
+        let handInstalled = Self.installedByHand(in: store, owned: state.owned)
         let otherGroups = state.groups.filter { $0.key != group }
         for (i, bytes) in declaration.profiles.enumerated() {
             let profile: ConfigurationProfile
@@ -143,6 +148,7 @@ package final class FleetAgent: @unchecked Sendable {
             }
             let id = profile.identifier
             if profile.scope != .system { outcomes[id] = "failed: a User profile; a fleet installs System profiles"; continue }
+            if handInstalled.contains(id) { outcomes[id] = Self.leftAloneOutcome; continue }
             if let other = otherGroups.first(where: { $0.value.profiles.contains(id) })?.key {
                 outcomes[id] = "failed: group \(other) declares it too; it stays as that group installed it"
                 continue
@@ -160,11 +166,10 @@ package final class FleetAgent: @unchecked Sendable {
         let removing = previous.filter { !keep.contains($0) }
         do {
             try change(installing: installing, removing: removing) { state, leftAlone in
-                // A profile installed by hand (`profiles install`) is left as it is: the store
-                // checks, under its lock, that the agent installed what a declaration replaces.
+                // Installed by hand since the index was read above: left as it is by the store.
                 let installed = installing.map(\.profile.identifier).filter { !leftAlone.contains($0) }
                 var said = outcomes
-                for id in leftAlone { said[id] = "failed: installed by hand (profiles install); the agent leaves it alone" }
+                for id in leftAlone { said[id] = Self.leftAloneOutcome }
                 state.groups[group] = AgentState.Group(revision: declaration.revision, applied: Date(), profiles: installed,
                                                        outcomes: said.merging(installed.map { ($0, "installed") }) { a, _ in a },
                                                        refusal: nil, refusalKind: nil)
@@ -180,6 +185,16 @@ package final class FleetAgent: @unchecked Sendable {
             try? state.save(to: files)
         }
         return true
+    }
+
+    /// What a machine reports of a declared profile that was installed by hand.
+    static let leftAloneOutcome = "failed: installed by hand (profiles install); the agent leaves it alone"
+
+    /// The System profiles in `store` the agent did not install (not in `owned`); none when the
+    /// index cannot be read (the change that follows reads it again, and fails).
+    static func installedByHand(in store: ProfileStore, owned: Set<String>) -> Set<String> {
+        guard let index = try? store.index() else { return [] }
+        return Set(index.profiles.lazy.filter { $0.target == .system && !owned.contains($0.identifier) }.map(\.identifier))
     }
 
     /// Notes the intent, changes the profiles in one step, then records the result; `record` is

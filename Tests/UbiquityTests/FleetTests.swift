@@ -502,15 +502,20 @@ struct FleetTests {
         let loud = try scene.publish([try scene.profile("com.example.fleet.\u{1B}[31mred", ["Mode": "one"])])
         #expect(loud.status == 0 && !loud.stdout.utf8.contains(0x1B) && loud.stdout.contains("com.example.fleet.\\u{1B}[31mred"), "\(loud.stdout) \(loud.stderr)")
     }
-    @Test("kill -9 of the agent at random moments around an apply: the machine holds one revision whole, and the next start finishes the job")
+    @Test("kill -9 of the agent at random moments around an apply: the machine holds one revision whole, and the next start finishes the job; a declared profile installed by hand stays the administrator's")
     func agentKilledDuringApply() throws {
         let scene = try FleetScene(try SyncServer(.sqlite))
         let a = try FleetMachine("a")
         try scene.enroll(a)
+        // Installed by hand, and declared by every revision too: never the agent's, crash or not.
+        let byHand = try scene.profile("com.example.byhand", domain: "com.example.local", ["Local": "mine"])
+        let installed = try runProcess(products.appendingPathComponent("profiles").path, ["install", "--path", byHand], environment: a.environment)
+        try #require(installed.status == 0, "\(installed.stderr)")
         let count = 12
-        /// Publishes revision `mode` of `count` profiles, each forcing its own key to `mode`.
+        /// Publishes revision `mode` of `count` profiles, each forcing its own key to `mode`, and the one installed by hand.
         func publish(_ mode: String) throws {
             let files = try (0..<count).map { try scene.profile("com.example.fleet.p\($0)", domain: "com.example.fleet\($0)", ["Mode": .string(mode)]) }
+                + [try scene.profile("com.example.byhand", domain: "com.example.local", ["Local": .string(mode)])]
             let r = try scene.publish(files)
             try #require(r.status == 0, "publish: \(r.stderr)")
         }
@@ -540,6 +545,7 @@ struct FleetTests {
             // The next start finishes the job.
             try a.startAgent()
             #expect(eventually(20) { (try? state()) == "m\(round)" }, "round \(round): \(a.agentErrors)")
+            #expect(try a.read("com.example.local", "Local") == "mine", "round \(round) (seed \(random.seed))")
         }
         // Whether a kill fell inside the profiles' change itself (a few ms of the 250) is not observed: the
         // test holds every kill to "one revision whole", wherever it fell.
