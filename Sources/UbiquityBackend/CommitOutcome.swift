@@ -17,6 +17,11 @@ package struct CommitOutcome: Sendable {
         self.applied = applied
     }
 
+    /// Every change of the commit applied (no refusal, no conflict).
+    package var isWhollyApplied: Bool {
+        refusal == nil && response.refusal == nil && response.results.allSatisfy { $0.status == .applied }
+    }
+
     /// The outcome of a commit whose token is no longer valid (nothing applied).
     package static func revoked(revision: Int64) -> CommitOutcome {
         var outcome = CommitOutcome(response: UbiquityCommitResponse(revision: revision, refusal: CommitRefusal.tokenRevoked.message, results: []), applied: [])

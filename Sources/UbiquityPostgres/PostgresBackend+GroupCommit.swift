@@ -26,7 +26,7 @@ extension PostgresBackend {
     /// alone. Returns the group still held (for the caller to let go), or nil when `next`
     /// let the last one go. The sweeper cancels a group that has not read the database
     /// within ``deadline``.
-    static func run(_ first: Run, client: PostgresClient, logger: Logger, quota: AccountQuota?,
+    static func run(_ first: Run, client: PostgresClient, logger: Logger, quota: AccountQuota?, kept: KeptStores,
                     next: @Sendable (Run) -> Run?) async -> Run? {
         DatabaseMetrics.operations.increment()
         defer { DatabaseMetrics.operations.decrement() }
@@ -35,7 +35,7 @@ extension PostgresBackend {
             return try await client.withConnection { db in
                 DatabaseMetrics.waited(since: asked)
                 var run = first
-                while await group(run, on: db, logger: logger, quota: quota) {
+                while await group(run, on: db, logger: logger, quota: quota, kept: kept) {
                     guard let following = next(run) else { return nil }
                     run = following
                 }
@@ -50,12 +50,13 @@ extension PostgresBackend {
 
     /// One group commit. False when the connection failed, or the sweeper gave up on the
     /// group before it read the database: every commit is answered either way.
-    static func group(_ run: Run, on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async -> Bool {
+    static func group(_ run: Run, on db: PostgresConnection, logger: Logger, quota: AccountQuota?, kept: KeptStores) async -> Bool {
         // A fixed order of stores: two servers' groups lock rows in the same order (no deadlock).
         let ordered = CommitGroup.ordered(run.jobs)
         let state: GroupState
         do {
-            state = try await read(ordered, on: db, logger: logger)
+            // What this server knows of every store and key of the group, or else a read.
+            if let known = kept.groupState(for: ordered) { state = known } else { state = try await read(ordered, on: db, logger: logger, kept: kept) }
             guard run.begin() else { throw CancellationError() }
         } catch {
             // The read failed, or the sweeper gave up on the group (none was applied): commits not yet answered fail now.
@@ -65,8 +66,8 @@ extension PostgresBackend {
         // From here on the writer answers every claimed commit itself.
         let claimed = ordered.filter { $0.ticket.claim() }
         do {
-            let rest = try await commitUnlocked(claimed, state: state, on: db, logger: logger, quota: quota)
-            if !rest.isEmpty { try await commitLocked(rest, on: db, logger: logger, quota: quota) }
+            let rest = try await commitUnlocked(claimed, state: state, on: db, logger: logger, quota: quota, kept: kept)
+            if !rest.isEmpty { try await commitLocked(rest, on: db, logger: logger, quota: quota, kept: kept) }
             return true
         } catch {
             // The connection failed: what is not answered yet is answered now.
@@ -82,10 +83,12 @@ extension PostgresBackend {
         /// The commits' tokens still valid (``CommitGroup/tokenKey(_:_:)``), as the locked path reads them;
         /// nil in the unlocked path, whose write statement checks the writing commits' tokens itself.
         var validTokens: Set<[UInt8]>? = nil
+        /// Made from what this server kept (``KeptStores``), not read: only writes are taken from it.
+        var isKept = false
     }
 
     /// The heads and entries of the group's stores, without locks (one statement, one snapshot).
-    static func read(_ jobs: [Job], on db: PostgresConnection, logger: Logger) async throws -> GroupState {
+    static func read(_ jobs: [Job], on db: PostgresConnection, logger: Logger, kept: KeptStores) async throws -> GroupState {
         let stores = CommitGroup.stores(of: jobs)
         let keys = CommitGroup.keys(of: jobs, stores)
         let rows = try await db.execute(GroupReadStatement(storeAccounts: stores.map(\.account), storeNames: stores.map(\.store),
@@ -99,6 +102,7 @@ extension PostgresBackend {
                 state.current[CommitGroup.storeKey(account, store), default: [:]][key] = CurrentEntry(revision: revision, size: Int(size), value: value)
             }
         }
+        kept.learn(state, keys: keys)
         return state
     }
 
@@ -120,7 +124,8 @@ extension PostgresBackend {
     /// them where their stores did not move. Answers the commits it decided;
     /// returns the ones left for the locked path (stores that moved, new
     /// stores, stores to prune). Nothing is applied when it throws (one statement).
-    static func commitUnlocked(_ jobs: [Job], state: GroupState, on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async throws -> [Job] {
+    static func commitUnlocked(_ jobs: [Job], state: GroupState, on db: PostgresConnection, logger: Logger, quota: AccountQuota?,
+                               kept: KeptStores) async throws -> [Job] {
         var rest: [Job] = []
         var decisions: [StoreDecision] = []
         for store in CommitGroup.stores(of: jobs) {
@@ -129,15 +134,27 @@ extension PostgresBackend {
             let decision = StoreDecision(jobs, store.jobs, account: store.account, store: store.store, head: head,
                                          current: state.current[storeKey] ?? [:], validTokens: state.validTokens, quota: quota, others: nil)
             if decision.needsPruning || decision.needsQuota { rest += jobs[store.jobs]; continue }
+            // On kept knowledge only what writes is taken: the write checks it. A conflict or a
+            // refusal would be answered without a check, on what may be another server's past.
+            if state.isKept && !(decision.writes && decision.outcomes.allSatisfy(\.isWhollyApplied)) { rest += jobs[store.jobs]; continue }
             decisions.append(decision)
         }
-        let written = try await write(decisions, on: db, logger: logger)
+        kept.willWrite(decisions)
+        let written: Set<String>
+        do { written = try await write(decisions, on: db, logger: logger) } catch {
+            // Whether the statement committed is not known.
+            for decision in decisions { kept.forget(decision.storeKey) }
+            throw error
+        }
         for decision in decisions {
             // A store whose commits write nothing (conflicts, refusals) is answered on what was read:
             // that state was the store's at the moment of the read.
             if decision.writes && !written.contains(decision.storeKey) {
+                // Another server moved it: the locked path reads it again.
+                kept.forget(decision.storeKey)
                 rest += jobs[decision.jobs]
             } else {
+                if decision.writes { kept.wrote(decision) }
                 for (job, outcome) in zip(jobs[decision.jobs], decision.outcomes) { job.finish(.success(outcome)) }
             }
         }
@@ -145,7 +162,9 @@ extension PostgresBackend {
     }
 
     /// The locked path, in a transaction of its own; when it fails, its commits are tried alone.
-    static func commitLocked(_ jobs: [Job], on db: PostgresConnection, logger: Logger, quota: AccountQuota?) async throws {
+    static func commitLocked(_ jobs: [Job], on db: PostgresConnection, logger: Logger, quota: AccountQuota?, kept: KeptStores) async throws {
+        // What this path writes (a prune among it) is learned again by the next read.
+        for store in CommitGroup.stores(of: jobs) { kept.forget(CommitGroup.storeKey(store.account, store.store)) }
         try await db.query("BEGIN", logger: logger)
         do {
             let outcomes = try await apply(jobs, on: db, logger: logger, quota: quota)

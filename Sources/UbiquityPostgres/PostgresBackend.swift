@@ -48,6 +48,8 @@ package final class PostgresBackend: UbiquityBackend {
     let listenerTask = Lock<Task<Void, Never>?>(nil)
 
     let closed = Lock(false)
+    /// What this server knows of the stores it committed to (a group so known is not read first).
+    let kept = KeptStores()
 
     /// Connections of the pool (commits and reads); the listener has one more of its own.
     package static let defaultPoolSize = 12
@@ -190,8 +192,8 @@ package final class PostgresBackend: UbiquityBackend {
                 return w.take(now: now, task: TaskSlot())
             }
             guard let run else { return }
-            let task = Task(executorPreference: Self.databaseExecutor) { [client, logger, quota] in
-                if let held = await Self.run(run, client: client, logger: logger, quota: quota, next: { self.next(after: $0) }) {
+            let task = Task(executorPreference: Self.databaseExecutor) { [client, logger, quota, kept] in
+                if let held = await Self.run(run, client: client, logger: logger, quota: quota, kept: kept, next: { self.next(after: $0) }) {
                     self.release(held)
                 } else {
                     // Its last group was let go by `next(after:)`: commits that came since start a writer.
@@ -559,8 +561,13 @@ package final class PostgresBackend: UbiquityBackend {
 
     // MARK: Wake-ups
 
-    package func deliverWakeups(to handler: @escaping @Sendable (Wakeup) -> Void) {
+    package func deliverWakeups(to serverHandler: @escaping @Sendable (Wakeup) -> Void) {
         let location = self.location, logger = self.logger
+        // What another server wrote is no longer what this one kept of it.
+        let handler: @Sendable (Wakeup) -> Void = { [kept] wakeup in
+            kept.heard(wakeup)
+            serverHandler(wakeup)
+        }
         let task = Task { [self] in
             var delay = Duration.milliseconds(50)
             var id = 1

@@ -228,6 +228,44 @@ struct PostgresInstancesTests {
     }
 
     @Test("""
+        what a server keeps of a store after its own commits never answers for it once another instance moved it: a \
+        commit on a stale or older base is a conflict with the other instance's value and revision
+        """)
+    func keptStateAfterAnotherInstance() async throws {
+        let one = try SyncServer(.postgres)
+        let two = try SyncServer(sharing: one)
+        let token = try one.addAccount("alice")
+        let first = HTTPUbiquityTransport(account: one.account(token: token))
+        let second = HTTPUbiquityTransport(account: two.account(token: token))
+        func commit(_ t: HTTPUbiquityTransport, base: Int64, _ n: Int64) async throws -> UbiquityWireResult {
+            let answer = try await t.commit(store: "com.example.kept", UbiquityCommitRequest(changes: [
+                UbiquityWireChange(key: "k", base: base, value: UbiquityWireValue.encode(.integer(.init(n))))]))
+            return try #require(answer.results.first)
+        }
+        var base: Int64 = 0
+        for round in 1...20 {
+            // Instance one commits twice (its second group is decided on what it keeps) ...
+            let a = try await commit(first, base: base, Int64(round * 10))
+            #expect(a.status == .applied, "round \(round)")
+            let b = try await commit(first, base: a.entry.revision, Int64(round * 10 + 1))
+            #expect(b.status == .applied, "round \(round)")
+            // ... then instance two moves the store, and one is asked again on the base it last answered.
+            let c = try await commit(second, base: b.entry.revision, Int64(round * 10 + 2))
+            #expect(c.status == .applied, "round \(round)")
+            // A base older than anything one kept: a conflict whichever way one decides it, and the
+            // value it answers with is the other instance's, never what one kept.
+            let older = try await commit(first, base: 0, -1)
+            #expect(older.status == .conflict && older.entry.revision == c.entry.revision, "round \(round): \(older)")
+            let stale = try await commit(first, base: b.entry.revision, -1)
+            #expect(stale.status == .conflict && stale.entry.revision == c.entry.revision, "round \(round): \(stale)")
+            #expect(stale.entry.value.flatMap { UbiquityWireValue.decode($0)?.value } == .integer(.init(Int64(round * 10 + 2))), "round \(round)")
+            base = c.entry.revision
+        }
+        let check = try two.check()
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
+    @Test("""
         a database that stops answering (SIGSTOP): commits it never took are answered 503 with the code not-applied, \
         and none of them is ever applied, then or after it answers again
         """)
@@ -262,6 +300,42 @@ struct PostgresInstancesTests {
         let check = try one.check()
         #expect(check.status == 0, "\(check.stderr)")
         withExtendedLifetime(cluster) {}
+    }
+
+    @Test("""
+        a backend that hears no other server (no listener) decides on what it kept only what writes: a commit its kept \
+        knowledge would refuse or find in conflict is answered on what the database holds, another backend's write
+        """)
+    func keptKnowledgeOnlyWrites() async throws {
+        let cluster = try #require(PostgresCluster.shared)
+        let location = try PostgresLocation(try cluster.createDatabase())
+        let one = try await PostgresBackend.open(location)
+        let two = try await PostgresBackend.open(location)
+        let account = try await one.createAccount(name: "alice", tokenName: "default", tokenHash: [UInt8](repeating: 7, count: 32))
+        func commit(_ backend: PostgresBackend, base: Int64, _ n: Int64) async throws -> UbiquityWireResult {
+            let bytes = try PropertyList.integer(.init(n)).encoded(as: .binary)
+            let outcome = try await backend.commit(account: account.id, store: "com.example.kept", changes: [CheckedChange(key: "k", base: base, bytes: bytes)], tokenHash: nil)
+            return try #require(outcome.response.results.first)
+        }
+        var base: Int64 = 0
+        for round in Int64(1)...10 {
+            let a = try await commit(one, base: base, round * 10)
+            let b = try await commit(one, base: a.entry.revision, round * 10 + 1)   // decided on what one kept
+            #expect(a.status == .applied && b.status == .applied, "round \(round)")
+            let c = try await commit(two, base: b.entry.revision, round * 10 + 2)
+            #expect(c.status == .applied, "round \(round)")
+            // One still keeps the store at b's revision: a base older than that is a conflict there,
+            // and must be answered with two's value and revision, read from the database.
+            let older = try await commit(one, base: a.entry.revision, -1)
+            #expect(older.status == .conflict && older.entry.revision == c.entry.revision, "round \(round): \(older)")
+            #expect(older.entry.value.flatMap { UbiquityWireValue.decode($0)?.value } == .integer(.init(round * 10 + 2)), "round \(round)")
+            // On b's revision, which one kept: the write is checked, and redone under locks.
+            let stale = try await commit(one, base: b.entry.revision, -1)
+            #expect(stale.status == .conflict && stale.entry.revision == c.entry.revision, "round \(round): \(stale)")
+            base = c.entry.revision
+        }
+        try await one.close()
+        try await two.close()
     }
 
     @Test("a backend hears other servers' commits only once its listener listens; a server is ready only then")
