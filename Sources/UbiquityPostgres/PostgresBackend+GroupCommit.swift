@@ -19,7 +19,10 @@ import CoreMetrics
 // write, COMMIT. With one server per store at a time, the first path is the
 // only one taken: two round trips and a flush instead of five. Those two
 // statements are prepared (`GroupReadStatement`, `GroupWriteStatement`):
-// each connection parses and plans them once.
+// each connection parses and plans them once. When the writer knows every
+// store and key of a group from its own reads and writes (`KeptStores`), the
+// read is skipped: what writes is written under the same revision check, and
+// what would not write goes to the locked path.
 extension PostgresBackend {
     /// A writer's group commits on one connection: `first`, then each group `next` gives
     /// it, until `next` gives none or a group fails. Commits a group cannot apply are tried
