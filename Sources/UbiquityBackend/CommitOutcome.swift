@@ -19,7 +19,7 @@ package struct CommitOutcome: Sendable {
 
     /// Every change of the commit applied (no refusal, no conflict).
     package var isWhollyApplied: Bool {
-        refusal == nil && response.refusal == nil && response.results.allSatisfy { $0.status == .applied }
+        response.refusal == nil && response.results.allSatisfy { $0.status == .applied }
     }
 
     /// The outcome of a commit whose token is no longer valid (nothing applied).

@@ -138,7 +138,7 @@ package final class FleetAgent: @unchecked Sendable {
         // identifiers the state notes as being installed (`pending`, counted as the agent's after
         // a crash). One installed by hand after this read is caught by the store, under its lock
         // (`change`). An index that cannot be read fails that change, which reports it.
-        let handInstalled = Self.installedByHand(in: store, owned: state.owned)
+        let handInstalled = (try? store.index())?.systemIdentifiers(except: state.owned) ?? []
         let otherGroups = state.groups.filter { $0.key != group }
         for (i, bytes) in declaration.profiles.enumerated() {
             let profile: ConfigurationProfile
@@ -189,13 +189,6 @@ package final class FleetAgent: @unchecked Sendable {
 
     /// What a machine reports of a declared profile that was installed by hand.
     static let leftAloneOutcome = "failed: installed by hand (profiles install); the agent leaves it alone"
-
-    /// The System profiles in `store` the agent did not install (not in `owned`); none when the
-    /// index cannot be read (the change that follows reads it again, and fails).
-    static func installedByHand(in store: ProfileStore, owned: Set<String>) -> Set<String> {
-        guard let index = try? store.index() else { return [] }
-        return Set(index.profiles.lazy.filter { $0.target == .system && !owned.contains($0.identifier) }.map(\.identifier))
-    }
 
     /// Notes the intent, changes the profiles in one step, then records the result; `record` is
     /// given the identifiers left alone, installed by hand.

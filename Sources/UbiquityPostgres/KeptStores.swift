@@ -36,6 +36,10 @@ final class KeptStores: Sendable {
     struct State {
         var stores: [String: Store] = [:]
         var bytes = 0
+
+        mutating func remove(_ storeKey: String) {
+            bytes -= stores.removeValue(forKey: storeKey)?.bytes ?? 0
+        }
     }
 
     static let maximumBytes = 16 << 20
@@ -65,25 +69,26 @@ final class KeptStores: Sendable {
         }
     }
 
-    /// What a read found: each store's head and the entries of `keys` (a key asked for and not
-    /// found has no entry). Kept with what was known at the same revision, instead of it otherwise.
-    func learn(_ read: PostgresBackend.GroupState, keys: (a: [String], s: [String], k: [String])) {
+    /// What a read for `jobs` found: each store's head and the entries of the keys the jobs change
+    /// (a key not found has no entry). Kept with what was known at the same revision, instead of
+    /// it otherwise.
+    func learn<Job: CommitJob>(_ read: PostgresBackend.GroupState, for jobs: [Job]) {
+        let stores = CommitGroup.stores(of: jobs)
         state.withLock { s in
-            var asked: [String: [LiteralString]] = [:]
-            for i in keys.k.indices { asked[CommitGroup.storeKey(keys.a[i], keys.s[i]), default: []].append(LiteralString(keys.k[i])) }
-            for (storeKey, head) in read.heads {
-                var store = s.stores[storeKey].flatMap { $0.head.revision == head.revision && $0.writing == nil ? $0 : nil } ?? Store(head: head)
-                s.bytes -= s.stores[storeKey]?.bytes ?? 0
+            for store in stores {
+                let storeKey = CommitGroup.storeKey(store.account, store.store)
+                guard let head = read.heads[storeKey] else { continue }
+                var kept = s.stores[storeKey].flatMap { $0.head.revision == head.revision && $0.writing == nil ? $0 : nil } ?? Store(head: head)
+                s.remove(storeKey)
                 let found = read.current[storeKey] ?? [:]
-                for key in asked[storeKey] ?? [] {
-                    if let entry = found[key] {
-                        Self.set(&store, key, entry)
-                    } else if store.entries[key] == nil, store.absent.insert(key).inserted {
-                        store.bytes += key.string.utf8.count
+                for job in jobs[store.jobs] {
+                    for change in job.changes {
+                        let key = LiteralString(change.key)
+                        if let entry = found[key] { Self.set(&kept, key, entry) } else { Self.markAbsent(&kept, key) }
                     }
                 }
-                s.bytes += store.bytes
-                s.stores[storeKey] = store
+                s.bytes += kept.bytes
+                s.stores[storeKey] = kept
             }
             Self.bound(&s)
         }
@@ -103,7 +108,7 @@ final class KeptStores: Sendable {
         state.withLock { s in
             guard var store = s.stores[decision.storeKey], store.head.revision == decision.before.revision,
                   store.writing == decision.after.revision else {
-                s.bytes -= s.stores.removeValue(forKey: decision.storeKey)?.bytes ?? 0
+                s.remove(decision.storeKey)
                 return
             }
             s.bytes -= store.bytes
@@ -120,7 +125,7 @@ final class KeptStores: Sendable {
 
     /// Forgets `storeKey` (another server moved it, or the locked path changes it).
     func forget(_ storeKey: String) {
-        state.withLock { s in s.bytes -= s.stores.removeValue(forKey: storeKey)?.bytes ?? 0 }
+        state.withLock { $0.remove(storeKey) }
     }
 
     /// A notification: another server's write forgets the store it touched, when it is newer than
@@ -131,7 +136,7 @@ final class KeptStores: Sendable {
             let storeKey = CommitGroup.storeKey(account, store)
             state.withLock { s in
                 guard let kept = s.stores[storeKey], revision > (kept.writing ?? kept.head.revision) else { return }
-                s.bytes -= s.stores.removeValue(forKey: storeKey)?.bytes ?? 0
+                s.remove(storeKey)
             }
         case .everything:
             state.withLock { $0 = State() }
@@ -145,6 +150,11 @@ final class KeptStores: Sendable {
         if let old = store.entries[key] { store.bytes -= key.string.utf8.count + (old.value?.readableBytes ?? 0) }
         store.entries[key] = entry
         store.bytes += key.string.utf8.count + (entry.value?.readableBytes ?? 0)
+    }
+
+    /// `key` has no entry (unless one was learned at this revision already).
+    private static func markAbsent(_ store: inout Store, _ key: LiteralString) {
+        if store.entries[key] == nil, store.absent.insert(key).inserted { store.bytes += key.string.utf8.count }
     }
 
     private static func bound(_ s: inout State) {

@@ -105,7 +105,7 @@ extension PostgresBackend {
                 state.current[CommitGroup.storeKey(account, store), default: [:]][key] = CurrentEntry(revision: revision, size: Int(size), value: value)
             }
         }
-        kept.learn(state, keys: keys)
+        kept.learn(state, for: jobs)
         return state
     }
 

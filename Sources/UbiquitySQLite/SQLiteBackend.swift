@@ -57,6 +57,13 @@ package final class SQLiteBackend: UbiquityBackend {
     /// The schema's version (`PRAGMA user_version`); migrations run in order up to it.
     static let schemaVersion = 6
 
+    /// What each account holds, counted from its stores (account, stores, bytes): how schema 6
+    /// fills `account_usage`, and what `check()` compares the kept rows with.
+    static let usageByAccountSQL = """
+        SELECT account, count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)) AS stores, coalesce(sum(total_bytes), 0) AS bytes
+        FROM stores WHERE revision > 0 GROUP BY account
+        """
+
     /// Opens (creating when needed) the database in `directory`. A server
     /// opens it `exclusive`ly (`<directory>/serve.lock`): its writer caches
     /// what it wrote, so a second server on the same folder is refused.
@@ -313,11 +320,7 @@ package final class SQLiteBackend: UbiquityBackend {
                 let upsert = "ON CONFLICT(account) DO UPDATE SET stores = stores + excluded.stores, bytes = bytes + excluded.bytes"
                 for statement in [
                     "CREATE TABLE account_usage(account TEXT PRIMARY KEY, stores INTEGER NOT NULL, bytes INTEGER NOT NULL) WITHOUT ROWID",
-                    """
-                    INSERT INTO account_usage(account, stores, bytes)
-                    SELECT account, count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)), coalesce(sum(total_bytes), 0)
-                    FROM stores WHERE revision > 0 GROUP BY account
-                    """,
+                    "INSERT INTO account_usage(account, stores, bytes) \(usageByAccountSQL)",
                     """
                     CREATE TRIGGER stores_usage_insert AFTER INSERT ON stores WHEN NEW.revision > 0
                     BEGIN
@@ -614,8 +617,7 @@ package final class SQLiteBackend: UbiquityBackend {
                 SELECT a.id AS account, coalesce(u.stores, 0) AS kept_stores, coalesce(u.bytes, 0) AS kept_bytes,
                     coalesce(s.stores, 0) AS stores, coalesce(s.bytes, 0) AS bytes
                 FROM accounts a LEFT JOIN account_usage u ON u.account = a.id
-                LEFT JOIN (SELECT account, count(*) FILTER (WHERE \(AccountQuota.countedStoreSQL)) AS stores, sum(total_bytes) AS bytes
-                           FROM stores WHERE revision > 0 GROUP BY account) s ON s.account = a.id
+                LEFT JOIN (\(Self.usageByAccountSQL)) s ON s.account = a.id
                 """, [])
             for row in usage {
                 let kept = (row.column("kept_stores")?.integer ?? -1, row.column("kept_bytes")?.integer ?? -1)

@@ -28,7 +28,7 @@ struct KeptStoresTests {
         var read = PostgresBackend.GroupState()
         read.heads["a/s"] = head
         read.current["a/s"] = ["x": CurrentEntry(revision: 5, size: 1, value: nil)]
-        kept.learn(read, keys: (a: ["a", "a"], s: ["s", "s"], k: ["x", "y"]))
+        kept.learn(read, for: [job("x"), job("y")])
         kept._checkInvariants()
     }
 
@@ -94,10 +94,10 @@ struct KeptStoresTests {
         Self.readAtFive(kept)
         var read = PostgresBackend.GroupState()
         read.heads["a/s"] = Self.head
-        kept.learn(read, keys: (a: ["a"], s: ["s"], k: ["z"]))
+        kept.learn(read, for: [Self.job("z")])
         #expect(kept.groupState(for: [Self.job("x"), Self.job("y"), Self.job("z")]) != nil)
         read.heads["a/s"] = StoreHead(revision: 9, count: 0, total: 0, tombstones: 0, horizon: 0)
-        kept.learn(read, keys: (a: ["a"], s: ["s"], k: ["z"]))
+        kept.learn(read, for: [Self.job("z")])
         #expect(kept.groupState(for: [Self.job("x")]) == nil)
         #expect(kept.groupState(for: [Self.job("z")])?.heads["a/s"]?.revision == 9)
         kept._checkInvariants()
@@ -113,7 +113,7 @@ struct KeptStoresTests {
             let storeKey = "a/s\(i)"
             read.heads[storeKey] = Self.head
             read.current[storeKey] = ["k": CurrentEntry(revision: 5, size: large.count, value: .init(bytes: large))]
-            kept.learn(read, keys: (a: ["a"], s: ["s\(i)"], k: ["k"]))
+            kept.learn(read, for: [Job(store: "s\(i)", changes: [CheckedChange(key: "k", base: 0, bytes: nil)])])
             kept._checkInvariants()
             held += large.count + 1
             if held > KeptStores.maximumBytes {

@@ -228,8 +228,9 @@ struct PostgresInstancesTests {
     }
 
     @Test("""
-        what a server keeps of a store after its own commits never answers for it once another instance moved it: a \
-        commit on a stale or older base is a conflict with the other instance's value and revision
+        two servers taking turns on one store: a commit through one on a stale or older base is a conflict with \
+        the other's value and revision (through HTTP, where the other's notification usually arrives first; \
+        keptKnowledgeOnlyWrites takes the notifications away)
         """)
     func keptStateAfterAnotherInstance() async throws {
         let one = try SyncServer(.postgres)

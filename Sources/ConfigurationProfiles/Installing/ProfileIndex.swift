@@ -27,6 +27,12 @@ public struct ProfileIndex: Sendable, Hashable {
         profiles.filter { $0.identifier == identifier }
     }
 
+    /// The identifiers of the System profiles installed, but for `owned`: those someone else
+    /// installed (for the fleet agent, which owns what it installed, the ones installed by hand).
+    package func systemIdentifiers(except owned: Set<String>) -> Set<String> {
+        Set(profiles.lazy.filter { $0.target == .system && !owned.contains($0.identifier) }.map(\.identifier))
+    }
+
     /// The profile whose value for `key` of `domain` is in force for `user`
     /// (a user profile's over a system profile's), if a profile forces it.
     public func forcingProfile(domain: String, key: String, user: String) -> InstalledProfile? {

@@ -38,7 +38,7 @@ extension ProfileStore {
         return try change(requireTrust: true) { (entries, index) throws(ProfileError) in
             var leftAlone: [String] = []
             if let owned {
-                let others = Set(entries.lazy.filter { $0.record.target == .system && !owned.contains($0.record.identifier) }.map(\.record.identifier))
+                let others = index.systemIdentifiers(except: owned)
                 leftAlone = (installing.map(\.profile.identifier) + removing).filter { others.contains($0) }
             }
             let kept = Set(leftAlone)
