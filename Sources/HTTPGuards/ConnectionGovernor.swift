@@ -21,16 +21,36 @@ package final class ConnectionGovernor: Sendable {
     /// The most connections kept open at once.
     package let limit: Int
 
-    private struct Entry {
+    /// One open connection's state. Its own handler (``GovernedConnection``, on the connection's
+    /// event loop) writes it without the table's lock, at every request's start and end; the
+    /// table's lock is taken only to open, close, trust or shed a connection.
+    package final class Record: Sendable {
         let channel: any Channel
-        var busy = false
+        /// A request is in progress.
+        let busy = Atomic(false)
         /// A request on it presented valid credentials (``trust(_:)``).
-        var trusted = false
+        let trusted = Atomic(false)
         /// Close once the response in progress is written (``closeAfterResponse(_:)``).
-        var closing = false
-        var lastActive: ContinuousClock.Instant = .now
+        let closing = Atomic(false)
+        /// When a request last started or ended (`NIODeadline`'s uptime, in nanoseconds).
+        let lastActive = Atomic(NIODeadline.now().uptimeNanoseconds)
+
+        init(channel: any Channel) { self.channel = channel }
+
+        /// A request began: the connection is busy until its response ends.
+        func requestStarted() {
+            busy.store(true, ordering: .relaxed)
+            lastActive.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
+        }
+
+        /// A response was written whole: the connection is idle; whether it closes now.
+        func responseEnded() -> Bool {
+            busy.store(false, ordering: .relaxed)
+            lastActive.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
+            return closing.load(ordering: .relaxed)
+        }
     }
-    private let open = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let open = Mutex<[ObjectIdentifier: Record]>([:])
 
     package init(limit: Int) {
         precondition(limit >= 1, "a governor needs room for one connection")
@@ -41,17 +61,24 @@ package final class ConnectionGovernor: Sendable {
     package var count: Int { open.withLock { $0.count } }
 
     /// Registers `channel`; closes the connection the rules above choose when
-    /// the cap is passed.
-    package func opened(_ channel: any Channel) {
+    /// the cap is passed. The record is the connection's handler's to update.
+    @discardableResult
+    package func opened(_ channel: any Channel) -> Record {
         let me = ObjectIdentifier(channel)
+        let record = Record(channel: channel)
         let victim: (any Channel)? = open.withLock { table in
-            table[me] = Entry(channel: channel)
+            table[me] = record
             guard table.count > limit else { return nil }
-            let idle = table.filter { !$0.value.busy && $0.key != me }
-            // Lingering after a refusal first, then untrusted before trusted; within each, the longest idle.
-            let chosen = idle.min { a, b in
-                if a.value.closing != b.value.closing { return a.value.closing }
-                return a.value.trusted != b.value.trusted ? !a.value.trusted : a.value.lastActive < b.value.lastActive
+            // Idle ones (no request in progress) other than the newcomer; lingering after a
+            // refusal first, then untrusted before trusted; within each, the longest idle.
+            var chosen: (key: ObjectIdentifier, closing: Bool, trusted: Bool, lastActive: UInt64)? = nil
+            for (key, r) in table where key != me && !r.busy.load(ordering: .relaxed) {
+                let candidate = (key: key, closing: r.closing.load(ordering: .relaxed), trusted: r.trusted.load(ordering: .relaxed),
+                                 lastActive: r.lastActive.load(ordering: .relaxed))
+                guard let best = chosen else { chosen = candidate; continue }
+                let first = candidate.closing != best.closing ? candidate.closing
+                    : candidate.trusted != best.trusted ? !candidate.trusted : candidate.lastActive < best.lastActive
+                if first { chosen = candidate }
             }
             let key = chosen?.key ?? me
             let channel = table[key]?.channel
@@ -59,25 +86,22 @@ package final class ConnectionGovernor: Sendable {
             return channel
         }
         victim?.close(promise: nil)
+        return record
     }
 
-    /// Forgets `channel` (it closed).
-    package func closed(_ channel: any Channel) {
-        _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
-    }
-
-    /// A request began on `channel`: it is busy until its response ends (``responseEnded(_:)``).
-    func requestStarted(_ channel: any Channel) {
+    /// Forgets `channel` (it closed); only its own record (an address can be reused by a later channel).
+    package func closed(_ channel: any Channel, record: Record? = nil) {
         open.withLock { table in
-            table[ObjectIdentifier(channel)]?.busy = true
-            table[ObjectIdentifier(channel)]?.lastActive = .now
+            let me = ObjectIdentifier(channel)
+            if let record, table[me] !== record { return }
+            table[me] = nil
         }
     }
 
     /// Marks `channel` as having authenticated: it is shed only after every
     /// connection that has not.
     package func trust(_ channel: any Channel) {
-        open.withLock { $0[ObjectIdentifier(channel)]?.trusted = true }
+        open.withLock { $0[ObjectIdentifier(channel)] }?.trusted.store(true, ordering: .relaxed)
     }
 
     /// Closes `channel` once the response in progress is written (a request
@@ -85,23 +109,7 @@ package final class ConnectionGovernor: Sendable {
     /// answer says `Connection: close`, and the close lingers: the answer, then the sending side shut, then at most
     /// ``lingerBytes`` read and dropped within ``lingerTime`` (``GovernedConnection``).
     package func closeAfterResponse(_ channel: any Channel) {
-        open.withLock { $0[ObjectIdentifier(channel)]?.closing = true }
-    }
-
-    /// Whether `channel` is to close after its response.
-    func closesAfterResponse(_ channel: any Channel) -> Bool {
-        open.withLock { $0[ObjectIdentifier(channel)]?.closing == true }
-    }
-
-    /// A response on `channel` was written whole: the connection is idle (a closing
-    /// one lingers, ``GovernedConnection``, and is the first to shed); whether it closes.
-    func responseEnded(_ channel: any Channel) -> Bool {
-        open.withLock { table in
-            let me = ObjectIdentifier(channel)
-            table[me]?.busy = false
-            table[me]?.lastActive = .now
-            return table[me]?.closing == true
-        }
+        open.withLock { $0[ObjectIdentifier(channel)] }?.closing.store(true, ordering: .relaxed)
     }
 
     /// How long a refused connection keeps reading (and dropping) what its client

@@ -11,7 +11,8 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
     package typealias OutboundOut = HTTPResponsePart
 
     let governor: ConnectionGovernor
-    private var registered = false
+    /// This connection's state in the governor's table, once registered.
+    private var record: ConnectionGovernor.Record?
     /// The response that refused the request is written: the connection lingers before it closes.
     private var lingering = false
     /// Bytes of body read and dropped while lingering.
@@ -20,27 +21,25 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
     init(governor: ConnectionGovernor) { self.governor = governor }
 
     package func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive, !registered {
-            registered = true
-            governor.opened(context.channel)
+        if context.channel.isActive, record == nil {
+            record = governor.opened(context.channel)
         }
     }
 
     package func channelActive(context: ChannelHandlerContext) {
-        if !registered {
-            registered = true
-            governor.opened(context.channel)
+        if record == nil {
+            record = governor.opened(context.channel)
         }
         context.fireChannelActive()
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
-        governor.closed(context.channel)
+        governor.closed(context.channel, record: record)
         context.fireChannelInactive()
     }
 
     package func handlerRemoved(context: ChannelHandlerContext) {
-        governor.closed(context.channel)
+        governor.closed(context.channel, record: record)
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -49,7 +48,7 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
             if case .body(let chunk) = unwrapInboundIn(data) { lingered += chunk.readableBytes }
             return
         }
-        if case .head = unwrapInboundIn(data) { governor.requestStarted(context.channel) }
+        if case .head = unwrapInboundIn(data) { record?.requestStarted() }
         context.fireChannelRead(data)
     }
 
@@ -62,7 +61,7 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(var head) where governor.closesAfterResponse(context.channel):
+        case .head(var head) where record?.closing.load(ordering: .relaxed) == true:
             // The client must not send another request on it.
             head.headerFields[.connection] = "close"
             context.write(wrapOutboundOut(.head(head)), promise: promise)
@@ -72,7 +71,7 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
             context.write(data, promise: promise)
             return
         }
-        if governor.responseEnded(context.channel) {
+        if record?.responseEnded() == true {
             let done = context.eventLoop.makePromise(of: Void.self)
             // On the channel's event loop, as the handler and its context are.
             done.futureResult.assumeIsolated().whenComplete { result in

@@ -648,7 +648,8 @@ package final class PostgresBackend: UbiquityBackend {
                 }
                 if top > revision { problems.append("\(a)/\(s): an entry at revision \(top) beyond the store's \(revision)") }
             }
-            // Rows that belong to nothing (the foreign keys forbid them; counted all the same).
+            // Rows that belong to nothing (foreign keys forbid them, except the commit log's,
+            // which the statements writing it keep to locked stores: schema 4; counted all the same).
             let orphans = try await client.query("""
                 SELECT (SELECT count(*) FROM stores s WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account)),
                        (SELECT count(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM stores s WHERE s.account = e.account AND s.store = e.store)),

@@ -4,6 +4,7 @@ import OpenDefaultsUbiquity
 import PropertyList
 import Testing
 import TestSupport
+import Synchronization
 
 /// Issue 25 item 4: named tokens, one per machine, that can be listed,
 /// rotated and revoked, and accounts that can be deleted, seen by every
@@ -125,4 +126,59 @@ struct TokenLifecycleTests {
         #expect(try first.check().status == 0)
         #expect(try Self.account(first, "tokens", "alice").stderr == "ubiquity: no account named \"alice\"\n")
     }
+
+    @Test("delete while the account's stores are being committed to: no row of the deleted stores is left behind (`check` counts the commit log's and entries' rows of no store), other accounts untouched",
+          arguments: Backend.available)
+    func deleteUnderCommits(backend: Backend) async throws {
+        let servers = try Self.servers(backend)
+        let first = servers[0]
+        let alice = try first.addAccount("alice"), bob = try first.addAccount("bob")
+        let applied = Tally(), refused = Tally(), stop = Tally()
+        // Four writers of alice's, through every server, each its own key of one of two stores,
+        // committing until the deletion is done and they are refused.
+        let writers = (0..<4).map { w in
+            Task {
+                let t = HTTPUbiquityTransport(account: servers[w % servers.count].account(token: alice))
+                var base: Int64 = 0
+                while !Task.isCancelled {
+                    let deleted = stop.value > 0
+                    do {
+                        let r = try await t.commit(store: "com.example.s\(w % 2)", UbiquityCommitRequest(changes: [
+                            UbiquityWireChange(key: "w\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(base + 1))))]))
+                        if let result = r.results.first {
+                            if result.status == .applied { applied.add() }
+                            base = result.entry.revision
+                        }
+                    } catch {
+                        if deleted { refused.add(); return }
+                        await pause(0.01)
+                    }
+                }
+            }
+        }
+        defer { for w in writers { w.cancel() } }
+        // The deletion starts while commits are being applied.
+        #expect(await settle(60) { applied.value >= 40 }, "only \(applied.value) commits applied")
+        let deleted = try Self.account(first, "delete", "alice", "--yes")
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        stop.add()
+        #expect(await settle(60) { refused.value >= 4 }, "the writers were not refused after the deletion")
+        for w in writers { w.cancel() }
+        for w in writers { await w.value }
+        // Nothing of alice's is left in the database, and bob's account is whole.
+        let check = try first.check()
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        let b = HTTPUbiquityTransport(account: first.account(token: bob))
+        let r = try await b.commit(store: "com.example.b", UbiquityCommitRequest(changes: [
+            UbiquityWireChange(key: "k", base: 0, value: UbiquityWireValue.encode(.string("v")))]))
+        #expect(r.results.map(\.status) == [.applied])
+        #expect(try first.check().status == 0)
+    }
+}
+
+/// A count shared by tasks.
+private final class Tally: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
 }

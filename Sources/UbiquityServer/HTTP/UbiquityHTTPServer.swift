@@ -152,7 +152,7 @@ package struct UbiquityHTTPServer: Sendable {
     /// part of the path a client chose (store names, or any path at all from
     /// an unauthenticated client, would make a label each: unbounded series).
     static func routeLabel(_ method: String, _ path: String) -> String {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = PathParts(path)
         switch parts.count {
         case 2 where parts[1] == "healthz" || parts[1] == "readyz": return String(parts[1])
         case 3 where parts[1] == "v1" && (parts[2] == "health" || parts[2] == "account" || parts[2] == "events"): return String(parts[2])

@@ -142,7 +142,7 @@ package final class UbiquityService: Sendable {
         if let origin = request.origin, !origin.isEmpty {
             return .refused(Self.error(403, "requests from web pages (Origin \(origin)) are refused"))
         }
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = PathParts(request.path)
         let kind: Route.Kind
         var store = ""
         switch (request.method, parts.count) {
@@ -150,14 +150,14 @@ package final class UbiquityService: Sendable {
         case ("GET", 2) where parts[1] == "healthz": kind = .health
         case ("GET", 2) where parts[1] == "readyz": kind = .ready
         case ("GET", 3) where parts[1] == "v1" && parts[2] == "account": kind = .account
-        case ("POST", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "commit": (kind, store) = (.commit, parts[3])
-        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes": (kind, store) = (.changes, parts[3])
-        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "events": (kind, store) = (.events, parts[3])
+        case ("POST", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "commit": (kind, store) = (.commit, String(parts[3]))
+        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes": (kind, store) = (.changes, String(parts[3]))
+        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "events": (kind, store) = (.events, String(parts[3]))
         case ("GET", 3) where parts[1] == "v1" && parts[2] == "events": kind = .storesEvents
         case ("POST", 4) where parts[1] == "v1" && parts[2] == "fleet" && parts[3] == "enroll": kind = .enroll
         default:
             let known = ["/v1/health", "/v1/account", "/healthz", "/readyz", "/v1/fleet/enroll", "/v1/events"].contains(request.path)
-                || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes", "events"].contains(parts[4]))
+                || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes", "events"].contains(String(parts[4])))
             return .refused(known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)"))
         }
         // Alive and ready need no token and say nothing private (for load balancers and systemd).
