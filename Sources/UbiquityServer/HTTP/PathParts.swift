@@ -1,55 +1,79 @@
 /// A request path's parts between slashes, as `path.split(separator: "/",
 /// omittingEmptySubsequences: false)` gives them (the part before the first slash
-/// included), found in one pass without an array: every request's route is read
-/// from them twice (its label, ``UbiquityHTTPServer/routeLabel(_:_:)``, and its
-/// admission, ``UbiquityService/admit(_:)``). Only the first five parts are kept;
-/// ``count`` counts them all.
+/// included), found in one pass: every request's route is read from them twice (its
+/// label, ``UbiquityHTTPServer/routeLabel(_:_:)``, and its admission,
+/// ``UbiquityService/admit(_:)``). Only the first five parts are kept, as offsets into
+/// the path's UTF-8; ``count`` counts them all.
+///
+/// A part is compared with a name by its bytes (``part(_:is:)``): no `Substring` is made
+/// (each one retains the path's storage), and two texts that look alike are two texts.
 ///
 /// ```swift
 /// let parts = PathParts("/v1/stores/com.example.app/commit")
-/// // parts.count == 5, parts[3] == "com.example.app"
+/// // parts.count == 5, parts.part(4, is: "commit"), parts[3] == "com.example.app"
 /// ```
 struct PathParts {
+    let path: String
     /// How many parts the path has (one more than its slashes).
     private(set) var count = 0
-    private var kept: (Substring, Substring, Substring, Substring, Substring) = ("", "", "", "", "")
+    /// Where each of the first five parts starts and ends in the path's UTF-8.
+    private var bounds: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     init(_ path: String) {
-        var start = path.startIndex
-        var index = path.startIndex
-        let end = path.endIndex
-        while index != end {
-            if path.utf8[index] == UInt8(ascii: "/") {
-                keep(path[start..<index])
-                start = path.utf8.index(after: index)
+        self.path = path
+        var start = 0, offset = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                keep(start, offset)
+                start = offset + 1
             }
-            index = path.utf8.index(after: index)
+            offset += 1
         }
-        keep(path[start..<end])
+        keep(start, offset)
     }
 
-    private mutating func keep(_ part: Substring) {
+    private mutating func keep(_ start: Int, _ end: Int) {
         switch count {
-        case 0: kept.0 = part
-        case 1: kept.1 = part
-        case 2: kept.2 = part
-        case 3: kept.3 = part
-        case 4: kept.4 = part
+        case 0: (bounds.0, bounds.1) = (start, end)
+        case 1: (bounds.2, bounds.3) = (start, end)
+        case 2: (bounds.4, bounds.5) = (start, end)
+        case 3: (bounds.6, bounds.7) = (start, end)
+        case 4: (bounds.8, bounds.9) = (start, end)
         default: break
         }
         count += 1
     }
 
-    /// Part `i` (0 to 4; "" past the path's parts).
-    subscript(_ i: Int) -> Substring {
-        guard i < count else { return "" }
+    /// Where part `i` (0 to 4) starts and ends; an empty range past the path's parts.
+    private func range(_ i: Int) -> (start: Int, end: Int) {
+        guard i < count else { return (0, 0) }
         switch i {
-        case 0: return kept.0
-        case 1: return kept.1
-        case 2: return kept.2
-        case 3: return kept.3
-        case 4: return kept.4
+        case 0: return (bounds.0, bounds.1)
+        case 1: return (bounds.2, bounds.3)
+        case 2: return (bounds.4, bounds.5)
+        case 3: return (bounds.6, bounds.7)
+        case 4: return (bounds.8, bounds.9)
         default: preconditionFailure("PathParts keeps the first five parts only")
         }
+    }
+
+    /// Whether part `i` (0 to 4) is exactly `name`, byte for byte.
+    func part(_ i: Int, is name: StaticString) -> Bool {
+        let (start, end) = range(i)
+        guard end - start == name.utf8CodeUnitCount else { return false }
+        return name.withUTF8Buffer { wanted in
+            path.utf8.withContiguousStorageIfAvailable { bytes in bytes[start..<end].elementsEqual(wanted) }
+                ?? Array(path.utf8)[start..<end].elementsEqual(wanted)
+        }
+    }
+
+    /// Whether part `i` (0 to 4) is empty.
+    func isEmpty(_ i: Int) -> Bool { let (start, end) = range(i); return start == end }
+
+    /// Part `i` (0 to 4) as text ("" past the path's parts).
+    subscript(_ i: Int) -> Substring {
+        let (start, end) = range(i)
+        let utf8 = path.utf8
+        return Substring(utf8[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)])
     }
 }

@@ -154,16 +154,17 @@ package struct UbiquityHTTPServer: Sendable {
     static func routeLabel(_ method: String, _ path: String) -> String {
         let parts = PathParts(path)
         switch parts.count {
-        case 2 where parts[1] == "healthz" || parts[1] == "readyz": return String(parts[1])
-        case 3 where parts[1] == "v1" && (parts[2] == "health" || parts[2] == "account" || parts[2] == "events"): return String(parts[2])
-        case 4 where parts[1] == "v1" && parts[2] == "fleet" && parts[3] == "enroll": return "fleet/enroll"
-        case 5 where parts[1] == "v1" && parts[2] == "stores" && !parts[3].isEmpty:
-            switch parts[4] {
-            case "commit": return "stores/commit"
-            case "changes": return "stores/changes"
-            case "events": return "stores/events"
-            default: return "other"
-            }
+        case 2 where parts.part(1, is: "healthz"): return "healthz"
+        case 2 where parts.part(1, is: "readyz"): return "readyz"
+        case 3 where parts.part(1, is: "v1") && parts.part(2, is: "health"): return "health"
+        case 3 where parts.part(1, is: "v1") && parts.part(2, is: "account"): return "account"
+        case 3 where parts.part(1, is: "v1") && parts.part(2, is: "events"): return "events"
+        case 4 where parts.part(1, is: "v1") && parts.part(2, is: "fleet") && parts.part(3, is: "enroll"): return "fleet/enroll"
+        case 5 where parts.part(1, is: "v1") && parts.part(2, is: "stores") && !parts.isEmpty(3):
+            if parts.part(4, is: "commit") { return "stores/commit" }
+            if parts.part(4, is: "changes") { return "stores/changes" }
+            if parts.part(4, is: "events") { return "stores/events" }
+            return "other"
         default: return "other"
         }
     }

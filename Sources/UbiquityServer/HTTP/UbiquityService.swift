@@ -145,19 +145,21 @@ package final class UbiquityService: Sendable {
         let parts = PathParts(request.path)
         let kind: Route.Kind
         var store = ""
+        let v1 = parts.part(1, is: "v1")
+        let inStore = parts.count == 5 && v1 && parts.part(2, is: "stores")
         switch (request.method, parts.count) {
-        case ("GET", 3) where parts[1] == "v1" && parts[2] == "health": kind = .health
-        case ("GET", 2) where parts[1] == "healthz": kind = .health
-        case ("GET", 2) where parts[1] == "readyz": kind = .ready
-        case ("GET", 3) where parts[1] == "v1" && parts[2] == "account": kind = .account
-        case ("POST", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "commit": (kind, store) = (.commit, String(parts[3]))
-        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "changes": (kind, store) = (.changes, String(parts[3]))
-        case ("GET", 5) where parts[1] == "v1" && parts[2] == "stores" && parts[4] == "events": (kind, store) = (.events, String(parts[3]))
-        case ("GET", 3) where parts[1] == "v1" && parts[2] == "events": kind = .storesEvents
-        case ("POST", 4) where parts[1] == "v1" && parts[2] == "fleet" && parts[3] == "enroll": kind = .enroll
+        case ("GET", 3) where v1 && parts.part(2, is: "health"): kind = .health
+        case ("GET", 2) where parts.part(1, is: "healthz"): kind = .health
+        case ("GET", 2) where parts.part(1, is: "readyz"): kind = .ready
+        case ("GET", 3) where v1 && parts.part(2, is: "account"): kind = .account
+        case ("POST", 5) where inStore && parts.part(4, is: "commit"): (kind, store) = (.commit, String(parts[3]))
+        case ("GET", 5) where inStore && parts.part(4, is: "changes"): (kind, store) = (.changes, String(parts[3]))
+        case ("GET", 5) where inStore && parts.part(4, is: "events"): (kind, store) = (.events, String(parts[3]))
+        case ("GET", 3) where v1 && parts.part(2, is: "events"): kind = .storesEvents
+        case ("POST", 4) where v1 && parts.part(2, is: "fleet") && parts.part(3, is: "enroll"): kind = .enroll
         default:
             let known = ["/v1/health", "/v1/account", "/healthz", "/readyz", "/v1/fleet/enroll", "/v1/events"].contains(request.path)
-                || (parts.count == 5 && parts[1] == "v1" && parts[2] == "stores" && ["commit", "changes", "events"].contains(String(parts[4])))
+                || (inStore && (parts.part(4, is: "commit") || parts.part(4, is: "changes") || parts.part(4, is: "events")))
             return .refused(known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)"))
         }
         // Alive and ready need no token and say nothing private (for load balancers and systemd).
