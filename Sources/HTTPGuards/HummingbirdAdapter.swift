@@ -21,6 +21,7 @@ package enum HummingbirdAdapter {
     /// within its own limits (``BodyReading``) once the head is admitted.
     package static func request(_ request: Request) -> ServerRequest {
         var headers = HeaderFields()
+        headers.fields.reserveCapacity(request.headers.count + 1)
         if let authority = request.head.authority { headers.append("Host", authority) }
         for field in request.headers { headers.append(field.name.rawName, field.value) }
         return ServerRequest(method: request.method.rawValue, path: request.uri.path,

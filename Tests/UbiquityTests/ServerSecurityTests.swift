@@ -84,6 +84,11 @@ struct ServerSecurityTests {
             #"{"changes":[{"key":"\#(key)","base":0,"value":"YnBsaXN0MDAJCAAAAAAAAAEBAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAJ"}]}"#
         }
         #expect(try rawRequest(server, method: "POST", path: "/v1/stores/s/commit", headers: auth, body: commit("k")).status == 200)
+        // The scheme's name in any ASCII case; anything else is no bearer token.
+        #expect(try rawRequest(server, path: "/v1/account", headers: ["Authorization": "bEaReR \(token)"]).status == 200)
+        for other in ["Basic \(token)", "Bearer\(token)", "Bearer", "Beare \(token)"] {
+            #expect(try rawRequest(server, path: "/v1/account", headers: ["Authorization": other]).status == 401, "\(other)")
+        }
         // A page on another site, with the token somehow at hand, still cannot write.
         let fromPage = try rawRequest(server, method: "POST", path: "/v1/stores/s/commit",
                                       headers: auth.merging(["Origin": "https://evil.example"]) { a, _ in a }, body: commit("from-page"))

@@ -34,6 +34,12 @@ struct TokenLifecycleTests {
         return backend == .postgres ? [one, try SyncServer(sharing: one)] : [one]
     }
 
+    /// ``servers(_:)`` with two accounts, alice and bob: their tokens.
+    static func serversWithTwoAccounts(_ backend: Backend) throws -> (servers: [SyncServer], alice: String, bob: String) {
+        let servers = try Self.servers(backend)
+        return (servers, try servers[0].addAccount("alice"), try servers[0].addAccount("bob"))
+    }
+
     /// `ubiquity account ARGS --data/--postgres …` on `server`'s database.
     static func account(_ server: SyncServer, _ args: String...) throws -> Outcome {
         try ubiquity(["account"] + args + server.databaseArguments, environment: server.environment)
@@ -105,9 +111,8 @@ struct TokenLifecycleTests {
     @Test("delete: the account's data is gone, its tokens refused everywhere, other accounts untouched; `check` is clean",
           arguments: Backend.available)
     func delete(backend: Backend) async throws {
-        let servers = try Self.servers(backend)
+        let (servers, alice, bob) = try Self.serversWithTwoAccounts(backend)
         let first = servers[0]
-        let alice = try first.addAccount("alice"), bob = try first.addAccount("bob")
         for (token, store) in [(alice, "com.example.a"), (bob, "com.example.b")] {
             let t = HTTPUbiquityTransport(account: first.account(token: token))
             _ = try await t.commit(store: store, UbiquityCommitRequest(changes: [
@@ -130,9 +135,8 @@ struct TokenLifecycleTests {
     @Test("delete while the account's stores are being committed to: no row of the deleted stores is left behind (`check` counts the commit log's and entries' rows of no store), other accounts untouched",
           arguments: Backend.available)
     func deleteUnderCommits(backend: Backend) async throws {
-        let servers = try Self.servers(backend)
+        let (servers, alice, bob) = try Self.serversWithTwoAccounts(backend)
         let first = servers[0]
-        let alice = try first.addAccount("alice"), bob = try first.addAccount("bob")
         let applied = Tally(), refused = Tally(), stop = Tally()
         // Four writers of alice's, through every server, each its own key of one of two stores,
         // committing until the deletion is done and they are refused.

@@ -21,15 +21,21 @@ struct PathParts {
 
     init(_ path: String) {
         self.path = path
-        var start = 0, offset = 0
-        for byte in path.utf8 {
-            if byte == UInt8(ascii: "/") {
-                keep(start, offset)
-                start = offset + 1
+        var start = 0
+        let scanned: Void? = path.utf8.withContiguousStorageIfAvailable { bytes in
+            for i in bytes.indices where bytes[i] == UInt8(ascii: "/") {
+                keep(start, i)
+                start = i + 1
             }
-            offset += 1
         }
-        keep(start, offset)
+        if scanned == nil {
+            // A string without contiguous UTF-8 (never a native one): its bytes one by one.
+            for (i, byte) in path.utf8.enumerated() where byte == UInt8(ascii: "/") {
+                keep(start, i)
+                start = i + 1
+            }
+        }
+        keep(start, path.utf8.count)
     }
 
     private mutating func keep(_ start: Int, _ end: Int) {

@@ -225,7 +225,9 @@ package final class UbiquityService: Sendable {
 
     /// The account of the request's bearer token, or the refusal to send.
     func authenticate(_ request: ServerRequest) async -> Result<AuthenticatedToken, Refusal> {
-        guard let header = request.authorization, header.lowercased().hasPrefix("bearer ") else {
+        // The scheme in any ASCII case, compared in place (no lowercased copy of the header).
+        guard let header = request.authorization,
+              header.utf8.prefix(7).elementsEqual("bearer ".utf8, by: { ($0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0) == $1 }) else {
             return .failure(Refusal(response: Self.unauthorized("an Authorization: Bearer <token> header is required")))
         }
         // Spaces around the token trimmed on the UTF-8 view (no Character made per byte).
