@@ -6,6 +6,9 @@ package protocol CommitJob {
     var changes: [CheckedChange] { get }
     /// The token that sent it, checked in the transaction that applies it (nil: a tool acting as the account).
     var tokenHash: [UInt8]? { get }
+    /// The store's key in a group's tables: "account/store" (``CommitGroup/storeKey(_:_:)``).
+    /// A job may keep it: a writer looks its store up by it several times a group.
+    var storeKey: String { get }
 }
 
 extension CommitJob {

@@ -106,8 +106,11 @@ final class KeptStores: Sendable {
     /// A decision this server wrote: the store is now at its head after, with the keys written.
     func wrote(_ decision: StoreDecision) {
         state.withLock { s in
-            guard var store = s.stores[decision.storeKey], store.head.revision == decision.before.revision,
-                  store.writing == decision.after.revision else {
+            guard s.stores[decision.storeKey]?.head.revision == decision.before.revision,
+                  s.stores[decision.storeKey]?.writing == decision.after.revision,
+                  // Taken out of the table, so that its entries are changed in place: a copy
+                  // changed while the table still held the original copied every entry.
+                  var store = s.stores.removeValue(forKey: decision.storeKey) else {
                 s.remove(decision.storeKey)
                 return
             }

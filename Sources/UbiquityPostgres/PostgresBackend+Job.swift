@@ -12,10 +12,14 @@ extension PostgresBackend {
         /// The token that sent it, checked in the transaction that applies it (nil: a tool acting as the account).
         let tokenHash: [UInt8]?
         let ticket: Ticket
+        /// "account/store", made once: the writer's tables and the queue look the store up by it
+        /// several times a group (each spelling of it was a new string, hashed).
+        let storeKey: String
 
         init(account: String, store: String, changes: [CheckedChange], tokenHash: [UInt8]?, ticket: Ticket) {
             self.account = account
             self.store = store
+            self.storeKey = CommitGroup.storeKey(account, store)
             self.changes = changes
             self.tokenHash = tokenHash
             self.ticket = ticket
