@@ -6,7 +6,8 @@ import UbiquityBackend
 /// log and a `NOTIFY` per store, for the stores whose revision is still the one their decisions
 /// started from, in one statement (its own transaction: one WAL flush, nothing half-written).
 ///
-/// A prepared statement, as ``GroupReadStatement`` is: the text is fixed, the values are arrays.
+/// A prepared statement, as ``GroupReadStatement`` is: the text is fixed, the values are arrays
+/// (``BinaryArray``s, built as the decisions are read).
 struct GroupWriteStatement: PostgresPreparedStatement {
     static let name = "ubiquity_group_write_v1"
     static let sql = """
@@ -48,13 +49,15 @@ struct GroupWriteStatement: PostgresPreparedStatement {
     typealias Row = (String, String, String)
 
     /// The heads: account, store, the revision the decision started from, the new revision, key count, bytes, removals.
-    private(set) var heads = (a: [String](), s: [String](), x: [Int64](), r: [Int64](), c: [Int32](), t: [Int32](), tb: [Int32]())
+    private(set) var heads = (a: BinaryArray<String>(), s: BinaryArray<String>(), x: BinaryArray<Int64>(), r: BinaryArray<Int64>(),
+                              c: BinaryArray<Int32>(), t: BinaryArray<Int32>(), tb: BinaryArray<Int32>())
     /// The tokens of the commits that write, by store (checked in the statement's snapshot).
-    private(set) var tokens = (a: [String](), s: [String](), h: [ByteBuffer]())
+    private(set) var tokens = (a: BinaryArray<String>(), s: BinaryArray<String>(), h: BinaryArray<ByteaElement>())
     /// The entries written: account, store, key, revision, value, whether it is a removal, size.
-    private(set) var entries = (a: [String](), s: [String](), k: [String](), r: [Int64](), v: [ByteBuffer](), d: [Bool](), z: [Int32]())
+    private(set) var entries = (a: BinaryArray<String>(), s: BinaryArray<String>(), k: BinaryArray<String>(), r: BinaryArray<Int64>(),
+                                v: BinaryArray<ByteaElement>(), d: BinaryArray<Bool>(), z: BinaryArray<Int32>())
     /// The commit log: account, store, revision, keys changed.
-    private(set) var logs = (a: [String](), s: [String](), r: [Int64](), n: [Int32]())
+    private(set) var logs = (a: BinaryArray<String>(), s: BinaryArray<String>(), r: BinaryArray<Int64>(), n: BinaryArray<Int32>())
     /// The channel of the wake-ups.
     let channel: String
 
@@ -62,12 +65,12 @@ struct GroupWriteStatement: PostgresPreparedStatement {
     init(_ decisions: [StoreDecision], channel: String) {
         self.channel = channel
         for d in decisions where d.writes {
-            for hash in d.tokens { tokens.a.append(d.account); tokens.s.append(d.store); tokens.h.append(ByteBuffer(bytes: hash)) }
+            for hash in d.tokens { tokens.a.append(d.account); tokens.s.append(d.store); tokens.h.append(ByteaElement(bytes: hash)) }
             heads.a.append(d.account); heads.s.append(d.store); heads.x.append(d.before.revision); heads.r.append(d.after.revision)
             heads.c.append(Int32(d.after.count)); heads.t.append(Int32(d.after.total)); heads.tb.append(Int32(d.after.tombstones))
             for (key, w) in d.written {
                 entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key.string); entries.r.append(w.revision)
-                entries.v.append(ByteBuffer(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
+                entries.v.append(ByteaElement(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
             }
             for l in d.log {
                 logs.a.append(d.account); logs.s.append(d.store); logs.r.append(l.revision); logs.n.append(l.keys)

@@ -43,8 +43,10 @@ extension UbiquityService {
         // The values' sizes so far: a commit whose values alone exceed a
         // store's total is refused before the rest is decoded.
         var total = 0
+        // One change (the usual commit) cannot repeat a key: no set is made for it.
+        let single = commit.changes.count == 1
         for change in commit.changes {
-            guard seen.insert(change.key).inserted else { return .refused(Self.error(400, "the key \"\(change.key)\" appears twice in the commit")) }
+            guard single || seen.insert(change.key).inserted else { return .refused(Self.error(400, "the key \"\(change.key)\" appears twice in the commit")) }
             guard change.base >= 0 else { return .refused(Self.error(400, "the base revision of \"\(change.key)\" is negative")) }
             if let c = change.key.unicodeScalars.first(where: UbiquityLimits.isControl) {
                 return .refused(Self.error(400, "the key \"\(change.key)\" holds the control character U+\(String(c.value, radix: 16, uppercase: true)); keys are text without control characters"))
