@@ -22,6 +22,8 @@ struct RequestSpanTests {
     static let tracer: InMemoryTracer = {
         let tracer = InMemoryTracer()
         InstrumentationSystem.bootstrap(tracer)
+        // As a server does when it starts, after its process bootstrapped a tracer.
+        ServerTracing.refresh()
         return tracer
     }()
 

@@ -104,4 +104,20 @@ struct WireJSONTests {
         // path gives up on what it was not made for, not only on what is malformed.
         #expect(decodedByFoundation >= 4, "\(decodedByFoundation)")
     }
+
+    @Test("keys in ASCII, in other UTF-8 and in bytes that are not UTF-8: read exactly, or left to JSONDecoder, which refuses what is not UTF-8")
+    func keysByTheirBytes() throws {
+        for key in ["volume", "caf\u{E9}", "cafe\u{301}", "\u{1F600}", "\u{7F}x", "k\u{80}"] {
+            let body = Array(#"{"changes":[{"key":""#.utf8) + Array(key.utf8) + Array(#"","base":0}]}"#.utf8)
+            let read = try #require(WireJSON.commitRequest(body), "\(key)")
+            #expect(Array(read.changes[0].key.unicodeScalars) == Array(key.unicodeScalars), "\(key)")
+            #expect(read == (try JSONDecoder().decode(UbiquityCommitRequest.self, from: Data(body))))
+        }
+        // A lone continuation byte, a truncated sequence, an overlong form: not UTF-8.
+        for bad: [UInt8] in [[0x80], [0xC3], [0xC3, 0x28], [0xC0, 0xAF], [0x61, 0xFF, 0x62]] {
+            let body = Array(#"{"changes":[{"key":""#.utf8) + bad + Array(#"","base":0}]}"#.utf8)
+            #expect(WireJSON.commitRequest(body) == nil, "\(bad)")
+            #expect((try? JSONDecoder().decode(UbiquityCommitRequest.self, from: Data(body))) == nil, "\(bad)")
+        }
+    }
 }

@@ -47,6 +47,8 @@ package struct UbiquityHTTPServer: Sendable {
 
     /// Runs until the process ends; `onRunning` gets the bound port.
     package func run(onRunning: @escaping @Sendable (Int) -> Void) async throws {
+        // A tracer is bootstrapped, if at all, before the server starts: asked once, here.
+        ServerTracing.refresh()
         let service = self.service
         let governor = ConnectionGovernor(limit: maxConnections)
         let bodyLimits = BodyLimits(minimumRate: bodyMinimumRate, grace: bodyGrace)

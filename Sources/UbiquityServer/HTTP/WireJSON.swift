@@ -149,11 +149,16 @@ package enum WireJSON {
         mutating func string() -> String? {
             guard take("\"") else { return nil }
             let start = i
-            while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+            // The bytes' union: below 0x80 when the text is ASCII, which is UTF-8 as it is.
+            var union: UInt8 = 0
+            while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { union |= bytes[i]; i += 1 }
             guard i < bytes.count else { return nil }
             if bytes[i] == UInt8(ascii: "\"") {
                 defer { i += 1 }
-                return String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+                let text = UnsafeRawBufferPointer(rebasing: bytes[start..<i])
+                // ASCII needs no check (`String(validating:)` went through the generic path, a
+                // run-time metadata lookup per string).
+                return union < 0x80 ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
             }
             // Escapes: the text so far, then byte by byte.
             var text = Array(bytes[start..<i])
