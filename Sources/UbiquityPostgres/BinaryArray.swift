@@ -60,22 +60,24 @@ extension String: BinaryArrayElement {
     }
 }
 
-extension Int64: BinaryArrayElement {
-    static var elementType: PostgresDataType { .int8 }
-    static var arrayType: PostgresDataType { .int8Array }
+/// An integer element: its width, then its bytes (big-endian).
+protocol IntegerArrayElement: BinaryArrayElement, FixedWidthInteger {}
+
+extension IntegerArrayElement {
     func writeElement(into buffer: inout ByteBuffer) {
-        buffer.writeInteger(Int32(8))
+        buffer.writeInteger(Int32(MemoryLayout<Self>.size))
         buffer.writeInteger(self)
     }
 }
 
-extension Int32: BinaryArrayElement {
+extension Int64: IntegerArrayElement {
+    static var elementType: PostgresDataType { .int8 }
+    static var arrayType: PostgresDataType { .int8Array }
+}
+
+extension Int32: IntegerArrayElement {
     static var elementType: PostgresDataType { .int4 }
     static var arrayType: PostgresDataType { .int4Array }
-    func writeElement(into buffer: inout ByteBuffer) {
-        buffer.writeInteger(Int32(4))
-        buffer.writeInteger(self)
-    }
 }
 
 extension Bool: BinaryArrayElement {
