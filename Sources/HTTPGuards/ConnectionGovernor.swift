@@ -43,11 +43,14 @@ package final class ConnectionGovernor: Sendable {
             lastActive.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
         }
 
+        /// Whether the response in progress is to close the connection (``closeAfterResponse(_:)``).
+        var closesAfterResponse: Bool { closing.load(ordering: .relaxed) }
+
         /// A response was written whole: the connection is idle; whether it closes now.
         func responseEnded() -> Bool {
             busy.store(false, ordering: .relaxed)
             lastActive.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
-            return closing.load(ordering: .relaxed)
+            return closesAfterResponse
         }
     }
     private let open = Mutex<[ObjectIdentifier: Record]>([:])
@@ -89,12 +92,11 @@ package final class ConnectionGovernor: Sendable {
         return record
     }
 
-    /// Forgets `channel` (it closed); only its own record (an address can be reused by a later channel).
-    package func closed(_ channel: any Channel, record: Record? = nil) {
+    /// Forgets a connection that closed: its record, and not a later channel's at the same address.
+    package func closed(_ record: Record) {
         open.withLock { table in
-            let me = ObjectIdentifier(channel)
-            if let record, table[me] !== record { return }
-            table[me] = nil
+            let me = ObjectIdentifier(record.channel)
+            if table[me] === record { table[me] = nil }
         }
     }
 

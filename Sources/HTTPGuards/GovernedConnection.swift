@@ -34,12 +34,12 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
-        governor.closed(context.channel, record: record)
+        if let record { governor.closed(record) }
         context.fireChannelInactive()
     }
 
     package func handlerRemoved(context: ChannelHandlerContext) {
-        governor.closed(context.channel, record: record)
+        if let record { governor.closed(record) }
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -61,7 +61,7 @@ package final class GovernedConnection: ChannelDuplexHandler, RemovableChannelHa
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(var head) where record?.closing.load(ordering: .relaxed) == true:
+        case .head(var head) where record?.closesAfterResponse == true:
             // The client must not send another request on it.
             head.headerFields[.connection] = "close"
             context.write(wrapOutboundOut(.head(head)), promise: promise)

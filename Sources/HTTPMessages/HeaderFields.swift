@@ -25,16 +25,22 @@ package struct HeaderFields: Sendable, ExpressibleByDictionaryLiteral {
 
     /// HTTP field names are ASCII and case-insensitive.
     static func sameName(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        // Byte by byte on the strings' own storage (every request looks up a few names among
-        // its fields; a zip of the two UTF-8 views was a visible part of a request's cost).
-        let same = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in
-                for i in 0..<x.count where lower(x[i]) != lower(y[i]) { return false }
-                return true
+        a.utf8.count == b.utf8.count && hasPrefix(a, ignoringASCIICase: b)
+    }
+
+    /// Whether `text` begins with `prefix`, ASCII letters in either case (an HTTP field's name,
+    /// an authorization scheme). Compared on the strings' own bytes: every request looks up a few
+    /// names among its fields, and a zip of two UTF-8 views was a visible part of its cost.
+    package static func hasPrefix(_ text: String, ignoringASCIICase prefix: String) -> Bool {
+        guard text.utf8.count >= prefix.utf8.count else { return false }
+        let same = text.utf8.withContiguousStorageIfAvailable { x in
+            prefix.utf8.withContiguousStorageIfAvailable { y in
+                y.indices.allSatisfy { lower(x[$0]) == lower(y[$0]) }
             }
         }
-        return (same ?? nil) ?? zip(a.utf8, b.utf8).allSatisfy { lower($0) == lower($1) }
+        if let same = same ?? nil { return same }
+        // A string without contiguous UTF-8 (never a native one).
+        return zip(text.utf8, prefix.utf8).allSatisfy { lower($0) == lower($1) }
     }
 
     private static func lower(_ c: UInt8) -> UInt8 {

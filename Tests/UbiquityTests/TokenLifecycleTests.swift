@@ -4,7 +4,6 @@ import OpenDefaultsUbiquity
 import PropertyList
 import Testing
 import TestSupport
-import Synchronization
 
 /// Issue 25 item 4: named tokens, one per machine, that can be listed,
 /// rotated and revoked, and accounts that can be deleted, seen by every
@@ -137,7 +136,7 @@ struct TokenLifecycleTests {
     func deleteUnderCommits(backend: Backend) async throws {
         let (servers, alice, bob) = try Self.serversWithTwoAccounts(backend)
         let first = servers[0]
-        let applied = Tally(), refused = Tally(), stop = Tally()
+        let applied = Locked(0), refused = Locked(0), stopped = Locked(false)
         // Four writers of alice's, through every server, each its own key of one of two stores,
         // committing until the deletion is done and they are refused.
         let writers = (0..<4).map { w in
@@ -145,16 +144,16 @@ struct TokenLifecycleTests {
                 let t = HTTPUbiquityTransport(account: servers[w % servers.count].account(token: alice))
                 var base: Int64 = 0
                 while !Task.isCancelled {
-                    let deleted = stop.value > 0
+                    let deleted = stopped.value
                     do {
                         let r = try await t.commit(store: "com.example.s\(w % 2)", UbiquityCommitRequest(changes: [
                             UbiquityWireChange(key: "w\(w)", base: base, value: UbiquityWireValue.encode(.integer(.init(base + 1))))]))
                         if let result = r.results.first {
-                            if result.status == .applied { applied.add() }
+                            if result.status == .applied { applied.mutate { $0 += 1 } }
                             base = result.entry.revision
                         }
                     } catch {
-                        if deleted { refused.add(); return }
+                        if deleted { refused.mutate { $0 += 1 }; return }
                         await pause(0.01)
                     }
                 }
@@ -165,7 +164,7 @@ struct TokenLifecycleTests {
         #expect(await settle(60) { applied.value >= 40 }, "only \(applied.value) commits applied")
         let deleted = try Self.account(first, "delete", "alice", "--yes")
         #expect(deleted.status == 0, "\(deleted.stderr)")
-        stop.add()
+        stopped.set(true)
         #expect(await settle(60) { refused.value >= 4 }, "the writers were not refused after the deletion")
         for w in writers { w.cancel() }
         for w in writers { await w.value }
@@ -178,11 +177,4 @@ struct TokenLifecycleTests {
         #expect(r.results.map(\.status) == [.applied])
         #expect(try first.check().status == 0)
     }
-}
-
-/// A count shared by tasks.
-private final class Tally: Sendable {
-    private let count = Mutex(0)
-    var value: Int { count.withLock { $0 } }
-    func add() { count.withLock { $0 += 1 } }
 }

@@ -155,19 +155,20 @@ package struct UbiquityHTTPServer: Sendable {
     /// an unauthenticated client, would make a label each: unbounded series).
     static func routeLabel(_ method: String, _ path: String) -> String {
         let parts = PathParts(path)
-        switch parts.count {
-        case 2 where parts.part(1, is: "healthz"): return "healthz"
-        case 2 where parts.part(1, is: "readyz"): return "readyz"
-        case 3 where parts.part(1, is: "v1") && parts.part(2, is: "health"): return "health"
-        case 3 where parts.part(1, is: "v1") && parts.part(2, is: "account"): return "account"
-        case 3 where parts.part(1, is: "v1") && parts.part(2, is: "events"): return "events"
-        case 4 where parts.part(1, is: "v1") && parts.part(2, is: "fleet") && parts.part(3, is: "enroll"): return "fleet/enroll"
-        case 5 where parts.part(1, is: "v1") && parts.part(2, is: "stores") && !parts.isEmpty(3):
-            if parts.part(4, is: "commit") { return "stores/commit" }
-            if parts.part(4, is: "changes") { return "stores/changes" }
-            if parts.part(4, is: "events") { return "stores/events" }
-            return "other"
-        default: return "other"
+        switch RouteTarget(parts) {
+        case .healthz: return "healthz"
+        case .readyz: return "readyz"
+        case .health: return "health"
+        case .account: return "account"
+        case .events: return "events"
+        case .fleetEnroll: return "fleet/enroll"
+        case .store(let action) where !parts.isEmpty(3):
+            switch action {
+            case .commit: return "stores/commit"
+            case .changes: return "stores/changes"
+            case .events: return "stores/events"
+            }
+        case .store, .unknown: return "other"
         }
     }
 

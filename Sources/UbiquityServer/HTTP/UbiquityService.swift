@@ -143,23 +143,23 @@ package final class UbiquityService: Sendable {
             return .refused(Self.error(403, "requests from web pages (Origin \(origin)) are refused"))
         }
         let parts = PathParts(request.path)
+        let target = RouteTarget(parts)
         let kind: Route.Kind
         var store = ""
-        let v1 = parts.part(1, is: "v1")
-        let inStore = parts.count == 5 && v1 && parts.part(2, is: "stores")
-        switch (request.method, parts.count) {
-        case ("GET", 3) where v1 && parts.part(2, is: "health"): kind = .health
-        case ("GET", 2) where parts.part(1, is: "healthz"): kind = .health
-        case ("GET", 2) where parts.part(1, is: "readyz"): kind = .ready
-        case ("GET", 3) where v1 && parts.part(2, is: "account"): kind = .account
-        case ("POST", 5) where inStore && parts.part(4, is: "commit"): (kind, store) = (.commit, String(parts[3]))
-        case ("GET", 5) where inStore && parts.part(4, is: "changes"): (kind, store) = (.changes, String(parts[3]))
-        case ("GET", 5) where inStore && parts.part(4, is: "events"): (kind, store) = (.events, String(parts[3]))
-        case ("GET", 3) where v1 && parts.part(2, is: "events"): kind = .storesEvents
-        case ("POST", 4) where v1 && parts.part(2, is: "fleet") && parts.part(3, is: "enroll"): kind = .enroll
+        switch (request.method, target) {
+        case ("GET", .health), ("GET", .healthz): kind = .health
+        case ("GET", .readyz): kind = .ready
+        case ("GET", .account): kind = .account
+        case ("POST", .store(.commit)): (kind, store) = (.commit, String(parts[3]))
+        case ("GET", .store(.changes)): (kind, store) = (.changes, String(parts[3]))
+        case ("GET", .store(.events)): (kind, store) = (.events, String(parts[3]))
+        case ("GET", .events): kind = .storesEvents
+        case ("POST", .fleetEnroll): kind = .enroll
         default:
-            let known = ["/v1/health", "/v1/account", "/healthz", "/readyz", "/v1/fleet/enroll", "/v1/events"].contains(request.path)
-                || (inStore && (parts.part(4, is: "commit") || parts.part(4, is: "changes") || parts.part(4, is: "events")))
+            let known: Bool
+            if case .store = target { known = true } else {
+                known = ["/v1/health", "/v1/account", "/healthz", "/readyz", "/v1/fleet/enroll", "/v1/events"].contains(request.path)
+            }
             return .refused(known ? Self.error(405, "method \(request.method) is not allowed here") : Self.error(404, "no such resource: \(request.path)"))
         }
         // Alive and ready need no token and say nothing private (for load balancers and systemd).
@@ -226,8 +226,7 @@ package final class UbiquityService: Sendable {
     /// The account of the request's bearer token, or the refusal to send.
     func authenticate(_ request: ServerRequest) async -> Result<AuthenticatedToken, Refusal> {
         // The scheme in any ASCII case, compared in place (no lowercased copy of the header).
-        guard let header = request.authorization,
-              header.utf8.prefix(7).elementsEqual("bearer ".utf8, by: { ($0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0) == $1 }) else {
+        guard let header = request.authorization, HeaderFields.hasPrefix(header, ignoringASCIICase: "bearer ") else {
             return .failure(Refusal(response: Self.unauthorized("an Authorization: Bearer <token> header is required")))
         }
         // Spaces around the token trimmed on the UTF-8 view (no Character made per byte).
