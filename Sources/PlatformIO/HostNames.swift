@@ -12,6 +12,46 @@ package enum HostNames {
     /// The host name of a `Host` header (lowercased, port removed), or nil
     /// when it is malformed.
     package static func name(ofHostHeader header: String) -> String? {
+        var header = header
+        // An ASCII header (any real one) is read on its bytes: the sync server reads one a
+        // request, and reading it as Characters cost 1.4 µs of a commit's ~100 (issue 42).
+        if let ascii = header.withUTF8({ asciiName(ofHostHeader: $0) }) { return ascii }
+        return characterName(ofHostHeader: header)
+    }
+
+    /// ``name(ofHostHeader:)`` of an ASCII header, on its bytes; `.none` when the header is
+    /// not all ASCII (then its Characters are read). The same answer as
+    /// ``characterName(ofHostHeader:)``, whose steps it follows (tested on random headers).
+    static func asciiName(ofHostHeader h: UnsafeBufferPointer<UInt8>) -> String?? {
+        guard h.allSatisfy({ $0 < 0x80 }) else { return .none }
+        let bracketed = h.first == UInt8(ascii: "[")
+        var nameEnd: Int
+        let restStart: Int
+        if bracketed {
+            guard let close = h.firstIndex(of: UInt8(ascii: "]")) else { return .some(nil) }
+            (nameEnd, restStart) = (close + 1, close + 1)
+        } else if let colon = h.lastIndex(of: UInt8(ascii: ":")) {
+            (nameEnd, restStart) = (colon, colon)
+        } else {
+            (nameEnd, restStart) = (h.count, h.count)
+        }
+        if restStart < h.count {
+            guard h[restStart] == UInt8(ascii: ":"), h.count - restStart > 1,
+                  h[(restStart + 1)...].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return .some(nil) }
+        }
+        guard nameEnd > 0, !h[..<nameEnd].contains(where: {
+            $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "@") || (!bracketed && $0 == UInt8(ascii: ":"))
+        }) else { return .some(nil) }
+        if h[nameEnd - 1] == UInt8(ascii: ".") { nameEnd -= 1 }  // "localhost." is "localhost"
+        return .some(String(unsafeUninitializedCapacity: nameEnd) { out in
+            for i in 0..<nameEnd { out[i] = h[i] >= UInt8(ascii: "A") && h[i] <= UInt8(ascii: "Z") ? h[i] + 32 : h[i] }
+            return nameEnd
+        })
+    }
+
+    /// ``name(ofHostHeader:)`` read on the header's Characters (any header; the way for one
+    /// that is not ASCII).
+    package static func characterName(ofHostHeader header: String) -> String? {
         let h = header.lowercased()
         var name: Substring
         var rest: Substring

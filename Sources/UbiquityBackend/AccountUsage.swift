@@ -1,21 +1,21 @@
 /// What an account's stores hold (those with at least one commit).
-package struct AccountUsage: Sendable, Hashable {
-    package var stores: Int
-    package var bytes: Int
+public struct AccountUsage: Sendable, Hashable {
+    public var stores: Int
+    public var bytes: Int
 
-    package init(stores: Int, bytes: Int) {
+    public init(stores: Int, bytes: Int) {
         self.stores = stores
         self.bytes = bytes
     }
 
     /// This usage without the part of `store`, named `name` (a store counts once it has a
     /// commit, and when ``AccountQuota/countsStore(_:)``; its bytes always).
-    package func without(_ store: StoreHead, named name: String) -> AccountUsage {
+    public func without(_ store: StoreHead, named name: String) -> AccountUsage {
         AccountUsage(stores: stores - (store.revision > 0 && AccountQuota.countsStore(name) ? 1 : 0), bytes: bytes - store.total)
     }
 
     /// This usage with the part of `store`, named `name`.
-    package func with(_ store: StoreHead, named name: String) -> AccountUsage {
+    public func with(_ store: StoreHead, named name: String) -> AccountUsage {
         AccountUsage(stores: stores + (store.revision > 0 && AccountQuota.countsStore(name) ? 1 : 0), bytes: bytes + store.total)
     }
 }

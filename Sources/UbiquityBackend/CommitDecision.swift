@@ -1,25 +1,25 @@
-import NIOCore
-package import UbiquityProtocol
-package import PropertyList
+public import NIOCore
+public import UbiquityProtocol
+public import PropertyList
 
 /// What a commit does to a store, decided from the store's head and the
 /// current entries of its keys — the same rules for every backend: per-key
 /// compare-and-set on the base revision, and limits that refuse the whole
 /// commit (nothing changes) when one would break.
-package struct CommitDecision: Sendable {
+public struct CommitDecision: Sendable {
     /// The changes whose base matched, in the commit's order.
-    package var applied: [CheckedChange]
+    public var applied: [CheckedChange]
     /// Per change of the commit: applied or conflict.
-    package var statuses: [UbiquityWireResult.Status]
+    public var statuses: [UbiquityWireResult.Status]
     /// Why the whole commit is refused, if it is.
-    package var refusal: CommitRefusal?
+    public var refusal: CommitRefusal?
     /// The store's head after the commit (`revision` one more) when something is applied.
-    package var next: StoreHead
+    public var next: StoreHead
     /// The store's head before the commit.
-    package var previous: StoreHead
+    public var previous: StoreHead
 
     /// Decides `changes` on top of `head`, given the current entries of their keys.
-    package init(changes: [CheckedChange], head: StoreHead, current: [LiteralString: CurrentEntry]) {
+    public init(changes: [CheckedChange], head: StoreHead, current: [LiteralString: CurrentEntry]) {
         var count = head.count, total = head.total, tombstones = head.tombstones
         var applied: [CheckedChange] = []
         var statuses: [UbiquityWireResult.Status] = []
@@ -57,11 +57,11 @@ package struct CommitDecision: Sendable {
     /// Whether the commit makes its account hold more: a store's first commit, or more bytes.
     /// Only such a commit is checked against the account's quota (a commit that shrinks
     /// or keeps a store's size always passes, even over a quota lowered since).
-    package var growsAccount: Bool { writes && (previous.revision == 0 || next.total > previous.total) }
+    public var growsAccount: Bool { writes && (previous.revision == 0 || next.total > previous.total) }
 
     /// Refuses the commit to the store named `store` when it would take the account past
     /// `quota`; `others` is what the account's other stores hold.
-    package mutating func enforce(_ quota: AccountQuota, others: AccountUsage, store: String) {
+    public mutating func enforce(_ quota: AccountQuota, others: AccountUsage, store: String) {
         guard growsAccount else { return }
         if previous.revision == 0, AccountQuota.countsStore(store), others.stores + 1 > quota.maximumStores {
             refusal = .quotaStores(wouldHold: others.stores + 1, quota: quota.maximumStores)
@@ -71,16 +71,16 @@ package struct CommitDecision: Sendable {
     }
 
     /// Whether the commit writes anything.
-    package var writes: Bool { refusal == nil && !applied.isEmpty }
+    public var writes: Bool { refusal == nil && !applied.isEmpty }
 
     /// The entries the commit writes, at the next revision.
-    package var written: [UbiquityWireEntry] {
+    public var written: [UbiquityWireEntry] {
         applied.map { UbiquityWireEntry(key: $0.key, revision: next.revision, value: $0.bytes.map { Base64.encode($0) }) }
     }
 
     /// The answer to the client. `head` is the store's head before the commit;
     /// keys not applied answer with their current entry.
-    package func outcome(for changes: [CheckedChange], head: StoreHead, current: [LiteralString: CurrentEntry]) -> CommitOutcome {
+    public func outcome(for changes: [CheckedChange], head: StoreHead, current: [LiteralString: CurrentEntry]) -> CommitOutcome {
         func entry(_ key: String) -> UbiquityWireEntry {
             let c = current[key]
             return UbiquityWireEntry(key: key, revision: c?.revision ?? 0, value: c?.value.map { Base64.encode($0.readableBytesView) })
@@ -107,21 +107,21 @@ package struct CommitDecision: Sendable {
 
     /// How many rows of a store's commit log are kept at least (the newest; older
     /// ones are deleted, so the log is bounded per store).
-    package static let keptCommits = 1_024
+    public static let keptCommits = 1_024
     /// How many more a store's log may hold between two prunings (each backend prunes
     /// when a store's revision reaches or passes a multiple of it).
-    package static let commitLogSlack = 1_024
+    public static let commitLogSlack = 1_024
 
     /// Whether a store's commit log of `count` rows from revision `lowest` to `highest` is
     /// what a store at `revision` keeps: the newest commits, without gaps, at least
     /// ``keptCommits`` of them (all when fewer) and at most ``commitLogSlack`` more.
-    package static func isKeptLog(count: Int64, lowest: Int64, highest: Int64, revision: Int64) -> Bool {
+    public static func isKeptLog(count: Int64, lowest: Int64, highest: Int64, revision: Int64) -> Bool {
         guard count > 0 else { return revision == 0 }
         let least = min(revision, Int64(keptCommits)), most = min(revision, Int64(keptCommits + commitLogSlack))
         return (least...most).contains(count) && highest == revision && lowest == revision - count + 1
     }
     /// How many removals a store remembers (older ones push the horizon).
-    package static let keptRemovals = 1_024
+    public static let keptRemovals = 1_024
     /// Removals beyond `keptRemovals` tolerated before pruning (pruning is batched).
-    package static let pruneSlack = 64
+    public static let pruneSlack = 64
 }

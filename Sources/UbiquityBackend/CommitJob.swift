@@ -1,6 +1,6 @@
 /// A commit waiting in a backend's queue, as a group commit sees it: whose, to which store,
 /// what it changes, and the token that sent it.
-package protocol CommitJob {
+public protocol CommitJob {
     var account: String { get }
     var store: String { get }
     var changes: [CheckedChange] { get }
@@ -13,5 +13,5 @@ package protocol CommitJob {
 
 extension CommitJob {
     /// The store's key in a group's tables: "account/store".
-    package var storeKey: String { CommitGroup.storeKey(account, store) }
+    public var storeKey: String { CommitGroup.storeKey(account, store) }
 }

@@ -3,7 +3,7 @@ import UbiquityProtocol
 
 /// Why a whole commit is refused (nothing changes): a typed value, so that
 /// counting refusals by kind never parses a message back.
-package enum CommitRefusal: Sendable, Equatable {
+public enum CommitRefusal: Sendable, Equatable {
     /// A key of 0 bytes, or more than ``UbiquityLimits/maximumKeyBytes`` of UTF-8.
     case keyLength(key: String)
     /// A value larger than ``UbiquityLimits/maximumValueBytes`` as a binary property list.
@@ -20,7 +20,7 @@ package enum CommitRefusal: Sendable, Equatable {
     case tokenRevoked
 
     /// The quota the commit broke (`stores`, `bytes`), if it broke one: the metric's label.
-    package var quota: String? {
+    public var quota: String? {
         switch self {
         case .quotaStores: "stores"
         case .quotaBytes: "bytes"
@@ -29,7 +29,7 @@ package enum CommitRefusal: Sendable, Equatable {
     }
 
     /// The words the client gets (`UbiquityCommitResponse.refusal`).
-    package var message: String {
+    public var message: String {
         switch self {
         case .keyLength(let key):
             "the key \"\(key)\" is \(key.utf8.count) bytes of UTF-8; keys are 1 to \(UbiquityLimits.maximumKeyBytes)"

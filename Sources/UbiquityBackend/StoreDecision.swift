@@ -1,41 +1,43 @@
-package import PropertyList
-import NIOCore
+public import PropertyList
+public import NIOCore
 
 /// One store's commits of a group decided in order, each on top of the one before: the
 /// outcome of each, and what the group writes for the store (its entries, its new head, its
 /// commit log). The same for every backend; only the statements that read and write differ.
-package struct StoreDecision {
-    package var account: String
-    package var store: String
+/// (`public` and its generic initializers `@inlinable` only to be specialized in each backend:
+/// see ``CommitGroup``.)
+public struct StoreDecision: Sendable {
+    public var account: String
+    public var store: String
     /// ``CommitGroup/storeKey(_:_:)`` of the store.
-    package var storeKey: String { CommitGroup.storeKey(account, store) }
+    public var storeKey: String { CommitGroup.storeKey(account, store) }
     /// The store's commits: their range in the group's ordered jobs (``CommitGroup/ordered(_:)``).
-    package var jobs: Range<Int>
+    public var jobs: Range<Int>
     /// The head read, and the head after the commits.
-    package var before: StoreHead
-    package var after: StoreHead
+    public var before: StoreHead
+    public var after: StoreHead
     /// Each commit's outcome, in the order of ``jobs``.
-    package var outcomes: [CommitOutcome] = []
+    public var outcomes: [CommitOutcome] = []
     /// The keys written, each with its last revision, value and size.
-    package var written: [LiteralString: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
+    public var written: [LiteralString: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
     /// Each writing commit's revision and number of keys (the commit log).
-    package var log: [(revision: Int64, keys: Int32)] = []
-    package var writes: Bool { !log.isEmpty }
+    public var log: [(revision: Int64, keys: Int32)] = []
+    public var writes: Bool { !log.isEmpty }
     /// Whether the store keeps too many removals (the oldest are forgotten).
-    package var prunesRemovals: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
+    public var prunesRemovals: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
     /// Whether the store's revision passed a multiple of ``CommitDecision/commitLogSlack`` (its
     /// commit log is cut to the newest ``CommitDecision/keptCommits``).
-    package var prunesLog: Bool {
+    public var prunesLog: Bool {
         let slack = Int64(CommitDecision.commitLogSlack)
         return after.revision > Int64(CommitDecision.keptCommits) && after.revision / slack != before.revision / slack
     }
     /// Whether either is due.
-    package var needsPruning: Bool { prunesRemovals || prunesLog }
+    public var needsPruning: Bool { prunesRemovals || prunesLog }
     /// A commit grows the account while a quota applies and the account's usage was not
     /// read under its lock (decided again in a path that reads it).
-    package var needsQuota = false
+    public var needsQuota = false
     /// The tokens of the commits that write.
-    package var tokens: [[UInt8]] = []
+    public var tokens: [[UInt8]] = []
 
     /// `others`: what the account's other stores hold, read where no other writer can change
     /// it; nil when it was not read, and then a commit that grows the account sets
@@ -43,7 +45,8 @@ package struct StoreDecision {
     /// `validTokens`: the tokens found valid (``CommitGroup/tokenKey(_:_:)``); a commit whose
     /// token is not among them is answered as revoked and changes nothing. Nil: every token is
     /// taken as valid here (the statement that writes checks them itself).
-    package init<Job: CommitJob>(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead,
+    @inlinable
+    public init<Job: CommitJob>(_ jobs: [Job], _ range: Range<Int>, account: String, store: String, head: StoreHead,
                                  current: [LiteralString: CurrentEntry], validTokens: Set<[UInt8]>?, quota: AccountQuota?, others: AccountUsage?) {
         (self.account, self.store, self.jobs, self.before, self.after) = (account, store, range, head, head)
         var here = current
@@ -77,7 +80,8 @@ package struct StoreDecision {
     /// it was not read (a commit that grows an account under a quota then sets
     /// ``needsQuota``). A store is decided against its account's other stores, and the next
     /// store of the same account sees this one's new size.
-    package static func decide<Job: CommitJob>(
+    @inlinable
+    public static func decide<Job: CommitJob>(
         _ jobs: [Job], stores: [(account: String, store: String, jobs: Range<Int>)], head: (_ store: (account: String, store: String, jobs: Range<Int>), _ key: String) throws -> StoreHead,
         current: [String: [LiteralString: CurrentEntry]], validTokens: Set<[UInt8]>?, quota: AccountQuota?,
         usage: [String: AccountUsage]?

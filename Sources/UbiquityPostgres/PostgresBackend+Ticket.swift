@@ -10,11 +10,13 @@ extension PostgresBackend {
     final class Ticket: Sendable {
         enum Phase { case waiting, claimed, answered }
         let phase = Lock(Phase.waiting)
-        let continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>
+        /// Unchecked: ``phase`` lets exactly one of the answers resume it (a checked one cost an
+        /// object and an atomic exchange a commit).
+        let continuation: UnsafeContinuation<Result<CommitOutcome, any Error>, Never>
         /// How long the commit may wait for a writer, and until when.
         let limit: Duration
         let deadline: ContinuousClock.Instant
-        init(_ continuation: CheckedContinuation<Result<CommitOutcome, any Error>, Never>, limit: Duration) {
+        init(_ continuation: UnsafeContinuation<Result<CommitOutcome, any Error>, Never>, limit: Duration) {
             self.continuation = continuation
             self.limit = limit
             self.deadline = .now + limit
