@@ -10,8 +10,16 @@ package enum Base64 {
 
     /// The base64 text of `bytes`, one unbroken run with `=` padding (the sync protocol's value encoding).
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        encode(Array(bytes))
+    }
+
+    /// The base64 text of `bytes`, as ``encode(_:)-(Sequence<UInt8>)``. Not generic: the sync
+    /// server encodes a value a commit from another module, which does not specialize the
+    /// generic one (its metadata looked up, the bytes copied, the output grown).
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
-        Array(bytes).withUnsafeBytes { encode($0, lineLength: 0, indent: 0, into: &out) }
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        bytes.withUnsafeBytes { encode($0, lineLength: 0, indent: 0, into: &out) }
         return String(decoding: out, as: UTF8.self)
     }
 
