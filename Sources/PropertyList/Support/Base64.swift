@@ -13,7 +13,7 @@ package enum Base64 {
         encode(Array(bytes))
     }
 
-    /// The base64 text of `bytes`, as ``encode(_:)-(Sequence<UInt8>)``. Not generic: the sync
+    /// The base64 text of `bytes`, as the generic `encode(_:)` gives it. Not generic: the sync
     /// server encodes a value a commit from another module, which does not specialize the
     /// generic one (its metadata looked up, the bytes copied, the output grown).
     package static func encode(_ bytes: [UInt8]) -> String {
