@@ -1,7 +1,7 @@
 /// What an account's stores hold (those with at least one commit).
 public struct AccountUsage: Sendable, Hashable {
-    public var stores: Int
-    public var bytes: Int
+    package var stores: Int
+    package var bytes: Int
 
     public init(stores: Int, bytes: Int) {
         self.stores = stores

@@ -2,12 +2,12 @@
 /// A change the server has checked: key length, value decoded, size measured.
 public struct CheckedChange: Sendable, Hashable {
     public var key: String
-    public var base: Int64
+    package var base: Int64
     /// The value's binary property list, re-encoded canonically; nil removes.
     public var bytes: [UInt8]?
     public var size: Int { bytes?.count ?? 0 }
 
-    public init(key: String, base: Int64, bytes: [UInt8]?) {
+    package init(key: String, base: Int64, bytes: [UInt8]?) {
         self.key = key
         self.base = base
         self.bytes = bytes

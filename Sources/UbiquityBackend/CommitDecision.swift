@@ -1,5 +1,5 @@
 import NIOCore
-public import UbiquityProtocol
+package import UbiquityProtocol
 public import PropertyList
 
 /// What a commit does to a store, decided from the store's head and the
@@ -10,13 +10,13 @@ public struct CommitDecision: Sendable {
     /// The changes whose base matched, in the commit's order.
     public var applied: [CheckedChange]
     /// Per change of the commit: applied or conflict.
-    public var statuses: [UbiquityWireResult.Status]
+    package var statuses: [UbiquityWireResult.Status]
     /// Why the whole commit is refused, if it is.
-    public var refusal: CommitRefusal?
+    package var refusal: CommitRefusal?
     /// The store's head after the commit (`revision` one more) when something is applied.
     public var next: StoreHead
     /// The store's head before the commit.
-    public var previous: StoreHead
+    package var previous: StoreHead
 
     /// Decides `changes` on top of `head`, given the current entries of their keys.
     public init(changes: [CheckedChange], head: StoreHead, current: [LiteralString: CurrentEntry]) {
@@ -74,7 +74,7 @@ public struct CommitDecision: Sendable {
     public var writes: Bool { refusal == nil && !applied.isEmpty }
 
     /// The entries the commit writes, at the next revision.
-    public var written: [UbiquityWireEntry] {
+    package var written: [UbiquityWireEntry] {
         applied.map { UbiquityWireEntry(key: $0.key, revision: next.revision, value: $0.bytes.map { Base64.encode($0) }) }
     }
 
@@ -107,21 +107,21 @@ public struct CommitDecision: Sendable {
 
     /// How many rows of a store's commit log are kept at least (the newest; older
     /// ones are deleted, so the log is bounded per store).
-    public static let keptCommits = 1_024
+    package static let keptCommits = 1_024
     /// How many more a store's log may hold between two prunings (each backend prunes
     /// when a store's revision reaches or passes a multiple of it).
-    public static let commitLogSlack = 1_024
+    package static let commitLogSlack = 1_024
 
     /// Whether a store's commit log of `count` rows from revision `lowest` to `highest` is
     /// what a store at `revision` keeps: the newest commits, without gaps, at least
     /// ``keptCommits`` of them (all when fewer) and at most ``commitLogSlack`` more.
-    public static func isKeptLog(count: Int64, lowest: Int64, highest: Int64, revision: Int64) -> Bool {
+    package static func isKeptLog(count: Int64, lowest: Int64, highest: Int64, revision: Int64) -> Bool {
         guard count > 0 else { return revision == 0 }
         let least = min(revision, Int64(keptCommits)), most = min(revision, Int64(keptCommits + commitLogSlack))
         return (least...most).contains(count) && highest == revision && lowest == revision - count + 1
     }
     /// How many removals a store remembers (older ones push the horizon).
-    public static let keptRemovals = 1_024
+    package static let keptRemovals = 1_024
     /// Removals beyond `keptRemovals` tolerated before pruning (pruning is batched).
-    public static let pruneSlack = 64
+    package static let pruneSlack = 64
 }

@@ -5,12 +5,13 @@ public import PropertyList
 /// (``StoreDecision``), so a backend reads and writes a whole group in a few statements, not a
 /// few per commit.
 ///
-/// `public` and `@inlinable` (as ``StoreDecision`` and the types their bodies use), though
-/// UbiquityBackend is no product, only so that each backend specializes them for its own job
-/// type: Swift 6.3 does not specialize an `@inlinable` `package` member across modules, and
-/// unspecialized, a group's ordering and decisions looked up generic metadata and copied
-/// values through witnesses: 2.8 µs of the PostgreSQL writer's ~21 µs a commit (issue 42,
-/// proposal 0019; the same reason as SharedTables' public pieces, proposal 0015).
+/// `public` and `@inlinable` (as ``StoreDecision``; of the types their bodies use, only the
+/// members those bodies touch are `public`, the rest stays `package`), though UbiquityBackend
+/// is no product, only so that each backend specializes them for its own job type: Swift 6.3
+/// does not specialize an `@inlinable` `package` member across modules, and unspecialized, a
+/// group's ordering and decisions looked up generic metadata and copied values through
+/// witnesses: 2.8 µs of the PostgreSQL writer's ~21 µs a commit (issue 42, proposal 0019; the
+/// same reason as SharedTables' public pieces, proposal 0015).
 public enum CommitGroup: Sendable {
     /// A store's key in a group's tables: "account/store" (a store's name has no slash).
     @inlinable @inline(__always)

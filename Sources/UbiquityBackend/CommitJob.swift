@@ -13,5 +13,5 @@ public protocol CommitJob {
 
 extension CommitJob {
     /// The store's key in a group's tables: "account/store".
-    public var storeKey: String { CommitGroup.storeKey(account, store) }
+    package var storeKey: String { CommitGroup.storeKey(account, store) }
 }

@@ -1,24 +1,24 @@
-public import UbiquityProtocol
+package import UbiquityProtocol
 
 /// What a commit did: the response for the client and, when something was
 /// applied, the entries to tell watchers.
 public struct CommitOutcome: Sendable {
-    public var response: UbiquityCommitResponse
+    package var response: UbiquityCommitResponse
     /// The entries written at `response.revision` (empty when nothing was applied).
-    public var applied: [UbiquityWireEntry]
+    package var applied: [UbiquityWireEntry]
     /// Why the whole commit was refused (nothing applied), typed; its words are `response.refusal`.
-    public var refusal: CommitRefusal?
+    package var refusal: CommitRefusal?
     /// The token that sent the commit was revoked (or its account deleted)
     /// before the commit's transaction: nothing was applied.
-    public var tokenRevoked: Bool { refusal == .tokenRevoked }
+    package var tokenRevoked: Bool { refusal == .tokenRevoked }
 
-    public init(response: UbiquityCommitResponse, applied: [UbiquityWireEntry]) {
+    package init(response: UbiquityCommitResponse, applied: [UbiquityWireEntry]) {
         self.response = response
         self.applied = applied
     }
 
     /// Every change of the commit applied (no refusal, no conflict).
-    public var isWhollyApplied: Bool {
+    package var isWhollyApplied: Bool {
         response.refusal == nil && response.results.allSatisfy { $0.status == .applied }
     }
 

@@ -20,7 +20,7 @@ public enum CommitRefusal: Sendable, Equatable {
     case tokenRevoked
 
     /// The quota the commit broke (`stores`, `bytes`), if it broke one: the metric's label.
-    public var quota: String? {
+    package var quota: String? {
         switch self {
         case .quotaStores: "stores"
         case .quotaBytes: "bytes"
@@ -29,7 +29,7 @@ public enum CommitRefusal: Sendable, Equatable {
     }
 
     /// The words the client gets (`UbiquityCommitResponse.refusal`).
-    public var message: String {
+    package var message: String {
         switch self {
         case .keyLength(let key):
             "the key \"\(key)\" is \(key.utf8.count) bytes of UTF-8; keys are 1 to \(UbiquityLimits.maximumKeyBytes)"

@@ -2,10 +2,10 @@ public import NIOCore
 
 /// A key's entry as the database holds it before a commit.
 public struct CurrentEntry: Sendable {
-    public var revision: Int64
-    public var size: Int
+    package var revision: Int64
+    package var size: Int
     /// The value's binary property list; nil for a removal's tombstone.
-    public var value: ByteBuffer?
+    package var value: ByteBuffer?
 
     public init(revision: Int64, size: Int, value: ByteBuffer?) {
         self.revision = revision

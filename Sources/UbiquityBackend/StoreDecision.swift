@@ -10,7 +10,7 @@ public struct StoreDecision: Sendable {
     public var account: String
     public var store: String
     /// ``CommitGroup/storeKey(_:_:)`` of the store.
-    public var storeKey: String { CommitGroup.storeKey(account, store) }
+    package var storeKey: String { CommitGroup.storeKey(account, store) }
     /// The store's commits: their range in the group's ordered jobs (``CommitGroup/ordered(_:)``).
     public var jobs: Range<Int>
     /// The head read, and the head after the commits.
@@ -22,17 +22,17 @@ public struct StoreDecision: Sendable {
     public var written: [LiteralString: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
     /// Each writing commit's revision and number of keys (the commit log).
     public var log: [(revision: Int64, keys: Int32)] = []
-    public var writes: Bool { !log.isEmpty }
+    package var writes: Bool { !log.isEmpty }
     /// Whether the store keeps too many removals (the oldest are forgotten).
-    public var prunesRemovals: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
+    package var prunesRemovals: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
     /// Whether the store's revision passed a multiple of ``CommitDecision/commitLogSlack`` (its
     /// commit log is cut to the newest ``CommitDecision/keptCommits``).
-    public var prunesLog: Bool {
+    package var prunesLog: Bool {
         let slack = Int64(CommitDecision.commitLogSlack)
         return after.revision > Int64(CommitDecision.keptCommits) && after.revision / slack != before.revision / slack
     }
     /// Whether either is due.
-    public var needsPruning: Bool { prunesRemovals || prunesLog }
+    package var needsPruning: Bool { prunesRemovals || prunesLog }
     /// A commit grows the account while a quota applies and the account's usage was not
     /// read under its lock (decided again in a path that reads it).
     public var needsQuota = false

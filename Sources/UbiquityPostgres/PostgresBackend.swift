@@ -77,7 +77,7 @@ package final class PostgresBackend: UbiquityBackend {
         var primary = 0
         if location.endpoints.count > 1 {
             do {
-                let (connection, index) = try await connectPrimary(location, preferred: 0, id: 0, logger: logger)
+                let (connection, index) = try await connectPrimary(location, preferred: 0, id: 0, on: databaseLoop, logger: logger)
                 try? await connection.close()
                 primary = index
             } catch {
@@ -110,8 +110,9 @@ package final class PostgresBackend: UbiquityBackend {
 
     /// A connection to the primary among the location's servers, trying `preferred` first; with
     /// one server, that server. A standby (`pg_is_in_recovery()`) is passed over; when no
-    /// server answers as a primary, the last error (or "no primary") is thrown.
-    static func connectPrimary(_ location: PostgresLocation, preferred: Int, id: Int, on loop: any EventLoop = databaseLoop,
+    /// server answers as a primary, the last error (or "no primary") is thrown. The connection
+    /// runs on `loop`.
+    static func connectPrimary(_ location: PostgresLocation, preferred: Int, id: Int, on loop: any EventLoop,
                                logger: Logger) async throws -> (PostgresConnection, Int) {
         let count = location.endpoints.count
         var lastError: (any Error)? = nil
