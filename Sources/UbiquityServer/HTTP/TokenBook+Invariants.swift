@@ -10,7 +10,7 @@ extension TokenBook.State {
         precondition(usesWritten.count <= TokenBook.capacity, "TokenBook: \(usesWritten.count) last uses remembered, above \(TokenBook.capacity)")
         precondition(accounts.isEmpty || generation != nil, "TokenBook: accounts remembered before a token generation was read")
         for (hash, open) in streams {
-            precondition(!open.isEmpty, "TokenBook: an empty stream list kept for a token (\(hash.count) bytes)")
+            precondition(!open.isEmpty, "TokenBook: an empty stream list kept for a token (\(hash.bytes.count) bytes)")
             for (id, stream) in open { precondition(id == ObjectIdentifier(stream), "TokenBook: a stream filed under another's identity") }
         }
     }
