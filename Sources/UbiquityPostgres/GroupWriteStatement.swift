@@ -9,7 +9,7 @@ import UbiquityBackend
 /// A prepared statement, as ``GroupReadStatement`` is: the text is fixed, the values are arrays
 /// (``BinaryArray``s, built as the decisions are read).
 struct GroupWriteStatement: PostgresPreparedStatement {
-    static let name = "ubiquity_group_write_v1"
+    static let name = "ubiquity_group_write_v2"
     static let sql = """
         WITH h AS (
             SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::int[], $6::int[], $7::int[])
@@ -39,8 +39,9 @@ struct GroupWriteStatement: PostgresPreparedStatement {
             ON CONFLICT (account, store, key) DO UPDATE SET revision = excluded.revision, value = excluded.value, size = excluded.size
             RETURNING 1
         ), logged AS (
-            INSERT INTO commits(account, store, revision, keys)
-            SELECT g.a, g.s, g.r, g.n FROM unnest($18::text[], $19::text[], $20::bigint[], $21::int[]) AS g(a, s, r, n)
+            INSERT INTO commits(account, store, revision, keys, changed)
+            SELECT g.a, g.s, g.r, g.n, ($24::text[])[g.ks:g.ks + g.n - 1]
+            FROM unnest($18::text[], $19::text[], $20::bigint[], $21::int[], $23::int[]) AS g(a, s, r, n, ks)
             JOIN locked l ON l.account = g.a AND l.store = g.s
             RETURNING 1
         )
@@ -56,8 +57,11 @@ struct GroupWriteStatement: PostgresPreparedStatement {
     /// The entries written: account, store, key, revision, value, whether it is a removal, size.
     private(set) var entries = (a: BinaryArray<String>(), s: BinaryArray<String>(), k: BinaryArray<String>(), r: BinaryArray<Int64>(),
                                 v: BinaryArray<ByteaElement>(), d: BinaryArray<Bool>(), z: BinaryArray<Int32>())
-    /// The commit log: account, store, revision, keys changed.
-    private(set) var logs = (a: BinaryArray<String>(), s: BinaryArray<String>(), r: BinaryArray<Int64>(), n: BinaryArray<Int32>())
+    /// The commit log: account, store, revision, number of keys changed, and where its keys start in `changed` (from 1).
+    private(set) var logs = (a: BinaryArray<String>(), s: BinaryArray<String>(), r: BinaryArray<Int64>(), n: BinaryArray<Int32>(),
+                             ks: BinaryArray<Int32>())
+    /// The keys each commit of the log changed, one after another (``StoreDecision/loggedKeys``).
+    private(set) var changed = BinaryArray<String>()
     /// The channel of the wake-ups.
     let channel: String
 
@@ -72,9 +76,15 @@ struct GroupWriteStatement: PostgresPreparedStatement {
                 entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key.string); entries.r.append(w.revision)
                 entries.v.append(ByteaElement(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
             }
+            // Each row's keys follow the rows' before it in `changed` (PostgreSQL's arrays count from 1).
+            var start = changed.count + 1
             for l in d.log {
                 logs.a.append(d.account); logs.s.append(d.store); logs.r.append(l.revision); logs.n.append(l.keys)
+                logs.ks.append(Int32(start))
+                start += Int(l.keys)
             }
+            for key in d.loggedKeys { changed.append(key) }
+            precondition(changed.count + 1 == start, "GroupWriteStatement: \(d.loggedKeys.count) keys logged for commits of \(start - 1) keys")
         }
     }
 
@@ -82,12 +92,13 @@ struct GroupWriteStatement: PostgresPreparedStatement {
     var isEmpty: Bool { heads.a.isEmpty }
 
     func makeBindings() throws -> PostgresBindings {
-        var b = PostgresBindings(capacity: 22)
+        var b = PostgresBindings(capacity: 25)
         b.append(heads.a); b.append(heads.s); b.append(heads.x); b.append(heads.r); b.append(heads.c); b.append(heads.t); b.append(heads.tb)
         b.append(tokens.a); b.append(tokens.s); b.append(tokens.h)
         b.append(entries.a); b.append(entries.s); b.append(entries.k); b.append(entries.r); b.append(entries.v); b.append(entries.d); b.append(entries.z)
         b.append(logs.a); b.append(logs.s); b.append(logs.r); b.append(logs.n)
         b.append(channel)
+        b.append(logs.ks); b.append(changed)
         return b
     }
 

@@ -464,25 +464,13 @@ package final class PostgresBackend: UbiquityBackend {
     package func changes(account: String, store: String, after: Int64) async throws -> UbiquityChangesResponse {
         do {
             return try await withDeadline { [client, logger] in
-                // One statement: one snapshot for the head and the entries. A client
-                // older than the horizon (or ahead of the store) gets the whole store.
-                let rows = try await client.query("""
-                    SELECT s.revision, s.horizon, e.key, e.revision, e.value
-                    FROM stores s LEFT JOIN LATERAL (
-                        SELECT key, revision, value FROM entries
-                        WHERE account = s.account AND store = s.store AND revision > \(after)
-                          AND NOT (\(after) < s.horizon OR \(after) > s.revision)
-                        UNION ALL
-                        SELECT key, revision, value FROM entries
-                        WHERE account = s.account AND store = s.store AND value IS NOT NULL
-                          AND (\(after) < s.horizon OR \(after) > s.revision)
-                    ) e ON true
-                    WHERE s.account = \(account) AND s.store = \(store)
-                    """, logger: logger)
+                // One statement, one snapshot: the head and the entries after `after`
+                // (ChangesStatement says how they are found).
+                let rows = try await client.execute(ChangesStatement(account: account, store: store, after: after), logger: logger)
                 var revision: Int64? = nil
                 var horizon: Int64 = 0
                 var entries: [UbiquityWireEntry] = []
-                for try await (head, h, key, rev, value) in rows.decode((Int64, Int64, String?, Int64?, ByteBuffer?).self) {
+                for try await (head, h, key, rev, value) in rows {
                     revision = head
                     horizon = h
                     if let key, let rev {

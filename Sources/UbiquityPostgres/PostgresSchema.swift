@@ -82,6 +82,17 @@ enum PostgresSchema {
             // the statement already held. `ubiquity check` counts log rows of no store.
             "ALTER TABLE commits DROP CONSTRAINT IF EXISTS commits_account_store_fkey",
         ],
+        [
+            // Each commit's log row names the keys it changed (NULL in rows logged before),
+            // and a reader a few commits behind finds its changes through them, by key
+            // (`PostgresBackend.changes`); a reader further behind reads its store's entries.
+            // So entries need no index by revision, and rewriting an entry changes no indexed
+            // column: PostgreSQL updates it in place on its page (a heap-only update) instead
+            // of adding a row to both its indexes (proposal 0019, "PostgreSQL: entries
+            // without an index by revision").
+            "ALTER TABLE commits ADD COLUMN changed text[] CHECK (changed IS NULL OR cardinality(changed) = keys)",
+            "DROP INDEX IF EXISTS entries_by_revision",
+        ],
     ]
 
     static var version: Int { migrations.count }

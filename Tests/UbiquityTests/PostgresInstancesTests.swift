@@ -407,8 +407,8 @@ struct PostgresInstancesTests {
             }
             #expect(outcomes.all.count == 3 && outcomes.all.allSatisfy { $0.status == 0 }, "\(outcomes.all.map(\.stderr))")
             let versions = try cluster.psql("SELECT count(*), max(version) FROM ubiquity_schema", database: PostgresCluster.databaseName(url))
-            // Each of the four migrations ran once.
-            #expect(versions.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "4|4", "\(versions.stdout) \(versions.stderr)")
+            // Each of the five migrations ran once.
+            #expect(versions.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "5|5", "\(versions.stdout) \(versions.stderr)")
         }
         // Servers too: two at once on a fresh database, both answer.
         let one = try SyncServer(.postgres)
