@@ -658,6 +658,17 @@ package final class PostgresBackend: UbiquityBackend {
                     problems.append("\(n) \(what)")
                 }
             }
+            // A reader finds its changes through the keys the log names (schema 5): an entry
+            // whose commit's row names keys but not its own would never reach such a reader.
+            let unnamed = try await client.query("""
+                SELECT e.account, e.store, e.key, e.revision FROM entries e
+                JOIN commits c ON c.account = e.account AND c.store = e.store AND c.revision = e.revision
+                WHERE c.changed IS NOT NULL AND NOT (e.key = ANY (c.changed))
+                LIMIT 20
+                """, logger: logger)
+            for try await (a, s, key, revision) in unnamed.decode((String, String, String, Int64).self) {
+                problems.append("\(a)/\(s): key \(key.debugDescription) at revision \(revision) is not among the keys its commit's log row names")
+            }
             return problems
         }
     }

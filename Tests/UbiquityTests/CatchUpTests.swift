@@ -93,6 +93,15 @@ struct CatchUpTests {
         #expect(cleared.status == 0, "\(cleared.stderr)")
         try await Self.expectEveryRevision(transports[0], store: store, head: head, entries: Set(model.entries.values))
         #expect(try server.check().status == 0)
+        // A log row that names other keys than its commit's is found by `ubiquity check`.
+        let named = try #require(model.entries.values.first { $0.revision % 3 != 0 })
+        let forged = try cluster.psql("""
+            UPDATE commits SET changed = array_fill('not-written'::text, ARRAY[keys]) WHERE store = '\(store)' AND revision = \(named.revision)
+            """, database: database)
+        #expect(forged.status == 0, "\(forged.stderr)")
+        let check = try server.check()
+        #expect(check.status == 1 && check.stderr.contains("key \"\(named.key)\" at revision \(named.revision) is not among the keys"),
+                "\(check.stdout)\(check.stderr)")
     }
 
     /// For every `after` from 0 to one past `head`: the entries written after it (or, past the
