@@ -40,7 +40,7 @@ struct GroupWriteStatement: PostgresPreparedStatement {
             RETURNING 1
         ), logged AS (
             INSERT INTO commits(account, store, revision, keys, changed)
-            SELECT g.a, g.s, g.r, g.n, ($24::text[])[g.ks:g.ks + g.n - 1]
+            SELECT g.a, g.s, g.r, g.n, CASE WHEN g.ks > 0 THEN ($24::text[])[g.ks:g.ks + g.n - 1] END
             FROM unnest($18::text[], $19::text[], $20::bigint[], $21::int[], $23::int[]) AS g(a, s, r, n, ks)
             JOIN locked l ON l.account = g.a AND l.store = g.s
             RETURNING 1
@@ -76,17 +76,29 @@ struct GroupWriteStatement: PostgresPreparedStatement {
                 entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key.string); entries.r.append(w.revision)
                 entries.v.append(ByteaElement(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
             }
-            // Each row's keys follow the rows' before it in `changed` (PostgreSQL's arrays count from 1).
-            var start = changed.count + 1
+            // Each row's keys follow the rows' before it in `changed` (PostgreSQL's arrays count
+            // from 1); a row whose keys are longer than `maximumLoggedKeyBytes` names none (0).
+            var next = d.loggedKeys.startIndex
             for l in d.log {
                 logs.a.append(d.account); logs.s.append(d.store); logs.r.append(l.revision); logs.n.append(l.keys)
-                logs.ks.append(Int32(start))
-                start += Int(l.keys)
+                precondition(next + Int(l.keys) <= d.loggedKeys.endIndex, "GroupWriteStatement: \(d.loggedKeys.count) keys logged for more commits")
+                let keys = d.loggedKeys[next..<next + Int(l.keys)]
+                next += Int(l.keys)
+                if keys.reduce(0, { $0 + $1.utf8.count }) <= Self.maximumLoggedKeyBytes {
+                    logs.ks.append(Int32(changed.count + 1))
+                    for key in keys { changed.append(key) }
+                } else {
+                    logs.ks.append(0)
+                }
             }
-            for key in d.loggedKeys { changed.append(key) }
-            precondition(changed.count + 1 == start, "GroupWriteStatement: \(d.loggedKeys.count) keys logged for commits of \(start - 1) keys")
+            precondition(next == d.loggedKeys.endIndex, "GroupWriteStatement: \(d.loggedKeys.count) keys logged for commits of \(next) keys")
         }
     }
+
+    /// The most bytes of keys a commit's log row names (UTF-8): what an account can make the
+    /// server keep stays bounded (a row of a commit with longer keys names none, and a reader
+    /// across it reads its store's entries: ``ChangesStatement``).
+    static let maximumLoggedKeyBytes = 256
 
     /// Whether no store is written.
     var isEmpty: Bool { heads.a.isEmpty }
