@@ -5,6 +5,7 @@ import UbiquityBackend
 /// A group commit's write (``PostgresBackend/write(_:on:logger:)``): entries, heads, the commit
 /// log and a `NOTIFY` per store, for the stores whose revision is still the one their decisions
 /// started from, in one statement (its own transaction: one WAL flush, nothing half-written).
+/// Each log row names the keys its commit changed (schema 5), for ``ChangesStatement``.
 ///
 /// A prepared statement, as ``GroupReadStatement`` is: the text is fixed, the values are arrays
 /// (``BinaryArray``s, built as the decisions are read).
