@@ -2,7 +2,7 @@ import NIOCore
 import PostgresNIO
 
 /// A one-dimensional array parameter in PostgreSQL's binary form, built as its elements are
-/// appended. A group's write binds 21 arrays (``GroupWriteStatement``); postgres-nio's own
+/// appended. A group's write binds 23 arrays (``GroupWriteStatement``); postgres-nio's own
 /// array encoding takes each element through a protocol witness, and wants each `bytea` as a
 /// `ByteBuffer` of its own. Here each element's length and bytes are written once, into one
 /// buffer, and the whole is copied into the statement's message.
