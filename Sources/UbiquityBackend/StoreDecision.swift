@@ -22,9 +22,6 @@ public struct StoreDecision: Sendable {
     public var written: [LiteralString: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
     /// Each writing commit's revision and number of keys (the commit log).
     public var log: [(revision: Int64, keys: Int32)] = []
-    /// The keys each writing commit applied, in the order of ``log`` (each row's `keys` of
-    /// them): PostgreSQL logs them, to find a reader's changes by key (proposal 0019).
-    public var loggedKeys: [String] = []
     package var writes: Bool { !log.isEmpty }
     /// Whether the store keeps too many removals (the oldest are forgotten).
     package var prunesRemovals: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
@@ -70,7 +67,6 @@ public struct StoreDecision: Sendable {
             for change in decision.applied {
                 here[change.key] = CurrentEntry(revision: after.revision, size: change.size, value: change.bytes.map { ByteBuffer(bytes: $0) })
                 written[change.key] = (after.revision, change.bytes, change.size)
-                loggedKeys.append(change.key)
             }
             log.append((after.revision, Int32(decision.applied.count)))
             if let hash = job.tokenHash, !tokens.contains(hash) { tokens.append(hash) }

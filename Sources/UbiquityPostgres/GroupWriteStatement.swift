@@ -1,6 +1,7 @@
 import PostgresNIO
 import PropertyList
 import UbiquityBackend
+import UbiquityProtocol
 
 /// A group commit's write (``PostgresBackend/write(_:on:logger:)``): entries, heads, the commit
 /// log and a `NOTIFY` per store, for the stores whose revision is still the one their decisions
@@ -61,7 +62,7 @@ struct GroupWriteStatement: PostgresPreparedStatement {
     /// The commit log: account, store, revision, number of keys changed, and where its keys start in `changed` (from 1).
     private(set) var logs = (a: BinaryArray<String>(), s: BinaryArray<String>(), r: BinaryArray<Int64>(), n: BinaryArray<Int32>(),
                              ks: BinaryArray<Int32>())
-    /// The keys each commit of the log changed, one after another (``StoreDecision/loggedKeys``).
+    /// The keys each commit of the log changed, one after another (its outcome's applied entries).
     private(set) var changed = BinaryArray<String>()
     /// The channel of the wake-ups.
     let channel: String
@@ -77,22 +78,19 @@ struct GroupWriteStatement: PostgresPreparedStatement {
                 entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key.string); entries.r.append(w.revision)
                 entries.v.append(ByteaElement(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
             }
-            // Each row's keys follow the rows' before it in `changed` (PostgreSQL's arrays count
+            // A log row is a writing commit's, in order: its keys are its outcome's applied
+            // entries. They follow the rows' before it in `changed` (PostgreSQL's arrays count
             // from 1); a row whose keys are longer than `maximumLoggedKeyBytes` names none (0).
-            var next = d.loggedKeys.startIndex
-            for l in d.log {
+            assert(d.log.count == d.outcomes.count { !$0.applied.isEmpty }, "GroupWriteStatement: a log row for each writing commit")
+            for (l, commit) in zip(d.log, d.outcomes.lazy.filter { !$0.applied.isEmpty }) {
                 logs.a.append(d.account); logs.s.append(d.store); logs.r.append(l.revision); logs.n.append(l.keys)
-                precondition(next + Int(l.keys) <= d.loggedKeys.endIndex, "GroupWriteStatement: \(d.loggedKeys.count) keys logged for more commits")
-                let keys = d.loggedKeys[next..<next + Int(l.keys)]
-                next += Int(l.keys)
-                if keys.reduce(0, { $0 + $1.utf8.count }) <= Self.maximumLoggedKeyBytes {
+                if commit.applied.reduce(0, { $0 + $1.key.utf8.count }) <= Self.maximumLoggedKeyBytes {
                     logs.ks.append(Int32(changed.count + 1))
-                    for key in keys { changed.append(key) }
+                    for entry in commit.applied { changed.append(entry.key) }
                 } else {
                     logs.ks.append(0)
                 }
             }
-            precondition(next == d.loggedKeys.endIndex, "GroupWriteStatement: \(d.loggedKeys.count) keys logged for commits of \(next) keys")
         }
     }
 
