@@ -144,8 +144,9 @@ let package = Package(
         // the Settings app and the sync service are tested in-process with them.
         .target(name: "HTTPMessages", dependencies: ["PropertyList", "SharedTables"]),
         // What every HTTP server here needs against hostile clients: a connection cap that sheds
-        // idle unauthenticated connections first, bodies with a deadline of their own; and the one
-        // Hummingbird adapter of HTTPMessages' request and response.
+        // idle unauthenticated connections first, bodies with a deadline of their own, a TLS
+        // certificate and key checked at start; and the one Hummingbird adapter of HTTPMessages'
+        // request and response.
         .target(
             name: "HTTPGuards",
             dependencies: [
@@ -154,6 +155,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Tools"])),
             ]
         ),
         // The sync server's backend on PostgreSQL: several instances, one database, LISTEN/NOTIFY wake-ups.
@@ -177,7 +179,7 @@ let package = Package(
             name: "ubiquity",
             dependencies: [
                 "OpenDefaultsUbiquity", "OpenDefaultsUbiquityHTTP", "UbiquityServer", "UbiquityBackend", "UbiquitySQLite", "UbiquityPostgres", "ValueGrammar", "CommandLineSupport",
-                "OpenDefaults", "PropertyList", "PlatformIO", "UbiquityFleet", "UbiquityProtocol", "ConfigurationProfiles", "SharedTables", "AgentExecutor",
+                "OpenDefaults", "PropertyList", "PlatformIO", "UbiquityFleet", "UbiquityProtocol", "ConfigurationProfiles", "SharedTables", "AgentExecutor", "HTTPGuards",
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Tools"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Tools"])),
@@ -245,6 +247,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Tools"])),
             ]
         ),
         .testTarget(

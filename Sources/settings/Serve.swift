@@ -2,6 +2,7 @@ import ArgumentParser
 import Hummingbird
 import HTTPGuards
 import HummingbirdCore
+import HummingbirdTLS
 import NIOCore
 import PlatformIO
 import SettingsBundle
@@ -22,11 +23,12 @@ struct Serve: AsyncParsableCommand {
             address or an --allow-host name are answered (against DNS rebinding); every change \
             must come from the app's own form (a per-server token, and Origin / Sec-Fetch-Site \
             checked), so other web pages cannot change settings. Listening beyond loopback \
-            (e.g. --host 0.0.0.0) requires an access token: one is generated and printed once \
-            as an address to open (it is then kept in a cookie), or read from --token-file; \
-            --no-auth turns this off explicitly. Traffic is plain HTTP: beyond loopback, use it \
-            only on a network you trust or behind a TLS proxy. Connections idle for \
-            --idle-timeout seconds are closed, and at most --max-connections are kept open.
+            (e.g. --host 0.0.0.0) requires HTTPS (--tls-cert and --tls-key; --insecure to serve \
+            plain HTTP there anyway, for a TLS proxy in front or a network you trust) and an \
+            access token: one is generated and printed once as an address to open (it is then \
+            kept in a Secure cookie), or read from --token-file; --no-auth turns this off \
+            explicitly. Connections idle for --idle-timeout seconds are closed, and at most \
+            --max-connections are kept open.
             """
     )
 
@@ -51,6 +53,15 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("no-auth"), help: "Listen beyond loopback without an access token (anyone who can reach the port can change settings).")
     var noAuth = false
 
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS (with --tls-key).")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    @Flag(name: .customLong("insecure"), help: "Serve plain HTTP beyond loopback (the access token and every setting then cross the network readable).")
+    var insecure = false
+
     @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay idle or sending its request before it is closed.")
     var idleTimeout: Int = 10
 
@@ -63,6 +74,10 @@ struct Serve: AsyncParsableCommand {
         guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1 second") }
         guard maxConnections >= 2 else { throw ValidationError("--max-connections must be at least 2") }
         if noAuth, tokenFile != nil { throw ValidationError("--no-auth and --token-file contradict each other") }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if !HostNames.isLoopback(hostname), tlsCert == nil, !insecure {
+            throw ValidationError("--host \(TerminalText.safe(hostname)) is beyond loopback: serving there needs --tls-cert and --tls-key (HTTPS), or --insecure to send the access token and settings in the clear")
+        }
     }
 
     func run() async throws {
@@ -73,6 +88,16 @@ struct Serve: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             extra[domain] = bundle
+        }
+        // The certificate and key checked before listening: a mistake named now, not a failed handshake later.
+        let tls: ServerTLS?
+        if let tlsCert, let tlsKey {
+            do { tls = try ServerTLS(certificateFile: tlsCert, keyFile: tlsKey) } catch {
+                StandardStream.error.write("settings: \(TerminalText.safe(error.description))\n")
+                throw ExitCode(1)
+            }
+        } else {
+            tls = nil
         }
         let loopback = HostNames.isLoopback(hostname)
         var accessToken: String? = nil
@@ -97,7 +122,7 @@ struct Serve: AsyncParsableCommand {
         var hosts = AccessPolicy.loopbackHosts + allowHosts
         let listening = hostname.contains(":") && !hostname.hasPrefix("[") ? "[\(hostname)]" : hostname
         if hostname != "0.0.0.0", hostname != "::" { hosts.append(listening) }
-        let policy = AccessPolicy(allowedHosts: hosts, accessToken: accessToken)
+        let policy = AccessPolicy(allowedHosts: hosts, accessToken: accessToken, secure: tls != nil)
         let token = accessToken
         raiseOpenFileLimit(toAtLeast: maxConnections + 64)
 
@@ -108,26 +133,37 @@ struct Serve: AsyncParsableCommand {
             try await SettingsHTTP.respond(to: request, with: settingsApp, bodyTimeout: bodyTimeout, governor: governor)
         }
         let host = hostname
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [governor.handler()], idleTimeout: .seconds(Int64(idleTimeout)))
+        // The connection known to its task: a form's deadline is a timer on it (BodyReading).
+        let server: HTTPServerBuilder
+        if let tls {
+            server = HTTPServerBuilder { responder in
+                CurrentConnectionChannel(base: try TLSChannel(HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: tls.configuration))
+            }
+        } else {
+            server = HTTPServerBuilder { responder in
+                CurrentConnectionChannel(base: HTTP1Channel(responder: responder, configuration: http1))
+            }
+        }
+        let scheme = tls == nil ? "http" : "https"
         let app = Application(
             responder: responder,
-            // The connection known to its task: a form's deadline is a timer on it (BodyReading).
-            server: HTTPServerBuilder { responder in
-                CurrentConnectionChannel(base: HTTP1Channel(responder: responder, configuration: .init(
-                    additionalChannelHandlers: [governor.handler()],
-                    idleTimeout: .seconds(Int64(idleTimeout)))))
-            },
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "settings"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : listening
                 if let token {
-                    StandardStream.output.write("Settings app at http://\(shown):\(bound)/?token=\(token)\n")
+                    StandardStream.output.write("Settings app at \(scheme)://\(shown):\(bound)/?token=\(token)\n")
                     StandardStream.error.write("settings: listening on \(host):\(bound), beyond loopback: open the address above (it carries the access token, shown only now); other machines use their name for this one with --allow-host\n")
                 } else {
-                    StandardStream.output.write("Settings app at http://\(shown):\(bound)/\n")
+                    StandardStream.output.write("Settings app at \(scheme)://\(shown):\(bound)/\n")
                     if !loopback {
                         StandardStream.error.write("settings: warning: listening on \(host):\(bound) without authentication (--no-auth): anyone who can reach this port can change settings\n")
                     }
+                }
+                if tls == nil, !loopback {
+                    StandardStream.error.write("settings: warning: plain HTTP beyond loopback (--insecure): the access token and every setting cross the network readable\n")
                 }
             }
         )

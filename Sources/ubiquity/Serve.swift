@@ -7,6 +7,7 @@ import PlatformIO
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
+import HTTPGuards
 #else
 import Foundation
 #endif
@@ -166,6 +167,14 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let settings = try database.settings()
         let o = try resolve(settings)
+        // The certificate and key checked before anything opens: a mistake named at start, not a failed handshake later.
+        var tls: ServerTLS? = nil
+        if let certificate = o.tlsCert, let key = o.tlsKey {
+            do { tls = try ServerTLS(certificateFile: certificate, keyFile: key) } catch {
+                complain("\(error)")
+                throw ExitCode(1)
+            }
+        }
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: o.logFormat, level: o.logLevel) }
         var registry: PrometheusCollectorRegistry? = nil
         if o.metrics != nil {
@@ -189,7 +198,7 @@ struct Serve: AsyncParsableCommand {
         let allowed: Set<String>? = any && o.allowHosts.isEmpty ? nil : hosts
         // Failures go through the logging system: every line in the chosen format (logfmt or JSON).
         let service = UbiquityService(backend: backend, allowedHosts: allowed) { log.error("\($0)") }
-        var server = UbiquityHTTPServer(host: host, port: o.port, tls: o.tlsCert.map { ($0, o.tlsKey!) }, service: service)
+        var server = UbiquityHTTPServer(host: host, port: o.port, tls: tls, service: service)
         // Descriptors: the soft limit raised to the hard one; connections capped below it,
         // with a reserve for the database, its pool and the files the server opens.
         let reserve = 64 + (db.postgres == nil ? 0 : db.poolSize)

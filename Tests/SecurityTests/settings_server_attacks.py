@@ -6,7 +6,8 @@ usage: settings_server_attacks.py PRODUCTS_DIR BUNDLE
 Each check is an attack from issue 12 that worked before the fix: a forged
 cross-site form, DNS rebinding, framing, a NUL in an image name, a symlink
 in a bundle, a flood of idle connections, a connection that never finishes
-its header, and a server beyond loopback without its token. Exit 0 and
+its header, and a server beyond loopback without its token or in plain
+HTTP without --insecure. Exit 0 and
 "N checks passed" when every attack is refused; nothing may be written.
 """
 import os, re, shutil, socket, subprocess, sys, tempfile, time, urllib.request, urllib.error, http.client
@@ -196,8 +197,16 @@ check(not is_closed(lazy, 8), "a partial header is not closed before the default
 check(is_closed(lazy, 10), "it is closed after it (%.1f s)" % (time.time() - start))
 lazy.close()
 
-# Beyond loopback: a token is required; the printed address grants it through a cookie.
-wide, url, p = serve("--host", "0.0.0.0", "--bundle", bundle, "--domain", DOMAIN)
+# Beyond loopback: plain HTTP only when asked for by name (HTTPS is settings_server_tls.py's);
+# a token is required; the printed address grants it through a cookie.
+try:
+    refused = subprocess.run([BIN + "/settings", "serve", "--port", "0", "--host", "0.0.0.0"], env=env,
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30)
+except subprocess.TimeoutExpired:
+    refused = subprocess.CompletedProcess([], -1, "", "still serving after 30 s")
+check(refused.returncode == 64 and "--tls-cert" in refused.stderr and "--insecure" in refused.stderr,
+      "plain HTTP beyond loopback without --insecure is refused at start (%d: %s)" % (refused.returncode, refused.stderr.strip()))
+wide, url, p = serve("--host", "0.0.0.0", "--insecure", "--bundle", bundle, "--domain", DOMAIN)
 local = "http://127.0.0.1:" + wide.rsplit(":", 1)[1]
 check(url is not None and "?token=" in url, "beyond loopback the printed address carries a token")
 status, _, body = request(local, "GET", page)
@@ -211,7 +220,7 @@ status, _, _ = request(local, "GET", page, {"Cookie": "settings_access=wrong"})
 check(status == 401, "a wrong cookie: 401")
 with open(home + "/token", "w") as f:
     f.write("my-own-token-1234567890\n")
-wide2, url2, _ = serve("--host", "0.0.0.0", "--token-file", home + "/token")
+wide2, url2, _ = serve("--host", "0.0.0.0", "--insecure", "--token-file", home + "/token")
 check(url2 is not None and url2.endswith("token=my-own-token-1234567890"), "--token-file sets the token")
 
 for p in servers:

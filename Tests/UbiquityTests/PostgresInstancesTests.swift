@@ -314,7 +314,7 @@ struct PostgresInstancesTests {
         let two = try await PostgresBackend.open(location)
         let account = try await one.createAccount(name: "alice", tokenName: "default", tokenHash: [UInt8](repeating: 7, count: 32))
         func commit(_ backend: PostgresBackend, base: Int64, _ n: Int64) async throws -> UbiquityWireResult {
-            let bytes = try PropertyList.integer(.init(n)).encoded(as: .binary)
+            let bytes = PropertyList.integer(.init(n)).encoded(as: .binary)
             let outcome = try await backend.commit(account: account.id, store: "com.example.kept", changes: [CheckedChange(key: "k", base: base, bytes: bytes)], tokenHash: nil)
             return try #require(outcome.response.results.first)
         }

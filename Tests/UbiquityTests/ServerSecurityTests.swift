@@ -162,4 +162,30 @@ struct ServerSecurityTests {
         #expect(try a.run("set", "--store", "com.example.tls", "k", "over TLS").status == 0)
         #expect(try b.run("get", "--store", "com.example.tls", "k").stdout == "over TLS\n")
     }
+
+    @Test("a certificate or key that cannot be used is refused at start, naming the file and why",
+          .requires(.openssl))
+    func unusableTLSFiles() throws {
+        let certs = try TemporaryFolder("tls-files")
+        let (cert, key, otherKey) = (certs.path + "/cert.pem", certs.path + "/key.pem", certs.path + "/other-key.pem")
+        for (k, c) in [(key, cert), (otherKey, certs.path + "/other-cert.pem")] {
+            let made = try runProcess("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                                                           "-keyout", k, "-out", c])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        let data = try TemporaryFolder("tls-data")
+        // Each refused before the data folder is opened or a port is bound (it printed "Error: failedToLoadCertificate" before).
+        let cases: [(certificate: String, key: String, named: String, why: String)] = [
+            (certs.path + "/missing.pem", key, certs.path + "/missing.pem", "cannot be read"),
+            (key, key, key, "holds no PEM certificate"),
+            (cert, cert, cert, "holds no unencrypted PEM private key"),
+            (cert, otherKey, otherKey, "is not the private key of the certificate"),
+        ]
+        for c in cases {
+            let r = try ubiquity(["serve", "--port", "0", "--data", data.path, "--tls-cert", c.certificate, "--tls-key", c.key],
+                                 environment: ProcessInfo.processInfo.environment)
+            #expect(r.status == 1, "\(c): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("ubiquity: the TLS ") && r.stderr.contains(c.named) && r.stderr.contains(c.why), "\(c): \(r.stderr)")
+        }
+    }
 }

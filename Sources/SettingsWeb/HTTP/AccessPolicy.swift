@@ -15,6 +15,9 @@ import HTTPMessages
 ///   origins are refused), and its `Sec-Fetch-Site`, when sent, is
 ///   `same-origin`. A refused POST writes nothing and is answered 403 with a
 ///   page that says why.
+/// - **HTTPS** (``secure``): a server that speaks TLS itself marks its cookie
+///   `Secure` and takes a POST's `Origin` only with the `https` scheme. A
+///   plain server takes either scheme, so that a TLS proxy may stand in front.
 ///
 /// ```swift
 /// let policy = AccessPolicy.loopback(additionalHosts: ["settings.internal"])
@@ -27,15 +30,18 @@ package struct AccessPolicy: Sendable {
     package var accessToken: String?
     /// The per-server secret every form carries.
     package let formToken: String
+    /// Whether the server speaks HTTPS itself (`settings serve --tls-cert`).
+    package var secure: Bool
 
     /// The cookie that carries the access token.
     package static let accessCookie = "settings_access"
 
     /// Creates a policy. Host names are compared without case and port.
-    package init(allowedHosts: some Sequence<String>, accessToken: String? = nil, formToken: String = AccessPolicy.randomToken()) {
+    package init(allowedHosts: some Sequence<String>, accessToken: String? = nil, formToken: String = AccessPolicy.randomToken(), secure: Bool = false) {
         self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
         self.accessToken = accessToken
         self.formToken = formToken
+        self.secure = secure
     }
 
     /// The names of this machine's loopback interface.
@@ -79,7 +85,7 @@ package struct AccessPolicy: Sendable {
                     return .refused(401, "Wrong access token", "The token in this address is not this server's. Open the address `settings serve` printed.")
                 }
                 var redirect = ServerResponse.seeOther(request.path.isEmpty ? "/" : request.path)
-                redirect.headers.append("Set-Cookie", "\(Self.accessCookie)=\(accessToken); Path=/; HttpOnly; SameSite=Strict")
+                redirect.headers.append("Set-Cookie", "\(Self.accessCookie)=\(accessToken); Path=/; HttpOnly; SameSite=Strict\(secure ? "; Secure" : "")")
                 return redirect
             }
             guard let cookie = request.cookie(Self.accessCookie), Self.sameSecret(cookie, accessToken) else {
@@ -93,7 +99,7 @@ package struct AccessPolicy: Sendable {
                 "The form was sent from another site (Sec-Fetch-Site: \(site)); only this app's own pages may change settings. Nothing was changed.")
         }
         if let origin = request.origin {
-            let expected = ["http://" + header.lowercased(), "https://" + header.lowercased()]
+            let expected = (secure ? ["https://"] : ["http://", "https://"]).map { $0 + header.lowercased() }
             guard expected.contains(origin.lowercased()) else {
                 return .refused(403, "Request refused",
                     "The form was sent from \(origin == "null" ? "an opaque origin (Origin: null)" : "another origin (\(origin))"); only this app's own pages may change settings. Nothing was changed.")

@@ -1,4 +1,4 @@
-import HTTPGuards
+package import HTTPGuards
 import HTTPMessages
 import Hummingbird
 import HummingbirdCore
@@ -22,7 +22,7 @@ import Synchronization
 package struct UbiquityHTTPServer: Sendable {
     package var host: String
     package var port: Int
-    package var tls: (certificate: String, key: String)?
+    package var tls: ServerTLS?
     /// Seconds a connection may stay idle; longer than the longest long poll.
     package var idleTimeout: Int = 60
     /// The most connections open at once (the caller keeps it below the file limit).
@@ -38,7 +38,7 @@ package struct UbiquityHTTPServer: Sendable {
     /// More services run beside the server and stopped with it (the metrics listener).
     package var companions: [any Service] = []
 
-    package init(host: String, port: Int, tls: (certificate: String, key: String)?, service: UbiquityService) {
+    package init(host: String, port: Int, tls: ServerTLS?, service: UbiquityService) {
         self.host = host
         self.port = port
         self.tls = tls
@@ -67,9 +67,7 @@ package struct UbiquityHTTPServer: Sendable {
         let connections = ConnectionTasks()
         let builder: HTTPServerBuilder
         if let tls {
-            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
-            let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
-            let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            let configuration = tls.configuration
             builder = HTTPServerBuilder { responder in
                 EventLoopBoundChannel(base: CurrentConnectionChannel(base: try TLSChannel(HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: configuration)), connections: connections)
             }
