@@ -10,62 +10,12 @@ its header, and a server beyond loopback without its token or in plain
 HTTP without --insecure. Exit 0 and
 "N checks passed" when every attack is refused; nothing may be written.
 """
-import os, re, shutil, socket, subprocess, sys, tempfile, time, urllib.request, urllib.error, http.client
+import os, re, shutil, socket, subprocess, sys, time
+from settings_harness import DOMAIN, Harness
 
 BIN, BUNDLE = sys.argv[1], sys.argv[2]
-DOMAIN = "com.example.AppSettings"
-passed = 0
-failures = []
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-
-
-home = tempfile.mkdtemp(prefix="settings-attacks-")
-env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=home + "/config", XDG_DATA_HOME=home + "/data")
-servers = []
-
-
-def serve(*extra):
-    p = subprocess.Popen([BIN + "/settings", "serve", "--port", "0", *extra], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    servers.append(p)
-    line = p.stdout.readline()
-    m = re.search(r"(http://[^/\s]+)(/\S*)?", line)
-    if not m:
-        raise SystemExit("server did not print its address: %r %s" % (line, p.stderr.read()))
-    return m.group(1), (m.group(0) if m.group(2) else None), p
-
-
-def request(base, method, path, headers=None, body=None, host=None):
-    hostport = base.split("//")[1]
-    h, port = hostport.rsplit(":", 1)
-    c = http.client.HTTPConnection(h, int(port), timeout=10)
-    hdrs = dict(headers or {})
-    c.putrequest(method, path, skip_host=True)
-    c.putheader("Host", host or hostport)
-    for k, v in hdrs.items():
-        c.putheader(k, v)
-    data = body.encode() if body is not None else None
-    if data is not None:
-        c.putheader("Content-Type", "application/x-www-form-urlencoded")
-        c.putheader("Content-Length", str(len(data)))
-    c.endheaders(data)
-    r = c.getresponse()
-    out = (r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read().decode("utf-8", "replace"))
-    c.close()
-    return out
-
-
-def stored(key):
-    r = subprocess.run([BIN + "/defaults", "read", DOMAIN, key], env=env, capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else None
+harness = Harness(BIN, "settings-attacks-")
+check, serve, request, stored, home, env = harness.check, harness.serve, harness.request, harness.stored, harness.home, harness.env
 
 
 # A bundle copy with a planted symlink to /etc/passwd, served without installing.
@@ -199,11 +149,7 @@ lazy.close()
 
 # Beyond loopback: plain HTTP only when asked for by name (HTTPS is settings_server_tls.py's);
 # a token is required; the printed address grants it through a cookie.
-try:
-    refused = subprocess.run([BIN + "/settings", "serve", "--port", "0", "--host", "0.0.0.0"], env=env,
-                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30)
-except subprocess.TimeoutExpired:
-    refused = subprocess.CompletedProcess([], -1, "", "still serving after 30 s")
+refused = harness.refused_start("--host", "0.0.0.0")
 check(refused.returncode == 64 and "--tls-cert" in refused.stderr and "--insecure" in refused.stderr,
       "plain HTTP beyond loopback without --insecure is refused at start (%d: %s)" % (refused.returncode, refused.stderr.strip()))
 wide, url, p = serve("--host", "0.0.0.0", "--insecure", "--bundle", bundle, "--domain", DOMAIN)
@@ -223,11 +169,4 @@ with open(home + "/token", "w") as f:
 wide2, url2, _ = serve("--host", "0.0.0.0", "--insecure", "--token-file", home + "/token")
 check(url2 is not None and url2.endswith("token=my-own-token-1234567890"), "--token-file sets the token")
 
-for p in servers:
-    p.kill()
-    p.wait()
-shutil.rmtree(home, ignore_errors=True)
-if failures:
-    print("%d checks passed, %d failed" % (passed, len(failures)))
-    sys.exit(1)
-print("%d checks passed" % passed)
+harness.finish()

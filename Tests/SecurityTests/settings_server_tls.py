@@ -14,26 +14,12 @@ port answered with nothing; certificate and key files that cannot be used
 refused at start, naming the file, without a prompt or a hang. Exit 0 and
 "N checks passed" when every check holds.
 """
-import http.client, os, re, shutil, socket, ssl, subprocess, sys, tempfile
+import http.client, re, socket, ssl, subprocess, sys
+from settings_harness import DOMAIN, Harness
 
 BIN, BUNDLE, OPENSSL = sys.argv[1], sys.argv[2], sys.argv[3]
-DOMAIN = "com.example.AppSettings"
-passed = 0
-failures = []
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-
-
-home = tempfile.mkdtemp(prefix="settings-tls-")
-env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=home + "/config", XDG_DATA_HOME=home + "/data")
-servers = []
+harness = Harness(BIN, "settings-tls-")
+check, serve, request, stored, home, settings = harness.check, harness.serve, harness.request, harness.stored, harness.home, harness.refused_start
 
 
 def openssl(*args):
@@ -50,52 +36,8 @@ openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", 
         "-keyout", other_key, "-out", other_cert)
 encrypted = home + "/encrypted-key.pem"
 openssl("genpkey", "-algorithm", "RSA", "-aes256", "-pass", "pass:secret", "-out", encrypted)
-
-
-def settings(*args):
-    """A `settings serve` that is expected to refuse to start (one still running after 30 s did not)."""
-    try:
-        return subprocess.run([BIN + "/settings", "serve", "--port", "0", *args], env=env, capture_output=True,
-                              text=True, stdin=subprocess.DEVNULL, timeout=30)
-    except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(args, -1, "", "still serving after 30 s")
-
-
-def serve(*extra):
-    p = subprocess.Popen([BIN + "/settings", "serve", "--port", "0", *extra], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    servers.append(p)
-    line = p.stdout.readline()
-    m = re.search(r"(https?)://([^/\s]+)(/\S*)?", line)
-    if not m:
-        raise SystemExit("server did not print its address: %r %s" % (line, p.stderr.read()))
-    return m.group(1), m.group(2), m.group(0), p
-
-
-verified = ssl.create_default_context(cafile=cert)
-
-
-def request(hostport, method, path, headers=None, body=None):
-    h, port = hostport.rsplit(":", 1)
-    c = http.client.HTTPSConnection(h, int(port), timeout=10, context=verified)
-    c.putrequest(method, path, skip_host=True)
-    c.putheader("Host", hostport)
-    for k, v in (headers or {}).items():
-        c.putheader(k, v)
-    data = body.encode() if body is not None else None
-    if data is not None:
-        c.putheader("Content-Type", "application/x-www-form-urlencoded")
-        c.putheader("Content-Length", str(len(data)))
-    c.endheaders(data)
-    r = c.getresponse()
-    out = (r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read().decode("utf-8", "replace"))
-    c.close()
-    return out
-
-
-def stored(k):
-    r = subprocess.run([BIN + "/defaults", "read", DOMAIN, k], env=env, capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else None
+# Requests verify the server's certificate against the one made here.
+harness.tls_context = ssl.create_default_context(cafile=cert)
 
 
 # Beyond loopback, plain HTTP is refused at start unless asked for by name.
@@ -121,11 +63,13 @@ for args, named, why in bad:
           "unusable TLS files %r refused naming %s (%d: %s)" % (args, named, r.returncode, r.stderr.strip()))
 
 # HTTPS beyond loopback: the printed address is https and carries the access token.
-scheme, hostport, url, main = serve("--host", "0.0.0.0", "--tls-cert", cert, "--tls-key", key,
-                                    "--bundle", BUNDLE, "--domain", DOMAIN)
-port = hostport.rsplit(":", 1)[1]
-local = "127.0.0.1:" + port
-check(scheme == "https" and "?token=" in url, "beyond loopback with a certificate the address is https with a token (%s)" % url)
+base, url, main = serve("--host", "0.0.0.0", "--tls-cert", cert, "--tls-key", key,
+                        "--bundle", BUNDLE, "--domain", DOMAIN)
+port = base.rsplit(":", 1)[1]
+local = "https://127.0.0.1:" + port
+check(base.startswith("https://") and url is not None and "?token=" in url,
+      "beyond loopback with a certificate the address is https with a token (%s)" % url)
+url = url or ""
 access = url.split("token=")[1] if "token=" in url else ""
 
 # The certificate is verified by a client that trusts it, and the token sets a Secure cookie.
@@ -144,16 +88,16 @@ form = form.group(1) if form else ""
 check(form != "", "the pane's form carries a token")
 
 # A form posted with an http:// Origin to the HTTPS server is refused; https:// is the app's own.
-status, _, body = request(local, "POST", page, dict(jar, Origin="http://" + local),
+status, _, body = request(local, "POST", page, dict(jar, Origin="http://127.0.0.1:" + port),
                           "token=%s&action=apply&value:username=downgraded" % form)
 check(status == 403 and stored("username") is None, "an http:// Origin refused by the HTTPS server (got %d)" % status)
-status, _, _ = request(local, "POST", page, dict(jar, Origin="https://" + local, **{"Sec-Fetch-Site": "same-origin"}),
+status, _, _ = request(local, "POST", page, dict(jar, Origin=local, **{"Sec-Fetch-Site": "same-origin"}),
                        "token=%s&action=apply&value:username=ada" % form)
 check(status == 303 and stored("username") == "ada", "the app's own form over HTTPS is accepted and written (got %d)" % status)
 
 # Plain HTTP to the HTTPS port gets no HTTP answer (the token never crosses in the clear).
 s = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
-s.sendall(("GET /?token=%s HTTP/1.1\r\nHost: %s\r\n\r\n" % (access, local)).encode())
+s.sendall(("GET /?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n" % (access, port)).encode())
 answer = b""
 try:
     while len(answer) < 65536:
@@ -177,16 +121,10 @@ except ssl.SSLError:
     check(True, "a client that does not trust the certificate fails its handshake")
 
 # Plain HTTP beyond loopback, asked for by name: served, with a warning on standard error.
-scheme2, _, url2, p2 = serve("--host", "0.0.0.0", "--insecure")
-check(scheme2 == "http" and "?token=" in url2, "--insecure serves plain HTTP with a token (%s)" % url2)
+base2, url2, p2 = serve("--host", "0.0.0.0", "--insecure")
+check(base2.startswith("http://") and url2 is not None and "?token=" in url2, "--insecure serves plain HTTP with a token (%s)" % url2)
 
-for p in servers:
-    p.kill()
-    p.wait()
+harness.stop()
 warning = p2.stderr.read()
 check("--insecure" in warning and "readable" in warning, "--insecure warns on standard error (%r)" % warning[-200:])
-shutil.rmtree(home, ignore_errors=True)
-if failures:
-    print("%d checks passed, %d failed" % (passed, len(failures)))
-    sys.exit(1)
-print("%d checks passed" % passed)
+harness.finish()
