@@ -11,6 +11,7 @@ HTTP without --insecure. Exit 0 and
 "N checks passed" when every attack is refused; nothing may be written.
 """
 import os, re, shutil, socket, subprocess, sys, time
+sys.dont_write_bytecode = True  # nothing left in the source tree (no __pycache__)
 from settings_harness import DOMAIN, Harness
 
 BIN, BUNDLE = sys.argv[1], sys.argv[2]

@@ -15,6 +15,7 @@ refused at start, naming the file, without a prompt or a hang. Exit 0 and
 "N checks passed" when every check holds.
 """
 import http.client, re, socket, ssl, subprocess, sys
+sys.dont_write_bytecode = True  # nothing left in the source tree (no __pycache__)
 from settings_harness import DOMAIN, Harness
 
 BIN, BUNDLE, OPENSSL = sys.argv[1], sys.argv[2], sys.argv[3]
