@@ -97,6 +97,45 @@ package enum HostNames {
         return true
     }
 
+    /// The names this machine answers to by itself, for a server bound to every address that
+    /// was given no names to answer for: its host name (as `gethostname` gives it, lowercased)
+    /// and the address of each of its network interfaces (IPv6 in brackets, as a `Host` header
+    /// writes it; link-local ones without their zone). Names a name server gives it besides
+    /// are the operator's to list.
+    package static func machineNames() -> [String] {
+        var names: [String] = []
+        var buffer = [CChar](repeating: 0, count: 256)
+        if gethostname(&buffer, buffer.count) == 0 {
+            let name = text(buffer).lowercased()
+            if !name.isEmpty { names.append(name) }
+        }
+        var list: UnsafeMutablePointer<ifaddrs>? = nil
+        guard getifaddrs(&list) == 0, let first = list else { return names }
+        defer { freeifaddrs(first) }
+        var node: UnsafeMutablePointer<ifaddrs>? = first
+        while let n = node {
+            node = n.pointee.ifa_next
+            guard let address = n.pointee.ifa_addr else { continue }
+            var literal = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                var a = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                if inet_ntop(AF_INET, &a, &literal, socklen_t(literal.count)) != nil { names.append(text(literal)) }
+            case AF_INET6:
+                var a = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                if inet_ntop(AF_INET6, &a, &literal, socklen_t(literal.count)) != nil { names.append("[" + text(literal) + "]") }
+            default:
+                continue
+            }
+        }
+        return names
+    }
+
+    /// A C string in a buffer, up to its NUL.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Whether an address literal is loopback; nil when `host` is not a literal.
     static func loopbackLiteral(_ host: String) -> Bool? {
         var v4 = in_addr()

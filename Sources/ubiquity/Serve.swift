@@ -27,7 +27,8 @@ struct Serve: AsyncParsableCommand {
             --tls-key, or an explicit --insecure. Requests must carry an account's token \
             (Authorization: Bearer, see `ubiquity account add`); requests with an Origin header \
             (web pages) are refused; only the Host names of the listening address, loopback and \
-            --allow-host are answered.
+            --allow-host are answered (bound to 0.0.0.0 or :: without --allow-host, also this \
+            machine's host name and its interfaces' addresses).
             """
     )
 
@@ -194,10 +195,16 @@ struct Serve: AsyncParsableCommand {
         hosts.insert(listening.lowercased())
         for h in o.allowHosts { hosts.insert(h.lowercased()) }
         let any = host == "0.0.0.0" || host == "::"
-        // Bound to every address, the Host names are the operator's to list; without any, all are answered.
-        let allowed: Set<String>? = any && o.allowHosts.isEmpty ? nil : hosts
+        // Bound to every address, the Host names are the operator's to list; without any, the
+        // names this machine answers to by itself (its host name, its interfaces' addresses).
+        // Any other Host is answered 421, against DNS rebinding.
+        if any, o.allowHosts.isEmpty {
+            hosts.formUnion(HostNames.machineNames())
+            log.info("bound to every address without allow-host: answering this machine's own names; list others with allow-host",
+                     metadata: ["hosts": .string(hosts.sorted().joined(separator: ","))])
+        }
         // Failures go through the logging system: every line in the chosen format (logfmt or JSON).
-        let service = UbiquityService(backend: backend, allowedHosts: allowed) { log.error("\($0)") }
+        let service = UbiquityService(backend: backend, allowedHosts: hosts) { log.error("\($0)") }
         var server = UbiquityHTTPServer(host: host, port: o.port, tls: tls, service: service)
         // Descriptors: the soft limit raised to the hard one; connections capped below it,
         // with a reserve for the database, its pool and the files the server opens.

@@ -1,6 +1,7 @@
 import Foundation
 import OpenDefaultsUbiquity
 import OpenDefaultsUbiquityHTTP
+import PlatformIO
 import PropertyList
 import Testing
 import TestSupport
@@ -161,6 +162,31 @@ struct ServerSecurityTests {
         }
         #expect(try a.run("set", "--store", "com.example.tls", "k", "over TLS").status == 0)
         #expect(try b.run("get", "--store", "com.example.tls", "k").stdout == "over TLS\n")
+    }
+
+    @Test("bound to every address without allow-host, only this machine's own names are answered (DNS rebinding)",
+          .requires(.curl))
+    func everyAddress() throws {
+        let hostName = try String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let names = HostNames.machineNames()
+        #expect(names.contains("127.0.0.1") && names.contains(hostName), "\(names)")
+        let server = try SyncServer(extraArguments: ["--host", "0.0.0.0", "--insecure"])
+        func status(_ host: String) throws -> Int { try rawRequest(server, path: "/healthz", headers: ["Host": host]).status }
+        // It answered every name before: a page rebound to this machine's address could be read from.
+        #expect(try status("evil.example") == 421)
+        #expect(try status("evil.example:\(server.port)") == 421)
+        for name in ["127.0.0.1", "localhost", hostName, "\(hostName):\(server.port)"] + names {
+            #expect(try status(name) == 200, "\(name)")
+        }
+        // Names given: those and loopback's, not the machine's own besides.
+        let listed = try SyncServer(extraArguments: ["--host", "0.0.0.0", "--insecure", "--allow-host", "sync.example.com"])
+        #expect(try rawRequest(listed, path: "/healthz", headers: ["Host": "sync.example.com"]).status == 200)
+        #expect(try rawRequest(listed, path: "/healthz", headers: ["Host": "localhost"]).status == 200)
+        #expect(try rawRequest(listed, path: "/healthz", headers: ["Host": "evil.example"]).status == 421)
+        if hostName != "localhost" {
+            #expect(try rawRequest(listed, path: "/healthz", headers: ["Host": hostName]).status == 421)
+        }
     }
 
     @Test("a certificate or key that cannot be used is refused at start, naming the file and why",
