@@ -97,6 +97,32 @@ package enum HostNames {
         return true
     }
 
+    /// The names of loopback, as a `Host` header writes them.
+    package static let loopbackNames = ["127.0.0.1", "localhost", "[::1]"]
+
+    /// Whether `host` is the address of every interface (`0.0.0.0`, `::`).
+    package static func isEveryAddress(_ host: String) -> Bool { host == "0.0.0.0" || host == "::" || host == "[::]" }
+
+    /// The address a server listens on as a `Host` header names it (IPv6 in brackets).
+    package static func hostHeaderName(ofAddress host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+
+    /// The `Host` names a server listening on `host` answers (lowercased, without ports), for
+    /// both servers alike: loopback's, the listening address unless it is every address, and
+    /// `allowed`; bound to every address without `allowed`, also ``machineNames()``. Any other
+    /// name is refused (421), against DNS rebinding.
+    package static func answered(listeningOn host: String, allowed: [String]) -> Set<String> {
+        var names = Set(loopbackNames)
+        if isEveryAddress(host) {
+            if allowed.isEmpty { names.formUnion(machineNames()) }
+        } else {
+            names.insert(hostHeaderName(ofAddress: host).lowercased())
+        }
+        for name in allowed { names.insert(name.lowercased()) }
+        return names
+    }
+
     /// The names this machine answers to by itself, for a server bound to every address that
     /// was given no names to answer for: its host name (as `gethostname` gives it, lowercased)
     /// and the address of each of its network interfaces (IPv6 in brackets, as a `Host` header

@@ -20,7 +20,8 @@ struct Serve: AsyncParsableCommand {
             JavaScript. Example: settings serve --bundle Examples/AppSettings/Settings.bundle --domain com.example.AppSettings
 
             Security: only requests whose Host is 127.0.0.1, localhost, [::1], the listening \
-            address or an --allow-host name are answered (against DNS rebinding); every change \
+            address or an --allow-host name are answered (against DNS rebinding; bound to 0.0.0.0 \
+            or :: without --allow-host, also this machine's host name and addresses); every change \
             must come from the app's own form (a per-server token, and Origin / Sec-Fetch-Site \
             checked), so other web pages cannot change settings. Listening beyond loopback \
             (e.g. --host 0.0.0.0) requires HTTPS (--tls-cert and --tls-key; --insecure to serve \
@@ -119,9 +120,8 @@ struct Serve: AsyncParsableCommand {
                 accessToken = AccessPolicy.randomToken()
             }
         }
-        var hosts = AccessPolicy.loopbackHosts + allowHosts
-        let listening = hostname.contains(":") && !hostname.hasPrefix("[") ? "[\(hostname)]" : hostname
-        if hostname != "0.0.0.0", hostname != "::" { hosts.append(listening) }
+        let hosts = HostNames.answered(listeningOn: hostname, allowed: allowHosts)
+        let listening = HostNames.hostHeaderName(ofAddress: hostname)
         let policy = AccessPolicy(allowedHosts: hosts, accessToken: accessToken, secure: tls != nil)
         let token = accessToken
         raiseOpenFileLimit(toAtLeast: maxConnections + 64)
@@ -152,10 +152,10 @@ struct Serve: AsyncParsableCommand {
             configuration: .init(address: .hostname(host, port: port), serverName: "settings"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
-                let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : listening
+                let shown = HostNames.isEveryAddress(host) ? "127.0.0.1" : listening
                 if let token {
                     StandardStream.output.write("Settings app at \(scheme)://\(shown):\(bound)/?token=\(token)\n")
-                    StandardStream.error.write("settings: listening on \(host):\(bound), beyond loopback: open the address above (it carries the access token, shown only now); other machines use their name for this one with --allow-host\n")
+                    StandardStream.error.write("settings: listening on \(host):\(bound), beyond loopback: open the address above (it carries the access token, shown only now); other machines reach it by this machine's host name or an address of it, other names need --allow-host\n")
                 } else {
                     StandardStream.output.write("Settings app at \(scheme)://\(shown):\(bound)/\n")
                     if !loopback {

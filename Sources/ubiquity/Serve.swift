@@ -190,16 +190,10 @@ struct Serve: AsyncParsableCommand {
         let db = try database.resolved(settings)
         let backend = try await database.open(exclusive: true, quota: quota, resolved: db)
         let host = o.host
-        let listening = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        var hosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
-        hosts.insert(listening.lowercased())
-        for h in o.allowHosts { hosts.insert(h.lowercased()) }
-        let any = host == "0.0.0.0" || host == "::"
-        // Bound to every address, the Host names are the operator's to list; without any, the
-        // names this machine answers to by itself (its host name, its interfaces' addresses).
-        // Any other Host is answered 421, against DNS rebinding.
+        let listening = HostNames.hostHeaderName(ofAddress: host)
+        let any = HostNames.isEveryAddress(host)
+        let hosts = HostNames.answered(listeningOn: host, allowed: o.allowHosts)
         if any, o.allowHosts.isEmpty {
-            hosts.formUnion(HostNames.machineNames())
             log.info("bound to every address without allow-host: answering this machine's own names; list others with allow-host",
                      metadata: ["hosts": .string(hosts.sorted().joined(separator: ","))])
         }

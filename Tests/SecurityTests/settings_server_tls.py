@@ -88,6 +88,13 @@ form = re.search(r'name="token" value="([0-9a-f]+)"', body)
 form = form.group(1) if form else ""
 check(form != "", "the pane's form carries a token")
 
+# Bound to every address without --allow-host: this machine's own names, and no other (421).
+machine = socket.gethostname().lower()
+status, _, _ = request(local, "GET", page, jar, host="%s:%s" % (machine, port))
+check(status == 200, "this machine's host name is answered (%s: %d)" % (machine, status))
+status, _, body = request(local, "GET", page, jar, host="evil.example:" + port)
+check(status == 421 and "ada" not in body, "another Host is refused with 421 (got %d)" % status)
+
 # A form posted with an http:// Origin to the HTTPS server is refused; https:// is the app's own.
 status, _, body = request(local, "POST", page, dict(jar, Origin="http://127.0.0.1:" + port),
                           "token=%s&action=apply&value:username=downgraded" % form)

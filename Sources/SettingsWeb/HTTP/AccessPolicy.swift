@@ -44,12 +44,9 @@ package struct AccessPolicy: Sendable {
         self.secure = secure
     }
 
-    /// The names of this machine's loopback interface.
-    package static let loopbackHosts = ["127.0.0.1", "localhost", "[::1]"]
-
     /// A policy for a server on loopback: the loopback names, and `additionalHosts`.
     package static func loopback(additionalHosts: [String] = []) -> AccessPolicy {
-        AccessPolicy(allowedHosts: loopbackHosts + additionalHosts)
+        AccessPolicy(allowedHosts: HostNames.loopbackNames + additionalHosts)
     }
 
     /// 32 random bytes as 64 hexadecimal digits (the system's secure generator).
