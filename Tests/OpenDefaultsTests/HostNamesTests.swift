@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PlatformIO
 
@@ -36,5 +37,19 @@ struct HostNamesTests {
             let fast = copy.withUTF8 { HostNames.asciiName(ofHostHeader: $0) }
             #expect(fast == .some(HostNames.characterName(ofHostHeader: header)), "\(Array(header.utf8))")
         }
+    }
+
+    @Test("the Host names a server answers: loopback's, its address, the names allowed; on every address without any, the machine's own")
+    func answered() throws {
+        let loopback: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
+        #expect(HostNames.answered(listeningOn: "127.0.0.1", allowed: []) == loopback)
+        #expect(HostNames.answered(listeningOn: "192.0.2.7", allowed: ["Sync.Example.com"]) == loopback.union(["192.0.2.7", "sync.example.com"]))
+        #expect(HostNames.answered(listeningOn: "2001:db8::7", allowed: []) == loopback.union(["[2001:db8::7]"]))
+        // Every address: never "0.0.0.0" itself; with names allowed, those alone.
+        #expect(HostNames.answered(listeningOn: "0.0.0.0", allowed: ["sync.example.com"]) == loopback.union(["sync.example.com"]))
+        let own = HostNames.answered(listeningOn: "::", allowed: [])
+        let hostName = try String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        #expect(own.isSuperset(of: loopback) && own.contains(hostName) && !own.contains("0.0.0.0") && !own.contains("[::]"), "\(own)")
+        #expect(own.allSatisfy { HostNames.name(ofHostHeader: $0) == $0 }, "every name is as a Host header gives it: \(own)")
     }
 }
