@@ -55,7 +55,7 @@ extension AsyncParsableCommand {
             if let (message, command, path) = CommandWords.unknown(in: arguments, root: self) {
                 // As argument-parser reports an error: the problem, the usage of the command it was given to.
                 let usage = usageString(for: command)
-                StandardStream.error.write("Error: \(message)\nUsage: \(usage)\n  See '\(path.joined(separator: " ")) --help' for more information.\n")
+                StandardStream.error.write("Error: \(TerminalText.safe(message))\nUsage: \(usage)\n  See '\(path.joined(separator: " ")) --help' for more information.\n")
                 Environment.exit(64)
             }
             var command = try parseAsRoot(arguments)
@@ -65,7 +65,14 @@ extension AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            // argument-parser prints its errors as they are, and they quote the arguments
+            // ("Unknown option '--…'") or carry another library's words (an address that did not
+            // resolve): escaped here, once for every tool, so that no argument drives the terminal.
+            let code = exitCode(for: error)
+            guard code != .success else { exit(withError: error) }  // help and version, on standard output
+            let message = fullMessage(for: error)
+            if !message.isEmpty { StandardStream.error.write(TerminalText.safe(message, keepingNewlines: true) + "\n") }
+            Environment.exit(code.rawValue)
         }
     }
 }

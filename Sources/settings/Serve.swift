@@ -169,11 +169,9 @@ struct Serve: AsyncParsableCommand {
         )
         do {
             try await app.runService()
-        } catch let error as IOError where error.errnoCode == FileError.addressInUse {
-            StandardStream.error.write("settings: cannot listen on \(listening):\(port): the address is in use (try --port)\n")
-            throw ExitCode(1)
-        } catch let error as IOError {
-            StandardStream.error.write("settings: cannot listen on \(listening):\(port): \(FileError.text(errno: error.errnoCode))\n")
+        } catch {
+            guard let reason = ListenFailure.reason(error, host: hostname, port: port) else { throw error }
+            StandardStream.error.write("settings: \(reason)\n")
             throw ExitCode(1)
         }
     }

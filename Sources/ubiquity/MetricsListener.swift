@@ -57,6 +57,11 @@ struct MetricsListener: Service {
             configuration: .init(address: .hostname(host, port: port), serverName: "ubiquity-metrics"),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
-        try await app.run()
+        do {
+            try await app.run()
+        } catch {
+            guard let reason = ListenFailure.reason(error, host: host, port: port, option: "--metrics") else { throw error }
+            throw ListenFailure.Failed("metrics: " + reason)
+        }
     }
 }

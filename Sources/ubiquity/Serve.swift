@@ -222,7 +222,7 @@ struct Serve: AsyncParsableCommand {
         }
         let database = db.postgres == nil ? "sqlite" : "postgresql"
         let maxConnections = server.maxConnections
-        try await server.run { bound in
+        do { try await server.run { bound in
             StandardStream.output.write("\(scheme)://\(shown):\(bound)\n")
             // The limits it runs with, as the man page names them: what an operator (and the
             // test that holds the man page's defaults to the code) reads back.
@@ -235,6 +235,13 @@ struct Serve: AsyncParsableCommand {
             ]
             if db.postgres != nil { facts["pool_size"] = .stringConvertible(db.poolSize) }
             log.info("serving", metadata: facts)
+        } } catch {
+            // Named as the tool names it: the address as given and why, not SwiftNIO's words.
+            let reason = (error as? ListenFailure.Failed)?.description ?? ListenFailure.reason(error, host: host, port: o.port)
+            guard let reason else { throw error }
+            complain(reason)
+            try? await backend.close()
+            throw ExitCode(1)
         }
         log.info("stopped")
         try? await backend.close()

@@ -61,4 +61,58 @@ struct ToolMessageTests {
             #expect(found.isEmpty, "\(c.tool) \(c.args): \(found) in \(message)")
         }
     }
+
+    @Test("a server that cannot listen says where and why: the port taken, a name that does not resolve", .offThePool)
+    func cannotListen() throws {
+        let t = try ToolSandbox()
+        // A port another program holds.
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { a in
+            a.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && listen(holder, 1) == 0 && getsockname(holder, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let data = t.root.path + "/server"
+        let cases: [(tool: String, args: [String], says: String)] = [
+            ("ubiquity", ["serve", "--port", "\(port)", "--data", data],
+             "ubiquity: cannot listen on 127.0.0.1:\(port): the address is in use (try another port with --port)\n"),
+            ("ubiquity", ["serve", "--metrics", "127.0.0.1:\(port)", "--data", data],
+             "ubiquity: metrics: cannot listen on 127.0.0.1:\(port): the address is in use (try another port with --metrics)\n"),
+            ("settings", ["serve", "--port", "\(port)"],
+             "settings: cannot listen on 127.0.0.1:\(port): the address is in use (try another port with --port)\n"),
+            ("settings", ["serve", "--host", "nonexistent.invalid", "--insecure", "--port", "0"],
+             "settings: cannot listen on nonexistent.invalid:0: the name does not resolve to an address\n"),
+        ]
+        for c in cases {
+            let r = try t.run(c.args, tool: c.tool)
+            #expect(r.status == 1, "\(c.tool) \(c.args): \(r.stderr)")
+            // The last line (the server logs its start and stop before it, as log lines).
+            #expect(r.stderr.hasSuffix(c.says), "\(c.tool) \(c.args): \(r.stderr)")
+            #expect(Self.problems(in: r.stderr.components(separatedBy: "\n").suffix(2).joined(separator: "\n")).isEmpty, "\(r.stderr)")
+        }
+    }
+
+    @Test("an argument's control characters are printed escaped, whatever refuses it", .offThePool)
+    func argumentsEscaped() throws {
+        let t = try ToolSandbox()
+        let cases: [(tool: String, args: [String])] = [
+            ("settings", ["serve", "--\u{1B}[31mred"]),                       // argument-parser's "Unknown option"
+            ("ubiquity", ["\u{1B}[31mget"]),                                  // an unknown command
+            ("profiles", ["\u{1B}]0;title\u{7}"]),
+            ("ubiquity", ["serve", "--port", "\u{1B}[2J"]),                    // a value that is not a number
+            ("settings", ["serve", "--host", "\u{1B}[31mevil", "--insecure", "--port", "0"]),   // a name that does not resolve
+        ]
+        for c in cases {
+            let r = try t.run(c.args, tool: c.tool)
+            #expect(r.status != 0, "\(c.tool) \(c.args)")
+            let raw = r.stderr.unicodeScalars.filter { $0.value < 0x20 && $0 != "\n" && $0 != "\t" }
+            #expect(raw.isEmpty, "\(c.tool) \(c.args) printed control characters: \(r.stderr.debugDescription)")
+            #expect(r.stderr.contains("\\u{1B}"), "\(c.tool) \(c.args): \(r.stderr.debugDescription)")
+        }
+    }
 }

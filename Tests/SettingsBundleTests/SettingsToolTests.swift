@@ -71,7 +71,7 @@ struct SettingsToolTests {
         let port = Int(UInt16(bigEndian: address.sin_port))
         let r = try settings(["serve", "--port", String(port), "--bundle", Self.example, "--domain", "com.example.AppSettings"])
         #expect(r.status == 1)
-        #expect(r.err == "settings: cannot listen on 127.0.0.1:\(port): the address is in use (try --port)\n", "\(r.err)")
+        #expect(r.err == "settings: cannot listen on 127.0.0.1:\(port): the address is in use (try another port with --port)\n", "\(r.err)")
         let usage = try settings(["serve", "--bogus"])
         #expect(usage.status == 64 && usage.err.hasPrefix("Error: Unknown option '--bogus'"), "\(usage.err)")
         let page = try String(contentsOf: repositoryRoot.appendingPathComponent("Packaging/man/settings.1"), encoding: .utf8)
