@@ -143,17 +143,9 @@ struct ServerDefaultsTests {
         let stated = try #require(try Self.manPageDefaults()["timeout"], "ubiquity(1) states no default for login's --timeout")
         #expect(try Self.helpDefaults(["login"])["timeout"] == stated)
         // A listener that accepts and never answers.
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(silent) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(silent, $0, size) == 0 && listen(silent, 8) == 0 && getsockname(silent, $0, &size) == 0 }
-        }
-        try #require(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let silent = try SilentListener()
+        defer { withExtendedLifetime(silent) {} }  // held to the test's end
+        let port = silent.port
         let home = try TemporaryFolder("login-timeout")
         var env = ProcessInfo.processInfo.environment
         env["HOME"] = home.path
