@@ -21,9 +21,10 @@ enum Messages {
         return "\(t.year)-\(pad(t.month))-\(pad(t.day)) \(pad(t.hour)):\(pad(t.minute)):\(pad(t.second)).\(pad(t.millisecond, 3)) defaults[\(pid):\(pid)] "
     }
 
-    /// Logs a message as macOS does (most begin with a newline).
+    /// Logs a message as macOS does (most begin with a newline), its control characters
+    /// escaped: messages quote domains, keys, values and paths as they were given.
     static func log(_ message: String) {
-        StandardStream.error.write(prefix() + message + "\n")
+        StandardStream.error.write(prefix() + TerminalText.safe(message, keepingNewlines: true) + "\n")
     }
 
     /// What the library reported (a corrupt file moved aside, a file that cannot be
@@ -59,7 +60,7 @@ enum Messages {
 
     /// Names the problem in one line, then the help text, both on standard error; exit status 255.
     static func usage(_ problem: String) -> Never {
-        StandardStream.error.write("defaults: \(problem)\n\n" + helpText)
+        StandardStream.error.write("defaults: \(TerminalText.safe(problem, keepingNewlines: true))\n\n" + helpText)
         Environment.exit(255)
     }
 

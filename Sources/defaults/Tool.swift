@@ -316,7 +316,7 @@ struct Tool {
 
     func domains() {
         let names = store.persistentDomainNames(scope: scope).filter { $0 != PreferencesLayout.globalDomainName }
-        StandardStream.output.print(names.joined(separator: ", "))
+        StandardStream.output.print(names.map { TerminalText.safe($0) }.joined(separator: ", "))
     }
 
     func find(_ word: String) {
@@ -339,13 +339,14 @@ struct Tool {
             guard !matches.isEmpty else { continue }
             found = true
             let body = String(decoding: render(.dictionary(matches)), as: UTF8.self)
-            StandardStream.output.write("Found \(matches.count) keys in domain '\(shown)': " + body)
+            StandardStream.output.write("Found \(matches.count) keys in domain '\(TerminalText.safe(shown))': " + body)
         }
         if !found { Messages.log("\nNo domain, key, nor value containing '\(word)'") }
     }
 
     func listKeys(_ d: DomainArgument) {
-        for key in domain(d).entries.keys.sorted() { StandardStream.output.print(key.string) }
+        // One key a line: a key's control characters (a newline would forge another) escaped.
+        for key in domain(d).entries.keys.sorted() { StandardStream.output.print(TerminalText.safe(key.string)) }
     }
 
     // MARK: watch
@@ -359,7 +360,7 @@ struct Tool {
             for name in change.changes.keys.sorted() where key.map({ LiteralString($0) == name }) ?? true {
                 let new = change.changes[name]!.new
                 let text = new.map { String(decoding: render($0), as: UTF8.self) } ?? "(deleted)\n"
-                StandardStream.output.write("\(name) = " + text)
+                StandardStream.output.write("\(TerminalText.safe(name.string)) = " + text)
             }
         }
         while true { withExtendedLifetime(token) { Environment.sleep(seconds: 3600) } }

@@ -20,7 +20,7 @@ let invocation: Invocation
 do {
     invocation = try Invocation(arguments: Array(CommandLine.arguments.dropFirst()))
 } catch {
-    StandardStream.error.print("plutil: \(error)")
+    StandardStream.error.print("plutil: \(TerminalText.safe("\(error)"))")
     StandardStream.error.write(helpText + "\n")
     Environment.exit(1)
 }
@@ -145,7 +145,7 @@ func run(_ file: String) throws(Failure) {
     case .help: break
     case .lint:
         _ = try load(file, strict: true)
-        if !invocation.silent { StandardStream.output.print("\(file): OK") }
+        if !invocation.silent { StandardStream.output.print("\(TerminalText.safe(file)): OK") }
     case .print:
         let (v, _) = try load(file)
         StandardStream.output.write(HumanReadable.render(v))
@@ -263,7 +263,7 @@ for file in invocation.files {
         try run(file)
     } catch {
         failed = true
-        StandardStream.error.print("\(file): \(error.message)")
+        StandardStream.error.print("\(TerminalText.safe(file)): \(TerminalText.safe(error.message, keepingNewlines: true))")
     }
 }
 Environment.exit(failed ? 1 : 0)

@@ -106,4 +106,30 @@ struct ToolMessageTests {
             #expect(r.stderr.contains("\\u{1B}"), "\(c.tool) \(c.args): \(r.stderr.debugDescription)")
         }
     }
+
+    @Test("defaults and plutil print the control characters of arguments, file names, domains and keys escaped", .offThePool)
+    func defaultsAndPlutilEscape() throws {
+        let t = try ToolSandbox()
+        let red = "\u{1B}[31m"
+        // A key with an escape sequence and a newline (written by another program), a domain file with one in its name.
+        #expect(try t.defaults("write", "com.example.esc", red + "key\nforged", "v").status == 0)
+        try Data("<plist><dict/></plist>".utf8).write(to: t.config.appendingPathComponent(red + "planted.plist"))
+        let named = t.root.appendingPathComponent(red + "named.plist")
+        try Data("<plist><dict/></plist>".utf8).write(to: named)
+        let cases: [(tool: String, args: [String])] = [
+            ("defaults", ["read", red + "domain"]), ("defaults", ["read", "com.example.esc", red + "missing"]),
+            ("defaults", [red + "verb"]), ("defaults", ["domains"]), ("defaults", ["__keys", "com.example.esc"]),
+            ("plutil", ["-lint", "/nonexistent/" + red + "file"]), ("plutil", ["-" + red + "option"]),
+            ("plutil", ["-lint", named.path]),
+        ]
+        for c in cases {
+            let r = try t.run(c.args, tool: c.tool)
+            let printed = r.stdout + r.stderr
+            let raw = printed.unicodeScalars.filter { $0.value < 0x20 && $0 != "\n" && $0 != "\t" }
+            #expect(raw.isEmpty, "\(c.tool) \(c.args) printed control characters: \(printed.debugDescription)")
+            #expect(printed.contains("\\u{1B}[31m"), "\(c.tool) \(c.args): \(printed.debugDescription)")
+        }
+        // One key, one line: its newline is escaped, not a second line.
+        #expect(try t.run(["__keys", "com.example.esc"], tool: "defaults").stdout == "\\u{1B}[31mkey\\u{A}forged\n")
+    }
 }
