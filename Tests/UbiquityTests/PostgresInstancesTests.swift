@@ -65,7 +65,7 @@ struct PostgresInstancesTests {
         let onTwo = apiStore(Self.store, server: two, token: token, folder: f2)
         let onThree = apiStore(Self.store, server: three, token: token, folder: f3)
         let writer = apiStore(Self.store, server: one, token: token, folder: f1, watches: false)
-        let log2 = ChangeLog(onTwo), log3 = ChangeLog(onThree)
+        let log2 = ChangeLog(onTwo), log3 = ChangeLog(onThree), logWriter = ChangeLog(writer)
         try await onTwo.synchronizeWithServer()
         try await onThree.synchronizeWithServer()
         await pause(0.3)
@@ -73,8 +73,21 @@ struct PostgresInstancesTests {
             try writer.setOrThrow(.integer(.init(Int64(i))), forKey: "k")
             try await writer.synchronizeWithServer()
             // How fast is a figure for the benchmarks; here only that it arrives (a loaded machine is slow).
-            #expect(await settle(30) { onTwo.longLong(forKey: "k") == Int64(i) && onThree.longLong(forKey: "k") == Int64(i) },
-                    "write \(i): instance 2 has \(onTwo.longLong(forKey: "k")), instance 3 \(onThree.longLong(forKey: "k"))")
+            let arrived = await settle(30) { onTwo.longLong(forKey: "k") == Int64(i) && onThree.longLong(forKey: "k") == Int64(i) }
+            if !arrived {
+                // Where it stopped: the writer's copy, the database's (through each instance), the watchers'.
+                var held: [String] = []
+                for (n, server) in [(1, one), (2, two), (3, three)] {
+                    let r = try? await HTTPUbiquityTransport(account: server.account(token: token)).changes(store: Self.store, after: 0, wait: nil)
+                    held.append("instance \(n) answers revision \(r?.revision ?? -1) with \(r?.entries.map { "\($0.key)@\($0.revision)" } ?? [])")
+                }
+                Issue.record("""
+                    write \(i): instance 2's watcher has \(onTwo.longLong(forKey: "k")), instance 3's \(onThree.longLong(forKey: "k")); \
+                    the writer has \(writer.longLong(forKey: "k")), pending \(writer.pendingKeys); \(held.joined(separator: "; ")); \
+                    changes seen on 2: \(log2.all.map { "\($0.reason) \($0.changedKeys)" }), on 3: \(log3.all.map { "\($0.reason) \($0.changedKeys)" }), \
+                    by the writer: \(logWriter.all.map { "\($0.reason) \($0.changedKeys)" })
+                    """)
+            }
         }
         #expect(log2.all.contains { $0.reason == .serverChange && $0.changedKeys == ["k"] })
         #expect(log3.all.contains { $0.reason == .serverChange && $0.changedKeys == ["k"] })
