@@ -20,8 +20,9 @@ public struct StoreDecision: Sendable {
     public var outcomes: [CommitOutcome] = []
     /// The keys written, each with its last revision, value and size.
     public var written: [LiteralString: (revision: Int64, bytes: [UInt8]?, size: Int)] = [:]
-    /// Each writing commit's revision and number of keys (the commit log).
-    public var log: [(revision: Int64, keys: Int32)] = []
+    /// Each writing commit's revision, number of keys and outcome (its index in ``outcomes``,
+    /// whose applied entries are the keys): the commit log.
+    public var log: [(revision: Int64, keys: Int32, outcome: Int)] = []
     package var writes: Bool { !log.isEmpty }
     /// Whether the store keeps too many removals (the oldest are forgotten).
     package var prunesRemovals: Bool { after.tombstones > CommitDecision.keptRemovals + CommitDecision.pruneSlack }
@@ -68,7 +69,7 @@ public struct StoreDecision: Sendable {
                 here[change.key] = CurrentEntry(revision: after.revision, size: change.size, value: change.bytes.map { ByteBuffer(bytes: $0) })
                 written[change.key] = (after.revision, change.bytes, change.size)
             }
-            log.append((after.revision, Int32(decision.applied.count)))
+            log.append((after.revision, Int32(decision.applied.count), outcomes.count - 1))
             if let hash = job.tokenHash, !tokens.contains(hash) { tokens.append(hash) }
         }
     }

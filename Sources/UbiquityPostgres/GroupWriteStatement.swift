@@ -78,15 +78,15 @@ struct GroupWriteStatement: PostgresPreparedStatement {
                 entries.a.append(d.account); entries.s.append(d.store); entries.k.append(key.string); entries.r.append(w.revision)
                 entries.v.append(ByteaElement(bytes: w.bytes ?? [])); entries.d.append(w.bytes == nil); entries.z.append(Int32(w.size))
             }
-            // A log row is a writing commit's, in order: its keys are its outcome's applied
-            // entries. They follow the rows' before it in `changed` (PostgreSQL's arrays count
-            // from 1); a row whose keys are longer than `maximumLoggedKeyBytes` names none (0).
-            assert(d.log.count == d.outcomes.count { !$0.applied.isEmpty }, "GroupWriteStatement: a log row for each writing commit")
-            for (l, commit) in zip(d.log, d.outcomes.lazy.filter { !$0.applied.isEmpty }) {
+            // A log row's keys are its commit's outcome's applied entries. They follow the rows'
+            // before it in `changed` (PostgreSQL's arrays count from 1); a row whose keys are
+            // longer than `maximumLoggedKeyBytes` names none (0).
+            for l in d.log {
                 logs.a.append(d.account); logs.s.append(d.store); logs.r.append(l.revision); logs.n.append(l.keys)
-                if commit.applied.reduce(0, { $0 + $1.key.utf8.count }) <= Self.maximumLoggedKeyBytes {
+                let applied = d.outcomes[l.outcome].applied
+                if applied.reduce(0, { $0 + $1.key.utf8.count }) <= Self.maximumLoggedKeyBytes {
                     logs.ks.append(Int32(changed.count + 1))
-                    for entry in commit.applied { changed.append(entry.key) }
+                    for entry in applied { changed.append(entry.key) }
                 } else {
                     logs.ks.append(0)
                 }
