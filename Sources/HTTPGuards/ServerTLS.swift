@@ -27,15 +27,9 @@ package struct ServerTLS: Sendable {
     /// certificates (the server's first), the key file its private key, and
     /// the two belong together.
     package init(certificateFile: String, keyFile: String) throws(Failure) {
-        let chain: [NIOSSLCertificate]
         let key: NIOSSLPrivateKey
         let certificateBytes = try Self.read(certificateFile, what: "TLS certificate")
-        do {
-            chain = try NIOSSLCertificate.fromPEMBytes(certificateBytes)
-        } catch {
-            chain = []
-        }
-        guard !chain.isEmpty else {
+        guard let chain = try? NIOSSLCertificate.fromPEMBytes(certificateBytes), !chain.isEmpty else {
             throw Failure(description: "the TLS certificate \(certificateFile) holds no PEM certificate (expected \"-----BEGIN CERTIFICATE-----\")")
         }
         let keyBytes = try Self.read(keyFile, what: "TLS key")

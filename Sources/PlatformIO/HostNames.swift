@@ -129,12 +129,7 @@ package enum HostNames {
     /// writes it; link-local ones without their zone). Names a name server gives it besides
     /// are the operator's to list.
     package static func machineNames() -> [String] {
-        var names: [String] = []
-        var buffer = [CChar](repeating: 0, count: 256)
-        if gethostname(&buffer, buffer.count) == 0 {
-            let name = text(buffer).lowercased()
-            if !name.isEmpty { names.append(name) }
-        }
+        var names = Environment.hostName().map { [$0.lowercased()] } ?? []
         var list: UnsafeMutablePointer<ifaddrs>? = nil
         guard getifaddrs(&list) == 0, let first = list else { return names }
         defer { freeifaddrs(first) }

@@ -7,10 +7,10 @@ import PlatformIO
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
-import HTTPGuards
 #else
 import Foundation
 #endif
+import HTTPGuards
 import Prometheus
 import UbiquityPostgres
 import UbiquityBackend
@@ -222,7 +222,7 @@ struct Serve: AsyncParsableCommand {
         }
         let database = db.postgres == nil ? "sqlite" : "postgresql"
         let maxConnections = server.maxConnections
-        do { try await server.run { bound in
+        let announce: @Sendable (Int) -> Void = { bound in
             StandardStream.output.write("\(scheme)://\(shown):\(bound)\n")
             // The limits it runs with, as the man page names them: what an operator (and the
             // test that holds the man page's defaults to the code) reads back.
@@ -235,7 +235,10 @@ struct Serve: AsyncParsableCommand {
             ]
             if db.postgres != nil { facts["pool_size"] = .stringConvertible(db.poolSize) }
             log.info("serving", metadata: facts)
-        } } catch {
+        }
+        do {
+            try await server.run(onRunning: announce)
+        } catch {
             // Named as the tool names it: the address as given and why, not SwiftNIO's words.
             let reason = (error as? ListenFailure.Failed)?.description ?? ListenFailure.reason(error, host: host, port: o.port)
             guard let reason else { throw error }
