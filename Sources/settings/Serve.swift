@@ -146,6 +146,10 @@ struct Serve: AsyncParsableCommand {
             }
         }
         let scheme = tls == nil ? "http" : "https"
+        // The names other machines may use for it (HostNames.answered's rule, said as the operator set it up).
+        let reach = HostNames.isEveryAddress(hostname) && allowHosts.isEmpty
+            ? "this machine's host name or one of its addresses; other names need --allow-host"
+            : TerminalText.safe(hosts.subtracting(HostNames.loopbackNames).sorted().joined(separator: ", ")) + " (more with --allow-host)"
         let app = Application(
             responder: responder,
             server: server,
@@ -155,7 +159,7 @@ struct Serve: AsyncParsableCommand {
                 let shown = HostNames.isEveryAddress(host) ? "127.0.0.1" : listening
                 if let token {
                     StandardStream.output.write("Settings app at \(scheme)://\(shown):\(bound)/?token=\(token)\n")
-                    StandardStream.error.write("settings: listening on \(host):\(bound), beyond loopback: open the address above (it carries the access token, shown only now); other machines reach it by this machine's host name or an address of it, other names need --allow-host\n")
+                    StandardStream.error.write("settings: listening on \(host):\(bound), beyond loopback: open the address above (it carries the access token, shown only now); other machines reach it by \(reach)\n")
                 } else {
                     StandardStream.output.write("Settings app at \(scheme)://\(shown):\(bound)/\n")
                     if !loopback {
