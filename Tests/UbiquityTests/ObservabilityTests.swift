@@ -130,28 +130,16 @@ extension ObservabilityTests {
         func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1 }
         let before = descriptors()
         // 300 connections that send half a head and wait: another local user holding sockets open.
-        var flood: [Int32] = []
-        defer { for fd in flood { close(fd) } }
-        for _ in 0..<300 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            #expect(connected == 0)
-            let head = Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)
-            _ = head.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            flood.append(fd)
+        let flood = try (0..<300).map { _ in
+            let connection = try RawConnection(port: port)
+            connection.send(Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8))
+            return connection
         }
+        defer { withExtendedLifetime(flood) {} }  // open until the scrape below
         // The listener keeps at most its cap: the rest are closed by it (they read end-of-file).
-        func closedByServer(_ fd: Int32) -> Bool {
-            var byte: UInt8 = 0
-            return recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == 0
-        }
         var closed = 0
         #expect(await settle(30) {
-            closed = flood.filter(closedByServer).count
+            closed = flood.filter(ServerDefaultsTests.isClosed).count
             return closed >= flood.count - 32
         }, "only \(closed) of \(flood.count) idle connections were closed; before the cap, none was")
         #expect(descriptors() <= before + 32 + 4, "the server holds \(descriptors()) descriptors, \(before) before the flood")

@@ -200,7 +200,7 @@ struct ServerSecurityTests {
             #expect(made.status == 0, "\(made.stderr)")
         }
         let data = try TemporaryFolder("tls-data")
-        // Each refused before the data folder is opened or a port is bound (it printed "Error: failedToLoadCertificate" before).
+        // Each refused at start, exit 1, naming the file and why (it printed "Error: failedToLoadCertificate" before).
         let cases: [(certificate: String, key: String, named: String, why: String)] = [
             (certs.path + "/missing.pem", key, certs.path + "/missing.pem", "cannot be read"),
             (key, key, key, "holds no PEM certificate"),
